@@ -1,0 +1,238 @@
+/* The emulated GBA bus that every allocator core touches memory through.
+ *
+ * Cores address memory by 32-bit GBA address and never dereference host pointers. On the GBA
+ * (AGB_TARGET_GBA) the access macros are plain volatile loads and stores. On the host they go
+ * through an agb_machine: each access is counted by region and width, charged its wait-state
+ * cost, and the hardware quirks are applied (an 8-bit store to OBJ VRAM or OAM is dropped, to BG
+ * VRAM it writes the byte to both halves of the halfword), so a core that byte-writes VRAM
+ * misbehaves here exactly as it would on hardware.
+ *
+ * Freestanding: only <stdint.h> and <string.h> (memcpy, which compilers inline). */
+#ifndef AGB_MACHINE_H
+#define AGB_MACHINE_H
+
+#include <stdint.h>
+
+#include "agb/regions.h"
+
+enum agb_region {
+	AGB_REGION_EWRAM,
+	AGB_REGION_IWRAM,
+	AGB_REGION_VRAM_BG,
+	AGB_REGION_VRAM_OBJ,
+	AGB_REGION_OAM,
+	AGB_REGION_ROM,
+	AGB_REGION_UNMAPPED, /* any access here is a core bug; counted, reads 0 */
+	AGB_REGION_COUNT
+};
+
+enum agb_access {
+	AGB_LOAD8,
+	AGB_LOAD16,
+	AGB_LOAD32,
+	AGB_STORE8,
+	AGB_STORE16,
+	AGB_STORE32,
+	AGB_ACCESS_COUNT
+};
+
+#ifdef AGB_TARGET_GBA
+
+typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is the machine */
+#define AGB_LD8(m, a) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a))
+#define AGB_LD16(m, a) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a))
+#define AGB_LD32(m, a) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a))
+#define AGB_ST8(m, a, v) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a) = (uint8_t)(v))
+#define AGB_ST16(m, a, v) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a) = (uint16_t)(v))
+#define AGB_ST32(m, a, v) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a) = (uint32_t)(v))
+/* Reads of const tables: on the GBA they sit in ROM and are plain reads. */
+#define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
+#define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
+/* Observation-only reads (stats, walks, checks): on the GBA they are real reads. */
+#define AGB_PEEK16(m, a) AGB_LD16(m, a)
+#define AGB_PEEK32(m, a) AGB_LD32(m, a)
+#define AGB_PEEK8(m, a) AGB_LD8(m, a)
+
+#else /* host */
+
+#include <string.h>
+
+/* One 64 KiB page of the GBA address space as the machine maps it. */
+struct agb_page {
+	uint8_t *host;     /* host storage for this page (offset already applied) */
+	uint32_t mask;     /* offset mask within the page: region mirroring */
+	uint8_t region;    /* enum agb_region */
+	uint8_t cost[3];   /* cycles for an 8/16/32-bit access */
+};
+
+#define AGB_PAGE_COUNT 4096u /* 0x00000000..0x0FFFFFFF in 64 KiB pages */
+
+typedef struct agb_machine {
+	/* Running totals since the last agb_machine_reset_counters: wrap-around is fine for deltas. */
+	uint32_t bus_cycles;
+	uint32_t accesses;
+	uint32_t counts[AGB_REGION_COUNT][AGB_ACCESS_COUNT];
+	/* 8-bit stores the hardware ignores or widens: a core doing this has a bug. */
+	uint32_t quirk_stores;
+
+	struct agb_page page[AGB_PAGE_COUNT];
+
+	/* Backing storage, at the GBA's sizes. */
+	uint8_t ewram[EWRAM_SIZE];
+	uint8_t iwram[IWRAM_SIZE];
+	uint8_t vram[VRAM_SIZE];
+	uint8_t oam[OAM_SIZE];
+	uint8_t unmapped[0x10000u];
+	const uint8_t *rom;
+	uint32_t rom_size;
+	uint16_t waitcnt;
+} agb_machine;
+
+/* ROM wait states as set through WAITCNT (0x04000204). 0x4317 is what games set. */
+#define AGB_WAITCNT_DEFAULT 0x4317u
+
+/* Initialises the machine: all RAM zeroed, ROM empty, WAITCNT as given, counters at 0.
+ * The struct is large (about 700 KiB): allocate it statically or on the heap. O(size). */
+void agb_machine_init(agb_machine *m, uint16_t waitcnt);
+
+/* Sets counters and cycle totals to 0 without touching memory. O(1). */
+void agb_machine_reset_counters(agb_machine *m);
+
+/* Maps a read-only ROM image at 0x08000000 (mirrors included). Writes to ROM are counted and
+ * dropped. The image must outlive the machine's use of it. */
+void agb_machine_map_rom(agb_machine *m, const uint8_t *image, uint32_t size);
+
+/* Cycles of one access of the given width (0: 8-bit, 1: 16-bit, 2: 32-bit) to address a, non
+ * sequential. Pure lookup. */
+uint32_t agb_machine_cost(const agb_machine *m, uint32_t a, unsigned width_log2);
+
+/* Host pointer to `len` bytes at GBA address a, or NULL unless the range lies inside one RAM
+ * region at its canonical (unmirrored) address. For observers (canaries, viewer), never for cores: accesses are not counted. */
+uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len);
+
+/* Sum of bus cycles implied by the counters (same as bus_cycles unless counters were edited). */
+uint64_t agb_machine_counted_cycles(const agb_machine *m);
+
+const char *agb_region_name(enum agb_region r);
+
+static inline struct agb_page *agb__page(agb_machine *m, uint32_t a)
+{
+	return &m->page[(a >> 16) & (AGB_PAGE_COUNT - 1u)];
+}
+
+static inline void agb__count(agb_machine *m, const struct agb_page *p, enum agb_access kind,
+			      unsigned width_log2)
+{
+	m->counts[p->region][kind]++;
+	m->accesses++;
+	m->bus_cycles += p->cost[width_log2];
+}
+
+static inline uint8_t agb_ld8(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	agb__count(m, p, AGB_LOAD8, 0);
+	return p->host[a & p->mask];
+}
+
+static inline uint16_t agb_ld16(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	uint16_t v;
+	agb__count(m, p, AGB_LOAD16, 1);
+	memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
+	return v;
+}
+
+static inline uint32_t agb_ld32(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	uint32_t v;
+	agb__count(m, p, AGB_LOAD32, 2);
+	memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
+	return v;
+}
+
+/* Stores to ROM and the unmapped page are dropped by the page's mask pointing at scratch. */
+static inline void agb_st8(agb_machine *m, uint32_t a, uint8_t v)
+{
+	struct agb_page *p = agb__page(m, a);
+	agb__count(m, p, AGB_STORE8, 0);
+	switch (p->region) {
+	case AGB_REGION_VRAM_OBJ:
+	case AGB_REGION_OAM:
+	case AGB_REGION_ROM:
+		m->quirk_stores++;
+		return;
+	case AGB_REGION_VRAM_BG: {
+		uint8_t *h = p->host + (a & p->mask & ~1u);
+		m->quirk_stores++;
+		h[0] = v;
+		h[1] = v;
+		return;
+	}
+	default:
+		p->host[a & p->mask] = v;
+	}
+}
+
+static inline void agb_st16(agb_machine *m, uint32_t a, uint16_t v)
+{
+	struct agb_page *p = agb__page(m, a);
+	agb__count(m, p, AGB_STORE16, 1);
+	if (p->region == AGB_REGION_ROM)
+		return;
+	memcpy(p->host + (a & p->mask & ~1u), &v, sizeof v);
+}
+
+static inline void agb_st32(agb_machine *m, uint32_t a, uint32_t v)
+{
+	struct agb_page *p = agb__page(m, a);
+	agb__count(m, p, AGB_STORE32, 2);
+	if (p->region == AGB_REGION_ROM)
+		return;
+	memcpy(p->host + (a & p->mask & ~3u), &v, sizeof v);
+}
+
+/* Uncounted reads for observers (stats, walk, check): never part of an op's cost. */
+static inline uint32_t agb_peek32(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	uint32_t v;
+	memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
+	return v;
+}
+static inline uint16_t agb_peek16(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	uint16_t v;
+	memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
+	return v;
+}
+static inline uint8_t agb_peek8(agb_machine *m, uint32_t a)
+{
+	struct agb_page *p = agb__page(m, a);
+	return p->host[a & p->mask];
+}
+
+/* A read of a const table that lives in ROM on the GBA: counted as a ROM access. */
+static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
+{
+	agb__count(m, agb__page(m, MEM_ROM), width_log2 == 0 ? AGB_LOAD8 : AGB_LOAD16, width_log2);
+}
+
+#define AGB_LD8(m, a) agb_ld8((m), (a))
+#define AGB_LD16(m, a) agb_ld16((m), (a))
+#define AGB_LD32(m, a) agb_ld32((m), (a))
+#define AGB_ST8(m, a, v) agb_st8((m), (a), (uint8_t)(v))
+#define AGB_ST16(m, a, v) agb_st16((m), (a), (uint16_t)(v))
+#define AGB_ST32(m, a, v) agb_st32((m), (a), (uint32_t)(v))
+#define AGB_ROM_LD8(m, table, i) (agb_count_rom_read((m), 0), (table)[i])
+#define AGB_ROM_LD16(m, table, i) (agb_count_rom_read((m), 1), (table)[i])
+#define AGB_PEEK8(m, a) agb_peek8((m), (a))
+#define AGB_PEEK16(m, a) agb_peek16((m), (a))
+#define AGB_PEEK32(m, a) agb_peek32((m), (a))
+
+#endif /* host */
+
+#endif

@@ -1,0 +1,50 @@
+/* A loaded trace as the replay engine sees it: a compact event array (DESIGN section 5).
+ * Freestanding: built by the host loader, or unpacked from ROM on the GBA. */
+#ifndef AGB_TRACE_H
+#define AGB_TRACE_H
+
+#include <stdint.h>
+
+#include "agb/regions.h"
+
+enum agb_op {
+	AGB_OP_ALLOC,
+	AGB_OP_FREE,
+	AGB_OP_REALLOC,
+	AGB_OP_FRAME,
+	AGB_OP_REF,
+	AGB_OP_UNREF,
+	AGB_OP_COUNT
+};
+
+/* One event. `slot` is a dense handle the loader assigns to each allocation (ids are sparse and
+ * reused; slots index the engine's tables directly). Reused only after a free. */
+struct agb_event {
+	uint8_t op;    /* enum agb_op */
+	uint8_t pad[3];
+	uint32_t id;   /* the trace's id (alloc/free/realloc) or ROM tile (ref/unref) */
+	uint32_t slot; /* alloc/free/realloc: dense handle < agb_trace.slots */
+	uint32_t size; /* alloc/realloc: bytes; ref/unref: bpp */
+	uint32_t align; /* alloc: power of two >= 1; else 0 */
+};
+
+struct agb_trace {
+	enum agb_arena arena;
+	uint32_t arena_bytes;
+	uint32_t event_count;
+	uint32_t slots;          /* max live allocations at once, upper bound of slot + 1 */
+	uint32_t frame_count;
+	const struct agb_event *events;
+	const char *name;        /* may be NULL */
+	const char *source;      /* may be NULL */
+};
+
+/* Region size of an arena: 262144, 32768, 65536. */
+uint32_t agb_arena_region_bytes(enum agb_arena arena);
+/* GBA address of an arena's first byte. */
+uint32_t agb_arena_base(enum agb_arena arena);
+/* "ewram", "obj_vram", "bg_vram". */
+const char *agb_arena_name(enum agb_arena arena);
+const char *agb_op_name(enum agb_op op);
+
+#endif

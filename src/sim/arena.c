@@ -1,0 +1,27 @@
+/* Arena and op names and geometry shared by the loader, the engine and the reports. */
+#include "agb/trace.h"
+
+uint32_t agb_arena_region_bytes(enum agb_arena arena)
+{
+	static const uint32_t bytes[AGB_ARENA_COUNT] = {EWRAM_SIZE, VRAM_OBJ_SIZE, VRAM_BG_SIZE};
+	return (unsigned)arena < AGB_ARENA_COUNT ? bytes[arena] : 0u;
+}
+
+uint32_t agb_arena_base(enum agb_arena arena)
+{
+	static const uint32_t base[AGB_ARENA_COUNT] = {MEM_EWRAM, MEM_VRAM_OBJ, MEM_VRAM_BG};
+	return (unsigned)arena < AGB_ARENA_COUNT ? base[arena] : AGB_NULL;
+}
+
+const char *agb_arena_name(enum agb_arena arena)
+{
+	static const char *const names[AGB_ARENA_COUNT] = {"ewram", "obj_vram", "bg_vram"};
+	return (unsigned)arena < AGB_ARENA_COUNT ? names[arena] : "?";
+}
+
+const char *agb_op_name(enum agb_op op)
+{
+	static const char *const names[AGB_OP_COUNT] = {"alloc", "free",  "realloc",
+							"frame", "ref",   "unref"};
+	return (unsigned)op < AGB_OP_COUNT ? names[op] : "?";
+}
