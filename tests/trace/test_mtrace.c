@@ -1,0 +1,207 @@
+/* test_mtrace.c - unit tests for the glibc mtrace -> v1 trace converter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/mtrace.h"
+
+struct run {
+    int rc;
+    char err[256];
+    char *json;
+    struct agb_mtrace_result res;
+};
+
+static struct run convert(const char *log, const struct agb_mtrace_options *opt)
+{
+    struct run r;
+    memset(&r, 0, sizeof r);
+    FILE *in = tmpfile();
+    FILE *out = tmpfile();
+    assert_non_null(in);
+    assert_non_null(out);
+    fputs(log, in);
+    rewind(in);
+    r.rc = agb_mtrace_convert(in, "t.mtrace", out, opt, &r.res, r.err, sizeof r.err);
+    long n = ftell(out);
+    assert_true(n >= 0);
+    r.json = calloc((size_t)n + 1, 1);
+    assert_non_null(r.json);
+    rewind(out);
+    if (n > 0)
+        assert_int_equal(fread(r.json, 1, (size_t)n, out), (size_t)n);
+    fclose(in);
+    fclose(out);
+    return r;
+}
+
+#define HEADER(name, stats)                                   \
+    "{\n  \"version\": 1,\n  \"arena\": \"ewram\",\n"         \
+    "  \"arena_bytes\": 262144,\n  \"name\": \"" name "\",\n" \
+    "  \"mtrace\": {" stats "},\n  \"events\": [\n"
+
+static void test_basic_malloc_free_realloc(void **state)
+{
+    (void)state;
+    const char *log =
+        "= Start\n"
+        "@ ./prog:(main+0x1c)[0x1149] + 0x5581a0 0x18\n"
+        "@ /lib/x86_64-linux-gnu/libc.so.6:[0x7a1b] + 0x5581c0 0x100\n"
+        "@ ./prog:[0x1150] < 0x5581a0\n"
+        "@ ./prog:[0x1150] > 0x5582d0 0x40\n"
+        "@ [0x401000] - 0x5581c0\n"
+        "+ 0x5581c0 0x20\n"
+        "- 0x5582d0\n"
+        "= End\n";
+    struct run r = convert(log, NULL);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_string_equal(r.json,
+        HEADER("mtrace", "\"events_in\": 6, \"skipped\": 0, \"dropped_unknown_frees\": 0, "
+                         "\"unknown_reallocs\": 0, \"dropped_failed\": 0, \"zero_sizes\": 0, "
+                         "\"implicit_frees\": 0, \"peak_live_bytes\": 320, \"peak_live_count\": 2, "
+                         "\"truncated\": false")
+        "[\"alloc\",0,24],\n"
+        "[\"alloc\",1,256],\n"
+        "[\"realloc\",0,64],\n"
+        "[\"free\",1],\n"
+        "[\"alloc\",1,32],\n"
+        "[\"free\",0]\n"
+        "  ]\n}\n");
+    assert_int_equal(r.res.allocs, 3);
+    assert_int_equal(r.res.frees, 2);
+    assert_int_equal(r.res.reallocs, 1);
+    assert_int_equal(r.res.peak_live_bytes, 320);
+    assert_int_equal(r.res.final_live_bytes, 32);
+    assert_int_equal(r.res.ids_used, 2);
+    free(r.json);
+}
+
+static void test_unknown_free_memalign_failures(void **state)
+{
+    (void)state;
+    struct agb_mtrace_options opt;
+    agb_mtrace_options_init(&opt);
+    opt.name = "odd \"one\"";
+    opt.source = "record-mtrace -o x.log ./a\tb";
+    opt.arena_bytes = 4096;
+    const char *log =
+        "= Start\n"
+        "- 0x1000\n"                       /* allocated before mtrace started */
+        "@ ./a:[0x10] + 0x2000 0x0\n"      /* malloc(0) */
+        "@ ./a:(posix_memalign+0x1)[0x20] + 0x2040 0x80\n" /* memalign: same as malloc */
+        "+ (nil) 0x100000\n"               /* failed malloc */
+        "! 0x2040 0x200000\n"              /* failed realloc */
+        "< 0x3000\n> 0x3100 0x10\n"        /* realloc of an unknown block */
+        "- (nil)\n"
+        "- 0x2000\n";
+    struct run r = convert(log, &opt);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_string_equal(r.json,
+        "{\n  \"version\": 1,\n  \"arena\": \"ewram\",\n  \"arena_bytes\": 4096,\n"
+        "  \"name\": \"odd \\\"one\\\"\",\n"
+        "  \"source\": \"record-mtrace -o x.log ./a\\tb\",\n"
+        "  \"mtrace\": {\"events_in\": 8, \"skipped\": 0, \"dropped_unknown_frees\": 1, "
+        "\"unknown_reallocs\": 1, \"dropped_failed\": 2, \"zero_sizes\": 1, \"implicit_frees\": 0, "
+        "\"peak_live_bytes\": 145, \"peak_live_count\": 3, \"truncated\": false},\n"
+        "  \"events\": [\n"
+        "[\"alloc\",0,1],\n"
+        "[\"alloc\",1,128],\n"
+        "[\"alloc\",2,16],\n"
+        "[\"free\",0]\n"
+        "  ]\n}\n");
+    free(r.json);
+}
+
+static void test_skip_and_truncate(void **state)
+{
+    (void)state;
+    struct agb_mtrace_options opt;
+    agb_mtrace_options_init(&opt);
+    opt.name = "t";
+    opt.skip_events = 1;
+    opt.max_live = 100;
+    const char *log =
+        "+ 0x10 0x40\n"   /* skipped */
+        "+ 0x20 0x30\n"
+        "- 0x10\n"        /* its alloc was skipped: dropped */
+        "< 0x20\n> 0x20 0x50\n"
+        "+ 0x30 0x20\n"   /* 80 + 32 > 100: the trace stops here */
+        "- 0x20\n";
+    struct run r = convert(log, &opt);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_string_equal(r.json,
+        HEADER("t", "\"events_in\": 6, \"skipped\": 1, \"dropped_unknown_frees\": 1, "
+                    "\"unknown_reallocs\": 0, \"dropped_failed\": 0, \"zero_sizes\": 0, "
+                    "\"implicit_frees\": 0, \"peak_live_bytes\": 80, \"peak_live_count\": 1, "
+                    "\"truncated\": true, \"max_live\": 100, \"truncated_at_line\": 6")
+        "[\"alloc\",0,48],\n"
+        "[\"realloc\",0,80]\n"
+        "  ]\n}\n");
+    assert_int_equal(r.res.truncated, 1);
+    assert_int_equal(r.res.truncated_at_line, 6);
+    free(r.json);
+}
+
+static void test_id_reuse_and_implicit_free(void **state)
+{
+    (void)state;
+    const char *log =
+        "+ 0xa0 0x8\n+ 0xb0 0x8\n- 0xa0\n+ 0xc0 0x9\n"
+        "+ 0xb0 0x4\n"; /* 0xb0 still live: a free of its old block is written first */
+    struct run r = convert(log, NULL);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    const char *ev = strstr(r.json, "\"events\": [\n");
+    assert_non_null(ev);
+    assert_string_equal(ev,
+        "\"events\": [\n"
+        "[\"alloc\",0,8],\n[\"alloc\",1,8],\n[\"free\",0],\n[\"alloc\",0,9],\n"
+        "[\"free\",1],\n[\"alloc\",1,4]\n  ]\n}\n");
+    assert_int_equal(r.res.implicit_frees, 1);
+    free(r.json);
+}
+
+static void expect_error(const char *log, const char *msg)
+{
+    struct run r = convert(log, NULL);
+    assert_int_equal(r.rc, AGB_MTRACE_EPARSE);
+    assert_string_equal(r.err, msg);
+    assert_string_equal(r.json, ""); /* nothing half-written */
+    free(r.json);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("= Start\n+ 0x10 0x8\n* 0x10\n",
+                 "t.mtrace:3:1: unknown mtrace event '*' (expected one of + - < > !)");
+    expect_error("@ ./a:[0x1] + 0x10 zz\n",
+                 "t.mtrace:1:20: expected a hexadecimal size (0x...)");
+    expect_error("+ 10 0x8\n", "t.mtrace:1:3: expected a hexadecimal address (0x...)");
+    expect_error("- 0x10 0x8\n", "t.mtrace:1:8: unexpected text after the event");
+    expect_error("@ ./a:(f+0x1) + 0x10 0x8\n", "t.mtrace:1:3: caller after '@' has no closing ']'");
+    expect_error("< 0x10\n+ 0x20 0x8\n",
+                 "t.mtrace:2:1: expected '>' completing the realloc started by '<' on line 1");
+    expect_error("> 0x10 0x8\n", "t.mtrace:1:1: '>' without a preceding '<'");
+    expect_error("+ 0x10 0x8\n< 0x10\n", "t.mtrace:2:1: '<' (realloc) without the following '>' line");
+    expect_error("+ 0x10 0x40001\n",
+                 "t.mtrace:1:8: allocation of 262145 bytes exceeds arena_bytes (262144); "
+                 "use a max-live limit to truncate the trace");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic_malloc_free_realloc),
+        cmocka_unit_test(test_unknown_free_memalign_failures),
+        cmocka_unit_test(test_skip_and_truncate),
+        cmocka_unit_test(test_id_reuse_and_implicit_free),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
