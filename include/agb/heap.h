@@ -60,6 +60,19 @@ struct agb_cost_model {
 	uint16_t per_access; /* in 1/16 cycle */
 };
 
+struct agb_event;
+
+enum agb_event_status {
+	AGB_EVENT_DONE = 0,    /* served */
+	AGB_EVENT_FAILED,      /* out of a resource (counted as a failure of this op) */
+	AGB_EVENT_UNSUPPORTED, /* this core has no such operation */
+	AGB_EVENT_BAD          /* the op is invalid for the core's state (e.g. unknown marker) */
+};
+
+/* Detail bits for *result of event(). */
+#define AGB_EVENT_RESULT_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
+#define AGB_EVENT_RESULT_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
+
 struct agb_heap_core {
 	const char *name;    /* --allocator= name */
 	const char *summary; /* one line for `agbsim list` */
@@ -93,6 +106,12 @@ struct agb_heap_core {
 
 	/* Bytes of bookkeeping: in the arena and outside it. */
 	uint32_t (*overhead_bytes)(void *state);
+
+	/* Optional: ops other than alloc/free/realloc (frame, ref/unref, extension ops). NULL, or
+	 * AGB_EVENT_UNSUPPORTED for an op, means the core cannot serve it; a frame is then a no-op
+	 * but any other op stops the run with a clear message instead of numbers.
+	 * *result receives op-specific detail (AGB_EVENT_RESULT_* bits). */
+	int (*event)(void *state, const struct agb_event *ev, uint32_t *result);
 
 	struct agb_cost_model model;
 };

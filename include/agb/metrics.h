@@ -1,0 +1,76 @@
+/* Metrics of one replay (DESIGN section 6), accumulated from the engine's observations.
+ * Freestanding: the caller provides the per-event cycle storage. */
+#ifndef AGB_METRICS_H
+#define AGB_METRICS_H
+
+#include <stdint.h>
+
+#include "agb/replay.h"
+
+struct agb_cycle_stats {
+	uint32_t count;
+	double mean;
+	uint32_t p50, p95, p99, max;
+	uint64_t total;
+};
+
+struct agb_frag_stats {
+	double mean, max, final;
+};
+
+/* A frame whose allocator work exceeds this share of the frame is flagged. */
+#define AGB_FRAME_BUDGET_PCT 10.0
+
+struct agb_metrics {
+	uint32_t events, allocs, frees, reallocs, frames, refs, unrefs;
+	uint32_t peak_live_bytes;
+	uint32_t internal_bytes; /* granted - requested, at peak live */
+	uint32_t failures, frag_failures, skipped;
+	int64_t first_failure_event; /* -1: none */
+	uint32_t live_bytes_at_first_failure;
+	struct agb_frag_stats frag_external, frag_umm;
+	uint32_t arena_bytes, overhead_bytes;
+	double overhead_ratio;
+	uint32_t corrupted_bytes;
+	uint32_t tile_uploads, tile_failures, peak_resident_tiles;
+	struct agb_cycle_stats cycles[AGB_OP_COUNT];
+	struct agb_cycle_stats all_ops; /* every op but frame */
+	uint32_t frame_max_cycles;
+	double max_frame_pct;
+	uint32_t frames_over_budget;
+	uint64_t total_cycles;
+	uint32_t min_arena_bytes; /* 0: not computed or no arena size works */
+	uint32_t quirk_stores, unmapped_accesses;
+};
+
+struct agb_metrics_acc {
+	struct agb_metrics *out;
+	uint32_t unit;            /* the core's allocation unit: to judge frag failures */
+	uint32_t *cycles;         /* event_count entries, grouped by op */
+	uint32_t cursor[AGB_OP_COUNT];
+	uint32_t start[AGB_OP_COUNT];
+	double frag_sum, umm_sum;
+	uint32_t samples;
+	uint32_t frame_cycles;
+	uint32_t resident_tiles;
+	uint32_t any_frame;
+	struct agb_heap_stats last;
+	int have_last;
+};
+
+/* Prepares `acc` for a replay of `t`; `cycles` must hold t->event_count entries. O(events). */
+void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
+		       const struct agb_trace *t, uint32_t unit, uint32_t *cycles);
+
+/* An agb_replay_observer: pass the acc as ctx. O(1). */
+void agb_metrics_observe(void *acc, const struct agb_replay_obs *obs);
+
+/* Completes the figures from the run's result (overhead, final fragmentation, canaries) and
+ * sorts the cycle samples for percentiles. O(n log n). */
+void agb_metrics_end(struct agb_metrics_acc *acc, const struct agb_replay_result *res);
+
+/* frag_external and frag_umm of one free-space summary: 0 when nothing or one run is free. */
+double agb_frag_external(const struct agb_heap_stats *s);
+double agb_frag_umm(const struct agb_heap_stats *s);
+
+#endif

@@ -1,0 +1,84 @@
+/* Shared declarations of the agbsim command-line program. */
+#ifndef AGBSIM_CLI_H
+#define AGBSIM_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agb/heap.h"
+#include "agb/metrics.h"
+#include "agb/replay.h"
+#include "agb/trace.h"
+
+/* Exit status (DESIGN section 8). */
+enum agbsim_exit {
+	AGBSIM_EXIT_OK = 0,
+	AGBSIM_EXIT_REGRESSION = 1, /* the gate found a regression */
+	AGBSIM_EXIT_USAGE = 2,      /* bad usage or bad input */
+	AGBSIM_EXIT_IO = 3          /* I/O or internal error */
+};
+
+struct agbsim_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+/* Prints "agbsim: " + message to stderr. */
+void agbsim_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "agbsim: CMD: message" and "Try 'agbsim CMD --help'." to stderr; returns EXIT_USAGE. */
+int agbsim_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum agbsim_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV, FORMAT_MD };
+
+/* Parses "table|json|csv|md"; returns -1 when unknown. */
+int agbsim_parse_format(const char *s);
+
+/* One (trace x core) replay with everything a report needs. */
+struct agbsim_run {
+	const char *trace_path;
+	const struct agb_trace *trace;
+	const struct agb_heap_core *core;
+	struct agb_replay_config cfg;
+	struct agb_replay_result result;
+	struct agb_metrics metrics;
+	const char *cycle_source; /* "model" or "mgba" */
+};
+
+/* Observer called for each event in addition to the metrics (e.g. --events-out); may be NULL. */
+struct agbsim_tap {
+	agb_replay_observer fn;
+	void *ctx;
+};
+
+enum agbsim_run_options {
+	RUN_MIN_ARENA = 0x1 /* also search min_arena_bytes (about 16 more replays) */
+};
+
+/* Replays run->trace on run->core with run->cfg and fills result and metrics. Returns
+ * AGBSIM_EXIT_OK, or AGBSIM_EXIT_USAGE after printing why the core could not run the trace
+ * (nothing is reported then), or AGBSIM_EXIT_IO when out of memory. */
+int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agbsim_tap *tap);
+
+/* Step of the min_arena_bytes search for an arena. */
+uint32_t agbsim_min_arena_step(enum agb_arena arena);
+
+/* Reports (report.c). A report of several runs is one document (a JSON array, one CSV table). */
+void agbsim_report(FILE *out, enum agbsim_format fmt, const struct agbsim_run *runs, size_t n);
+
+/* The --events-out writer: ctx is the FILE and the event array. */
+struct agbsim_events_out {
+	FILE *out;
+	const struct agb_trace *trace;
+	uint32_t arena_addr;
+};
+void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *obs);
+
+/* Subcommands, one file each. */
+int agbsim_cmd_replay(int argc, char **argv);
+int agbsim_cmd_list(int argc, char **argv);
+int agbsim_cmd_convert(int argc, char **argv);
+int agbsim_cmd_perf(int argc, char **argv);
+
+#endif

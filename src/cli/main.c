@@ -1,0 +1,82 @@
+/* agbsim: GBA allocator cores on an emulated machine. Dispatches to one file per subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/agbsim.h"
+
+static const struct agbsim_command commands[] = {
+	{"replay", "replay a trace on a core and report fragmentation, overhead and cycles",
+	 agbsim_cmd_replay},
+	{"convert", "turn a recording (glibc mtrace log) into a trace", agbsim_cmd_convert},
+	{"list", "list the cores and what they manage", agbsim_cmd_list},
+	{"perf", "measure agbsim's own speed: trace loading and replay", agbsim_cmd_perf},
+};
+
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+void agbsim_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("agbsim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int agbsim_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "agbsim: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'agbsim %s --help'.\n", cmd);
+	return AGBSIM_EXIT_USAGE;
+}
+
+int agbsim_parse_format(const char *s)
+{
+	static const char *const names[] = {"table", "json", "csv", "md"};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: agbsim COMMAND [ARGS...]\n"
+		     "       agbsim --help | --version\n\n"
+		     "Runs Game Boy Advance memory allocators on an emulated GBA bus and measures\n"
+		     "fragmentation, overhead and cycle costs.\n\nCommands:\n");
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'agbsim COMMAND --help' describes a command.\n"
+		     "Exit status: 0 ok, 1 regression found by the gate, 2 bad usage or input,\n"
+		     "3 I/O or internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return AGBSIM_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return AGBSIM_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("agbsim %s\n", AGBSIM_VERSION);
+		return AGBSIM_EXIT_OK;
+	}
+	for (size_t i = 0; i < COMMAND_COUNT; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	agbsim_error("unknown command '%s'", argv[1]);
+	fprintf(stderr, "Try 'agbsim --help'.\n");
+	return AGBSIM_EXIT_USAGE;
+}

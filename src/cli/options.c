@@ -1,0 +1,50 @@
+/* Option values shared by several subcommands. */
+#include "cli/options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agb/cores.h"
+#include "cli/agbsim.h"
+
+int agbsim_parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int agbsim_parse_meta(const char *s, enum agb_meta_region *out)
+{
+	if (strcmp(s, "ewram") == 0)
+		*out = AGB_META_EWRAM;
+	else if (strcmp(s, "iwram") == 0)
+		*out = AGB_META_IWRAM;
+	else
+		return -1;
+	return 0;
+}
+
+int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct agb_heap_core **out)
+{
+	const struct agb_heap_core *core =
+		name != NULL ? agb_heap_core_find(name) : agb_heap_core_default(t->arena);
+	if (core == NULL) {
+		agbsim_error("unknown allocator '%s' (see 'agbsim list')", name);
+		return AGBSIM_EXIT_USAGE;
+	}
+	if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0) {
+		agbsim_error("allocator '%s' cannot manage %s (see 'agbsim list')", core->name,
+			     agb_arena_name(t->arena));
+		return AGBSIM_EXIT_USAGE;
+	}
+	*out = core;
+	return AGBSIM_EXIT_OK;
+}

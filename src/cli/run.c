@@ -1,0 +1,134 @@
+/* One replay with metrics: shared by replay, bench and view. */
+#include <stdlib.h>
+
+#include "cli/agbsim.h"
+
+uint32_t agbsim_min_arena_step(enum agb_arena arena)
+{
+	/* EWRAM pools in 1 KiB steps (as PERF-TARGETS.md measures them); VRAM in 32-byte tiles. */
+	return arena == AGB_ARENA_EWRAM ? 1024u : 32u;
+}
+
+struct tap_pair {
+	struct agb_metrics_acc *acc;
+	const struct agbsim_tap *tap;
+};
+
+static void observe_both(void *ctx, const struct agb_replay_obs *obs)
+{
+	struct tap_pair *p = ctx;
+	agb_metrics_observe(p->acc, obs);
+	p->tap->fn(p->tap->ctx, obs);
+}
+
+static const char *init_failure(int status)
+{
+	switch (status) {
+	case AGB_HEAP_ARENA_TOO_SMALL:
+		return "the arena is too small for this core";
+	case AGB_HEAP_ARENA_TOO_LARGE:
+		return "the arena is too large for this core";
+	case AGB_HEAP_META_TOO_SMALL:
+		return "no room for this core's bookkeeping (try --meta=iwram or a smaller arena)";
+	case AGB_HEAP_BAD_ALIGNMENT:
+		return "the arena is not aligned as this core needs";
+	default:
+		return "the core refused the arena";
+	}
+}
+
+int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agbsim_tap *tap)
+{
+	const struct agb_trace *t = run->trace;
+	size_t ws_bytes = agb_replay_workspace_bytes(t);
+	agb_machine *m = malloc(sizeof *m);
+	void *ws = malloc(ws_bytes);
+	uint32_t *cycles = malloc(((size_t)t->event_count + 1u) * sizeof *cycles);
+	struct agb_metrics_acc acc;
+	struct tap_pair pair = {&acc, tap};
+	int rc = AGBSIM_EXIT_OK;
+
+	if (m == NULL || ws == NULL || cycles == NULL) {
+		agbsim_error("out of memory replaying %s", run->trace_path);
+		rc = AGBSIM_EXIT_IO;
+		goto done;
+	}
+	run->cfg.core = run->core;
+	run->cycle_source = "model";
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	agb_metrics_begin(&acc, &run->metrics, t, run->core->unit, cycles);
+	agb_replay_run(t, &run->cfg, m, ws, ws_bytes, tap != NULL ? observe_both : agb_metrics_observe,
+		       tap != NULL ? (void *)&pair : (void *)&acc, &run->result);
+	switch (run->result.status) {
+	case AGB_REPLAY_OK:
+		break;
+	case AGB_REPLAY_INIT_FAILED:
+		agbsim_error("%s: core '%s' on %s (%u bytes): %s", run->trace_path, run->core->name,
+			     agb_arena_name(t->arena), run->result.arena_bytes,
+			     init_failure(run->result.init_status));
+		rc = AGBSIM_EXIT_USAGE;
+		goto done;
+	case AGB_REPLAY_UNSUPPORTED:
+	case AGB_REPLAY_BAD_EVENT:
+		agbsim_error("%s: event %u (%s): core '%s': %s", run->trace_path,
+			     run->result.failed_event, agb_op_name(t->events[run->result.failed_event].op),
+			     run->core->name, run->result.why);
+		rc = AGBSIM_EXIT_USAGE;
+		goto done;
+	case AGB_REPLAY_CHECK_FAILED:
+		agbsim_error("%s: core '%s': invariant check failed after event %u (%s): %s",
+			     run->trace_path, run->core->name, run->result.failed_event,
+			     agb_op_name(t->events[run->result.failed_event].op), run->result.why);
+		rc = AGBSIM_EXIT_IO;
+		goto done;
+	default:
+		agbsim_error("%s: internal error: replay status %d", run->trace_path,
+			     run->result.status);
+		rc = AGBSIM_EXIT_IO;
+		goto done;
+	}
+	agb_metrics_end(&acc, &run->result);
+	if ((options & RUN_MIN_ARENA) != 0 && t->arena != AGB_ARENA_BG_VRAM) {
+		struct agb_replay_config c = run->cfg;
+		run->metrics.min_arena_bytes =
+			agb_replay_min_arena(t, &c, m, ws, ws_bytes, agbsim_min_arena_step(t->arena));
+	}
+done:
+	free(cycles);
+	free(ws);
+	free(m);
+	return rc;
+}
+
+void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
+{
+	struct agbsim_events_out *e = ctx;
+	static const char *const outcome[] = {"ok", "failed", "skipped"};
+	fprintf(e->out, "{\"event\":%u,\"op\":\"%s\"", o->index, agb_op_name(o->op));
+	switch (o->op) {
+	case AGB_OP_ALLOC:
+	case AGB_OP_REALLOC:
+		fprintf(e->out, ",\"id\":%u,\"size\":%u", o->id, o->requested);
+		if (o->outcome == AGB_OUTCOME_OK)
+			fprintf(e->out, ",\"offset\":%u,\"granted\":%u", o->addr - e->arena_addr,
+				o->granted);
+		else
+			fprintf(e->out, ",\"offset\":null,\"granted\":0");
+		break;
+	case AGB_OP_FREE:
+		fprintf(e->out, ",\"id\":%u", o->id);
+		if (o->outcome == AGB_OUTCOME_OK)
+			fprintf(e->out, ",\"offset\":%u,\"granted\":%u", o->addr - e->arena_addr,
+				o->granted);
+		break;
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+		fprintf(e->out, ",\"tile\":%u,\"bpp\":%u,\"result\":%u", o->id, o->requested,
+			o->result);
+		break;
+	default:
+		break;
+	}
+	fprintf(e->out, ",\"outcome\":\"%s\",\"cycles\":%u,\"bus_cycles\":%u,\"accesses\":%u}\n",
+		outcome[o->outcome], o->cycles, o->bus_cycles, o->accesses);
+}

@@ -1,0 +1,238 @@
+/* Metrics from observations (DESIGN section 6). */
+#include "agb/metrics.h"
+
+static uint64_t isqrt64(uint64_t v)
+{
+	uint64_t r = 0, bit = (uint64_t)1 << 62;
+	while (bit > v)
+		bit >>= 2;
+	while (bit != 0) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+double agb_frag_external(const struct agb_heap_stats *s)
+{
+	if (s->free_bytes == 0)
+		return 0.0;
+	return 1.0 - (double)s->largest_free / (double)s->free_bytes;
+}
+
+double agb_frag_umm(const struct agb_heap_stats *s)
+{
+	if (s->free_bytes == 0)
+		return 0.0;
+	/* Integer square root: exact enough for runs below 2^32 and free of libm. */
+	return 1.0 - (double)isqrt64(s->free_sq_sum) / (double)s->free_bytes;
+}
+
+void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
+		       const struct agb_trace *t, uint32_t unit, uint32_t *cycles)
+{
+	uint32_t counts[AGB_OP_COUNT] = {0};
+	uint32_t at = 0;
+	*acc = (struct agb_metrics_acc){0};
+	*out = (struct agb_metrics){0};
+	out->first_failure_event = -1;
+	acc->out = out;
+	acc->unit = unit != 0 ? unit : 1u;
+	acc->cycles = cycles;
+	for (uint32_t i = 0; i < t->event_count; i++)
+		counts[t->events[i].op]++;
+	/* Group samples by op with frames last, so all non-frame ops form one prefix. */
+	for (unsigned op = 0; op < AGB_OP_COUNT; op++) {
+		if (op == AGB_OP_FRAME)
+			continue;
+		acc->start[op] = at;
+		acc->cursor[op] = at;
+		at += counts[op];
+	}
+	acc->start[AGB_OP_FRAME] = at;
+	acc->cursor[AGB_OP_FRAME] = at;
+}
+
+static void sample(struct agb_metrics_acc *acc, const struct agb_heap_stats *s)
+{
+	double fe = agb_frag_external(s), fu = agb_frag_umm(s);
+	struct agb_metrics *o = acc->out;
+	acc->frag_sum += fe;
+	acc->umm_sum += fu;
+	acc->samples++;
+	if (fe > o->frag_external.max)
+		o->frag_external.max = fe;
+	if (fu > o->frag_umm.max)
+		o->frag_umm.max = fu;
+	acc->last = *s;
+	acc->have_last = 1;
+}
+
+static void end_frame(struct agb_metrics_acc *acc)
+{
+	struct agb_metrics *o = acc->out;
+	if (acc->frame_cycles > o->frame_max_cycles)
+		o->frame_max_cycles = acc->frame_cycles;
+	if ((double)acc->frame_cycles * 100.0 > AGB_FRAME_BUDGET_PCT * AGB_FRAME_CYCLES)
+		o->frames_over_budget++;
+	acc->frame_cycles = 0;
+}
+
+void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics_acc *acc = ctx;
+	struct agb_metrics *o = acc->out;
+	o->events++;
+	o->corrupted_bytes += obs->corrupted;
+	acc->cycles[acc->cursor[obs->op]++] = obs->cycles;
+	if (obs->op != AGB_OP_FRAME) {
+		o->total_cycles += obs->cycles;
+		acc->frame_cycles += obs->cycles;
+	}
+	switch ((enum agb_op)obs->op) {
+	case AGB_OP_ALLOC:
+		o->allocs++;
+		break;
+	case AGB_OP_FREE:
+		o->frees++;
+		break;
+	case AGB_OP_REALLOC:
+		o->reallocs++;
+		break;
+	case AGB_OP_FRAME:
+		o->frames++;
+		acc->any_frame = 1;
+		end_frame(acc);
+		break;
+	case AGB_OP_REF:
+		o->refs++;
+		if (obs->result & AGB_EVENT_RESULT_UPLOADED) {
+			o->tile_uploads++;
+			if (++acc->resident_tiles > o->peak_resident_tiles)
+				o->peak_resident_tiles = acc->resident_tiles;
+		}
+		if (obs->outcome == AGB_OUTCOME_FAILED)
+			o->tile_failures++;
+		break;
+	case AGB_OP_UNREF:
+		o->unrefs++;
+		if ((obs->result & AGB_EVENT_RESULT_RELEASED) && acc->resident_tiles > 0)
+			acc->resident_tiles--;
+		break;
+	default:
+		break;
+	}
+	if (obs->outcome == AGB_OUTCOME_SKIPPED)
+		o->skipped++;
+	if (obs->outcome == AGB_OUTCOME_FAILED) {
+		o->failures++;
+		if (o->first_failure_event < 0) {
+			o->first_failure_event = obs->index;
+			o->live_bytes_at_first_failure = obs->live_bytes;
+		}
+		if ((obs->op == AGB_OP_ALLOC || obs->op == AGB_OP_REALLOC) && obs->sampled) {
+			uint64_t need = ((uint64_t)obs->requested + acc->unit - 1u) / acc->unit * acc->unit;
+			if (obs->stats.free_bytes >= need)
+				o->frag_failures++;
+		}
+	}
+	if (obs->live_bytes > o->peak_live_bytes) {
+		o->peak_live_bytes = obs->live_bytes;
+		o->internal_bytes = obs->live_granted - obs->live_bytes;
+	}
+	if (obs->sampled == AGB_SAMPLE_REGULAR)
+		sample(acc, &obs->stats);
+}
+
+/* In-place heapsort: no libc qsort in freestanding code. */
+static void sift(uint32_t *a, uint32_t start, uint32_t n)
+{
+	uint32_t root = start;
+	for (;;) {
+		uint32_t child = 2u * root + 1u;
+		if (child >= n)
+			return;
+		if (child + 1u < n && a[child + 1u] > a[child])
+			child++;
+		if (a[root] >= a[child])
+			return;
+		uint32_t tmp = a[root];
+		a[root] = a[child];
+		a[child] = tmp;
+		root = child;
+	}
+}
+
+static void sort_u32(uint32_t *a, uint32_t n)
+{
+	for (uint32_t i = n / 2u; i-- > 0;)
+		sift(a, i, n);
+	for (uint32_t end = n; end-- > 1u;) {
+		uint32_t tmp = a[0];
+		a[0] = a[end];
+		a[end] = tmp;
+		sift(a, 0, end);
+	}
+}
+
+/* Nearest-rank percentile of a sorted sample. */
+static uint32_t percentile(const uint32_t *sorted, uint32_t n, uint32_t pct)
+{
+	uint64_t rank = ((uint64_t)pct * n + 99u) / 100u;
+	if (n == 0)
+		return 0;
+	return sorted[rank == 0 ? 0 : rank - 1u];
+}
+
+static void summarize(struct agb_cycle_stats *c, uint32_t *a, uint32_t n)
+{
+	sort_u32(a, n);
+	c->count = n;
+	c->total = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c->total += a[i];
+	c->mean = n != 0 ? (double)c->total / (double)n : 0.0;
+	c->p50 = percentile(a, n, 50);
+	c->p95 = percentile(a, n, 95);
+	c->p99 = percentile(a, n, 99);
+	c->max = n != 0 ? a[n - 1u] : 0;
+}
+
+void agb_metrics_end(struct agb_metrics_acc *acc, const struct agb_replay_result *res)
+{
+	struct agb_metrics *o = acc->out;
+	/* The stretch after the last frame event is a partial frame; it still counts. */
+	if (acc->frame_cycles != 0)
+		end_frame(acc);
+	if (!acc->any_frame) {
+		/* Without frames there is no frame budget to judge. */
+		o->frames_over_budget = 0;
+		o->frame_max_cycles = 0;
+	}
+	o->max_frame_pct = (double)o->frame_max_cycles * 100.0 / (double)AGB_FRAME_CYCLES;
+	o->arena_bytes = res->arena_bytes;
+	o->overhead_bytes = res->overhead_bytes;
+	o->overhead_ratio = res->arena_bytes != 0
+				    ? (double)res->overhead_bytes / (double)res->arena_bytes
+				    : 0.0;
+	o->corrupted_bytes = res->corrupted_bytes;
+	o->quirk_stores = res->quirk_stores;
+	o->unmapped_accesses = res->unmapped_accesses;
+	if (acc->samples == 0)
+		sample(acc, &res->final_stats);
+	o->frag_external.final = agb_frag_external(&res->final_stats);
+	o->frag_umm.final = agb_frag_umm(&res->final_stats);
+	o->frag_external.mean = acc->frag_sum / acc->samples;
+	o->frag_umm.mean = acc->umm_sum / acc->samples;
+	for (unsigned op = 0; op < AGB_OP_COUNT; op++) {
+		uint32_t n = acc->cursor[op] - acc->start[op];
+		summarize(&o->cycles[op], acc->cycles + acc->start[op], n);
+	}
+	/* Every op but frames: per-op summaries are taken, so the prefix can be re-sorted whole. */
+	summarize(&o->all_ops, acc->cycles, acc->start[AGB_OP_FRAME]);
+}

@@ -1,0 +1,378 @@
+/* Replay engine (DESIGN section 1): one core, one trace, one machine. */
+#include "agb/replay.h"
+
+#ifndef AGB_TARGET_GBA
+#include <string.h>
+#endif
+
+enum slot_state { SLOT_EMPTY, SLOT_LIVE, SLOT_FAILED };
+
+struct slot {
+	uint32_t addr;
+	uint32_t requested;
+	uint32_t granted;
+	uint32_t state;
+	uint32_t id; /* the trace id: keys the canary pattern */
+};
+
+/* Offsets into the workspace: core state first (8-aligned), then the slot table. */
+#define STATE_OFFSET 0u
+#define SLOTS_OFFSET AGB_HEAP_STATE_MAX
+
+size_t agb_replay_workspace_bytes(const struct agb_trace *t)
+{
+	return SLOTS_OFFSET + (size_t)t->slots * sizeof(struct slot);
+}
+
+/* Meta areas: VRAM arenas keep bookkeeping in EWRAM by default, EWRAM arenas in IWRAM (the
+ * upper half: the lower half is left to the program's own IWRAM code and data). */
+#define IWRAM_META_ADDR (MEM_IWRAM + IWRAM_SIZE / 2u)
+#define IWRAM_META_BYTES (IWRAM_SIZE / 2u - 0x400u) /* keep clear of the stacks at the top */
+
+static void place(const struct agb_trace *t, const struct agb_replay_config *cfg,
+		  struct agb_heap_config *hc)
+{
+	enum agb_meta_region meta = cfg->meta;
+	hc->arena_addr = agb_arena_base(t->arena);
+	hc->arena_bytes = cfg->arena_bytes != 0 ? cfg->arena_bytes : t->arena_bytes;
+	hc->flags = cfg->core_flags;
+	if (meta == AGB_META_DEFAULT)
+		meta = t->arena == AGB_ARENA_EWRAM ? AGB_META_IWRAM : AGB_META_EWRAM;
+	if (meta == AGB_META_IWRAM) {
+		hc->meta_addr = IWRAM_META_ADDR;
+		hc->meta_bytes = IWRAM_META_BYTES;
+	} else if (t->arena == AGB_ARENA_EWRAM) {
+		/* Whatever EWRAM the pool leaves over. */
+		hc->meta_addr = MEM_EWRAM + hc->arena_bytes;
+		hc->meta_bytes = EWRAM_SIZE - hc->arena_bytes;
+		if (hc->meta_bytes == 0)
+			hc->meta_addr = AGB_NULL;
+	} else {
+		hc->meta_addr = MEM_EWRAM;
+		hc->meta_bytes = EWRAM_SIZE;
+	}
+}
+
+#ifndef AGB_TARGET_GBA
+/* The canary pattern of an allocation: a word derived from its id, repeated. Position-
+ * independent within the block so a moved (realloc) block can be checked in place. */
+static uint32_t canary_word(uint32_t id)
+{
+	return id * 0x9E3779B1u + 0x7F4A7C15u;
+}
+
+static void canary_fill(agb_machine *m, uint32_t addr, uint32_t bytes, uint32_t id)
+{
+	uint8_t *h = agb_machine_host(m, addr, bytes);
+	uint32_t w = canary_word(id);
+	uint32_t i = 0;
+	if (h == NULL)
+		return;
+	for (; i + 4u <= bytes; i += 4u)
+		memcpy(h + i, &w, 4);
+	for (; i < bytes; i++)
+		h[i] = (uint8_t)(w >> ((i & 3u) * 8u));
+}
+
+/* Returns the number of bytes that differ from the pattern. */
+static uint32_t canary_check(agb_machine *m, uint32_t addr, uint32_t bytes, uint32_t id)
+{
+	uint8_t *h = agb_machine_host(m, addr, bytes);
+	uint32_t w = canary_word(id);
+	uint32_t bad = 0;
+	uint32_t i = 0;
+	if (h == NULL)
+		return bytes;
+	for (; i + 4u <= bytes; i += 4u) {
+		uint32_t v;
+		memcpy(&v, h + i, 4);
+		if (v != w)
+			for (unsigned k = 0; k < 4u; k++)
+				bad += (uint8_t)(v >> (k * 8u)) != (uint8_t)(w >> (k * 8u));
+	}
+	for (; i < bytes; i++)
+		bad += h[i] != (uint8_t)(w >> ((i & 3u) * 8u));
+	return bad;
+}
+
+static void zero_region(agb_machine *m, uint32_t addr, uint32_t bytes)
+{
+	uint8_t *h = agb_machine_host(m, addr, bytes);
+	if (h != NULL)
+		memset(h, 0, bytes);
+}
+#else
+#define canary_fill(m, a, b, id) ((void)0)
+#define canary_check(m, a, b, id) 0u
+#define zero_region(m, a, b) ((void)0)
+#endif
+
+/* A realloc for cores without one: allocate, copy what both blocks hold through the machine
+ * (halfwords, so it is safe on VRAM), free. C semantics on failure. */
+static uint32_t realloc_by_move(const struct agb_heap_core *core, void *st, agb_machine *m,
+				uint32_t addr, uint32_t old_granted, uint32_t size, uint32_t *granted)
+{
+	uint32_t to = core->alloc(st, size, 1, granted);
+	uint32_t n = old_granted < *granted ? old_granted : *granted;
+	if (to == AGB_NULL)
+		return AGB_NULL;
+	for (uint32_t i = 0; i + 2u <= n; i += 2u)
+		AGB_ST16(m, to + i, AGB_LD16(m, addr + i));
+	core->free(st, addr);
+	return to;
+}
+
+static uint32_t model_cycles(const struct agb_heap_core *core, enum agb_op op, uint32_t bus,
+			     uint32_t accesses)
+{
+	uint32_t base = 0;
+	switch (op) {
+	case AGB_OP_ALLOC:
+		base = core->model.alloc_base;
+		break;
+	case AGB_OP_FREE:
+		base = core->model.free_base;
+		break;
+	case AGB_OP_REALLOC:
+		base = core->model.realloc_base;
+		break;
+	default:
+		base = core->model.free_base;
+		break;
+	}
+	return base + bus + (uint32_t)(((uint64_t)accesses * core->model.per_access) >> 4);
+}
+
+static int stop(struct agb_replay_result *out, int status, uint32_t event, const char *why)
+{
+	out->status = status;
+	out->failed_event = event;
+	out->why = why;
+	return status;
+}
+
+int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cfg, agb_machine *m,
+		   void *workspace, size_t workspace_bytes, agb_replay_observer observe, void *ctx,
+		   struct agb_replay_result *out)
+{
+	const struct agb_heap_core *core = cfg->core;
+	const int canaries = (cfg->flags & AGB_REPLAY_CANARIES) != 0;
+	const int sample_every_event = t->frame_count == 0 && (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
+	const int sample_frames = (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
+	struct agb_heap_config hc;
+	struct slot *slots;
+	void *st;
+	uint32_t live = 0, live_granted = 0;
+
+	*out = (struct agb_replay_result){0};
+	if (workspace_bytes < agb_replay_workspace_bytes(t) || core->state_bytes > AGB_HEAP_STATE_MAX)
+		return stop(out, AGB_REPLAY_NO_WORKSPACE, 0, "workspace too small");
+	st = (uint8_t *)workspace + STATE_OFFSET;
+	slots = (struct slot *)(void *)((uint8_t *)workspace + SLOTS_OFFSET);
+	for (uint32_t i = 0; i < t->slots; i++)
+		slots[i] = (struct slot){0, 0, 0, SLOT_EMPTY, 0};
+
+	place(t, cfg, &hc);
+	out->arena_addr = hc.arena_addr;
+	out->arena_bytes = hc.arena_bytes;
+	out->meta_addr = hc.meta_addr;
+	out->meta_bytes = hc.meta_bytes;
+	zero_region(m, hc.arena_addr, hc.arena_bytes);
+	if (hc.meta_addr != AGB_NULL)
+		zero_region(m, hc.meta_addr, hc.meta_bytes);
+	out->init_status = core->init(st, m, &hc);
+	if (out->init_status != AGB_HEAP_OK)
+		return stop(out, AGB_REPLAY_INIT_FAILED, 0, "the core cannot manage this arena");
+	out->overhead_bytes = core->overhead_bytes(st);
+#ifndef AGB_TARGET_GBA
+	agb_machine_reset_counters(m);
+#endif
+
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		const struct agb_event *ev = &t->events[i];
+		struct agb_replay_obs o;
+		struct slot *s = ev->op <= AGB_OP_REALLOC ? &slots[ev->slot] : NULL;
+		uint32_t bus0 = 0, acc0 = 0;
+		o.index = i;
+		o.op = ev->op;
+		o.outcome = AGB_OUTCOME_OK;
+		o.id = ev->id;
+		o.requested = 0;
+		o.addr = AGB_NULL;
+		o.granted = 0;
+		o.result = 0;
+		o.corrupted = 0;
+		o.sampled = 0;
+#ifndef AGB_TARGET_GBA
+		bus0 = m->bus_cycles;
+		acc0 = m->accesses;
+#endif
+		switch ((enum agb_op)ev->op) {
+		case AGB_OP_ALLOC:
+			if (core->alloc == NULL)
+				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core does not allocate blocks");
+			o.requested = ev->size;
+			o.addr = core->alloc(st, ev->size, ev->align, &o.granted);
+			if (o.addr == AGB_NULL) {
+				o.outcome = AGB_OUTCOME_FAILED;
+				o.granted = 0;
+				s->state = SLOT_FAILED;
+				out->failures++;
+			} else {
+				*s = (struct slot){o.addr, ev->size, o.granted, SLOT_LIVE, ev->id};
+				live += ev->size;
+				live_granted += o.granted;
+			}
+			break;
+		case AGB_OP_FREE:
+			if (core->free == NULL)
+				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot free single blocks");
+			if (s->state != SLOT_LIVE) {
+				o.outcome = AGB_OUTCOME_SKIPPED;
+				s->state = SLOT_EMPTY;
+				break;
+			}
+			o.addr = s->addr;
+			o.requested = s->requested;
+			o.granted = s->granted;
+			if (canaries)
+				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
+#ifndef AGB_TARGET_GBA
+			bus0 = m->bus_cycles;
+			acc0 = m->accesses;
+#endif
+			core->free(st, s->addr);
+			live -= s->requested;
+			live_granted -= s->granted;
+			s->state = SLOT_EMPTY;
+			break;
+		case AGB_OP_REALLOC: {
+			uint32_t to, granted = 0;
+			if (s->state != SLOT_LIVE) {
+				o.outcome = AGB_OUTCOME_SKIPPED;
+				break;
+			}
+			if (core->free == NULL && core->realloc == NULL)
+				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot resize blocks");
+			o.requested = ev->size;
+			if (canaries)
+				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
+#ifndef AGB_TARGET_GBA
+			bus0 = m->bus_cycles;
+			acc0 = m->accesses;
+#endif
+			if (core->realloc != NULL)
+				to = core->realloc(st, s->addr, ev->size, &granted);
+			else
+				to = realloc_by_move(core, st, m, s->addr, s->granted, ev->size, &granted);
+			if (to == AGB_NULL) {
+				/* C semantics: the old block stays live and intact. */
+				o.outcome = AGB_OUTCOME_FAILED;
+				out->failures++;
+				o.addr = AGB_NULL;
+				break;
+			}
+			if (canaries) {
+				uint32_t kept = s->requested < ev->size ? s->requested : ev->size;
+				o.corrupted += canary_check(m, to, kept, ev->id);
+			}
+			live = live - s->requested + ev->size;
+			live_granted = live_granted - s->granted + granted;
+			*s = (struct slot){to, ev->size, granted, SLOT_LIVE, ev->id};
+			o.addr = to;
+			o.granted = granted;
+			break;
+		}
+		default: {
+			int r = core->event != NULL ? core->event(st, ev, &o.result)
+						    : AGB_EVENT_UNSUPPORTED;
+			if (r == AGB_EVENT_UNSUPPORTED && ev->op != AGB_OP_FRAME)
+				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot serve this op");
+			if (r == AGB_EVENT_BAD)
+				return stop(out, AGB_REPLAY_BAD_EVENT, i, "the core rejected this op");
+			if (r == AGB_EVENT_FAILED) {
+				o.outcome = AGB_OUTCOME_FAILED;
+				out->failures++;
+			}
+			o.requested = ev->size;
+			break;
+		}
+		}
+#ifndef AGB_TARGET_GBA
+		o.bus_cycles = m->bus_cycles - bus0;
+		o.accesses = m->accesses - acc0;
+#else
+		o.bus_cycles = 0;
+		o.accesses = 0;
+#endif
+		o.cycles = (ev->op == AGB_OP_FRAME && o.accesses == 0)
+				   ? 0u
+				   : model_cycles(core, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
+		if (canaries && o.outcome == AGB_OUTCOME_OK &&
+		    (ev->op == AGB_OP_ALLOC || ev->op == AGB_OP_REALLOC))
+			canary_fill(m, o.addr, ev->size, ev->id);
+		out->corrupted_bytes += o.corrupted;
+		o.live_bytes = live;
+		o.live_granted = live_granted;
+		if (sample_every_event || (sample_frames && ev->op == AGB_OP_FRAME)) {
+			core->stats(st, &o.stats);
+			o.sampled = AGB_SAMPLE_REGULAR;
+		} else if (o.outcome == AGB_OUTCOME_FAILED && sample_frames) {
+			/* Telling fragmentation from exhaustion needs the free space at the failure. */
+			core->stats(st, &o.stats);
+			o.sampled = AGB_SAMPLE_AT_FAILURE;
+		}
+		if ((cfg->flags & AGB_REPLAY_CHECK) != 0) {
+			const char *why = "invariant violated";
+			if (core->check(st, &why) != 0) {
+				if (observe != NULL)
+					observe(ctx, &o);
+				return stop(out, AGB_REPLAY_CHECK_FAILED, i, why);
+			}
+		}
+		if (observe != NULL)
+			observe(ctx, &o);
+	}
+
+	if (canaries)
+		for (uint32_t i = 0; i < t->slots; i++)
+			if (slots[i].state == SLOT_LIVE)
+				out->corrupted_bytes += canary_check(m, slots[i].addr, slots[i].requested,
+								     slots[i].id);
+	core->stats(st, &out->final_stats);
+#ifndef AGB_TARGET_GBA
+	out->quirk_stores = m->quirk_stores;
+	out->unmapped_accesses = 0;
+	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+		out->unmapped_accesses += m->counts[AGB_REGION_UNMAPPED][k];
+#endif
+	out->status = AGB_REPLAY_OK;
+	return AGB_REPLAY_OK;
+}
+
+uint32_t agb_replay_min_arena(const struct agb_trace *t, const struct agb_replay_config *cfg,
+			      agb_machine *m, void *workspace, size_t workspace_bytes, uint32_t step)
+{
+	struct agb_replay_config c = *cfg;
+	struct agb_replay_result r;
+	uint32_t region = agb_arena_region_bytes(t->arena);
+	uint32_t lo = 0;                /* in steps: known to fail (or unusable) */
+	uint32_t hi = region / step;    /* in steps: candidate that succeeds */
+
+	c.flags = AGB_REPLAY_NO_STATS;
+	c.arena_bytes = hi * step;
+	if (agb_replay_run(t, &c, m, workspace, workspace_bytes, NULL, NULL, &r) != AGB_REPLAY_OK ||
+	    r.failures != 0)
+		return 0;
+	while (hi - lo > 1u) {
+		uint32_t mid = lo + (hi - lo) / 2u;
+		c.arena_bytes = mid * step;
+		if (agb_replay_run(t, &c, m, workspace, workspace_bytes, NULL, NULL, &r) ==
+			    AGB_REPLAY_OK &&
+		    r.failures == 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi * step;
+}
