@@ -1,7 +1,7 @@
 # CMake toolchain file: Game Boy Advance (ARM7TDMI, ARMv4T) with Debian's
 # gcc-arm-none-eabi + libnewlib-arm-none-eabi (no devkitARM needed).
 #
-#   cmake -S src/gba -B build-gba -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-gba.cmake
+#   cmake -S src/gba/cross -B build-gba -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi-gba.cmake
 #
 # Default code generation is Thumb (what cores placed in ROM use); files or
 # functions that go to IWRAM are compiled as ARM (-marm) by the project.
