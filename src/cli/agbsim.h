@@ -44,6 +44,8 @@ struct agbsim_run {
 	struct agb_replay_result result;
 	struct agb_metrics metrics;
 	const char *cycle_source; /* "model" or "mgba" */
+	int status;               /* AGBSIM_EXIT_* of the run */
+	char error[512];          /* why the run produced no numbers, when status != OK */
 };
 
 /* Observer called for each event in addition to the metrics (e.g. --events-out); may be NULL. */
@@ -56,9 +58,10 @@ enum agbsim_run_options {
 	RUN_MIN_ARENA = 0x1 /* also search min_arena_bytes (about 16 more replays) */
 };
 
-/* Replays run->trace on run->core with run->cfg and fills result and metrics. Returns
- * AGBSIM_EXIT_OK, or AGBSIM_EXIT_USAGE after printing why the core could not run the trace
- * (nothing is reported then), or AGBSIM_EXIT_IO when out of memory. */
+/* Replays run->trace on run->core with run->cfg and fills result and metrics. Returns (and
+ * stores in run->status) AGBSIM_EXIT_OK, or AGBSIM_EXIT_USAGE when the core cannot run the trace,
+ * or AGBSIM_EXIT_IO when out of memory or an invariant broke; run->error then says why (nothing
+ * is printed: the caller reports it). Thread-safe for distinct runs. */
 int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agbsim_tap *tap);
 
 /* Step of the min_arena_bytes search for an arena. */
@@ -66,6 +69,9 @@ uint32_t agbsim_min_arena_step(enum agb_arena arena);
 
 /* Reports (report.c). A report of several runs is one document (a JSON array, one CSV table). */
 void agbsim_report(FILE *out, enum agbsim_format fmt, const struct agbsim_run *runs, size_t n);
+
+/* One run as a JSON object (no trailing newline), each line prefixed by indent. */
+void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *indent);
 
 /* The --events-out writer: ctx is the FILE and the event array. */
 struct agbsim_events_out {
@@ -80,5 +86,6 @@ int agbsim_cmd_replay(int argc, char **argv);
 int agbsim_cmd_list(int argc, char **argv);
 int agbsim_cmd_convert(int argc, char **argv);
 int agbsim_cmd_perf(int argc, char **argv);
+int agbsim_cmd_bench(int argc, char **argv);
 
 #endif

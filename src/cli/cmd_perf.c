@@ -114,8 +114,10 @@ int agbsim_cmd_perf(int argc, char **argv)
 		t0 = now_seconds();
 		rc = agbsim_run_replay(&run, 0, NULL);
 		full_s[i] = now_seconds() - t0;
-		if (rc != AGBSIM_EXIT_OK)
+		if (rc != AGBSIM_EXIT_OK) {
+			agbsim_error("%s", run.error);
 			goto done;
+		}
 	}
 	{
 		size_t ws_bytes = agb_replay_workspace_bytes(&lt.trace);

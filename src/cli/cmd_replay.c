@@ -134,6 +134,8 @@ int agbsim_cmd_replay(int argc, char **argv)
 		eo.arena_addr = agb_arena_base(run.trace->arena);
 	}
 	rc = agbsim_run_replay(&run, options, events_out != NULL ? &tap : NULL);
+	if (rc != AGBSIM_EXIT_OK)
+		agbsim_error("%s", run.error);
 	if (eo.out != NULL) {
 		int bad = ferror(eo.out) | fclose(eo.out);
 		if (rc == AGBSIM_EXIT_OK && bad == 0 && rename(tmp_path, events_out) == 0) {

@@ -8,6 +8,7 @@
 static const struct agbsim_command commands[] = {
 	{"replay", "replay a trace on a core and report fragmentation, overhead and cycles",
 	 agbsim_cmd_replay},
+	{"bench", "run every core on every trace and compare them side by side", agbsim_cmd_bench},
 	{"convert", "turn a recording (glibc mtrace log) into a trace", agbsim_cmd_convert},
 	{"list", "list the cores and what they manage", agbsim_cmd_list},
 	{"perf", "measure agbsim's own speed: trace loading and replay", agbsim_cmd_perf},

@@ -48,7 +48,7 @@ static void json_frag(FILE *out, const char *key, const struct agb_frag_stats *f
 		f->max, f->final);
 }
 
-static void report_json_one(FILE *out, const struct agbsim_run *r, const char *indent)
+void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *indent)
 {
 	const struct agb_metrics *m = &r->metrics;
 	fprintf(out, "%s{\n%s  \"trace\": ", indent, indent);
@@ -108,13 +108,13 @@ static void report_json_one(FILE *out, const struct agbsim_run *r, const char *i
 static void report_json(FILE *out, const struct agbsim_run *runs, size_t n)
 {
 	if (n == 1) {
-		report_json_one(out, &runs[0], "");
+		agbsim_report_json_run(out, &runs[0], "");
 		fputc('\n', out);
 		return;
 	}
 	fputs("[\n", out);
 	for (size_t i = 0; i < n; i++) {
-		report_json_one(out, &runs[i], "  ");
+		agbsim_report_json_run(out, &runs[i], "  ");
 		fputs(i + 1 < n ? ",\n" : "\n", out);
 	}
 	fputs("]\n", out);

@@ -1,4 +1,6 @@
 /* One replay with metrics: shared by replay, bench and view. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/agbsim.h"
@@ -19,6 +21,18 @@ static void observe_both(void *ctx, const struct agb_replay_obs *obs)
 	struct tap_pair *p = ctx;
 	agb_metrics_observe(p->acc, obs);
 	p->tap->fn(p->tap->ctx, obs);
+}
+
+static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(run->error, sizeof run->error, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static const char *init_failure(int status)
@@ -48,9 +62,9 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 	struct tap_pair pair = {&acc, tap};
 	int rc = AGBSIM_EXIT_OK;
 
+	run->error[0] = '\0';
 	if (m == NULL || ws == NULL || cycles == NULL) {
-		agbsim_error("out of memory replaying %s", run->trace_path);
-		rc = AGBSIM_EXIT_IO;
+		rc = fail(run, AGBSIM_EXIT_IO, "out of memory replaying %s", run->trace_path);
 		goto done;
 	}
 	run->cfg.core = run->core;
@@ -63,28 +77,24 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 	case AGB_REPLAY_OK:
 		break;
 	case AGB_REPLAY_INIT_FAILED:
-		agbsim_error("%s: core '%s' on %s (%u bytes): %s", run->trace_path, run->core->name,
-			     agb_arena_name(t->arena), run->result.arena_bytes,
-			     init_failure(run->result.init_status));
-		rc = AGBSIM_EXIT_USAGE;
+		rc = fail(run, AGBSIM_EXIT_USAGE, "%s: core '%s' on %s (%u bytes): %s", run->trace_path,
+			  run->core->name, agb_arena_name(t->arena), run->result.arena_bytes,
+			  init_failure(run->result.init_status));
 		goto done;
 	case AGB_REPLAY_UNSUPPORTED:
 	case AGB_REPLAY_BAD_EVENT:
-		agbsim_error("%s: event %u (%s): core '%s': %s", run->trace_path,
-			     run->result.failed_event, agb_op_name(t->events[run->result.failed_event].op),
-			     run->core->name, run->result.why);
-		rc = AGBSIM_EXIT_USAGE;
+		rc = fail(run, AGBSIM_EXIT_USAGE, "%s: event %u (%s): core '%s': %s", run->trace_path,
+			  run->result.failed_event, agb_op_name(t->events[run->result.failed_event].op),
+			  run->core->name, run->result.why);
 		goto done;
 	case AGB_REPLAY_CHECK_FAILED:
-		agbsim_error("%s: core '%s': invariant check failed after event %u (%s): %s",
-			     run->trace_path, run->core->name, run->result.failed_event,
-			     agb_op_name(t->events[run->result.failed_event].op), run->result.why);
-		rc = AGBSIM_EXIT_IO;
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': invariant check failed after event %u (%s): %s",
+			  run->trace_path, run->core->name, run->result.failed_event,
+			  agb_op_name(t->events[run->result.failed_event].op), run->result.why);
 		goto done;
 	default:
-		agbsim_error("%s: internal error: replay status %d", run->trace_path,
-			     run->result.status);
-		rc = AGBSIM_EXIT_IO;
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: internal error: replay status %d", run->trace_path,
+			  run->result.status);
 		goto done;
 	}
 	agb_metrics_end(&acc, &run->result);
@@ -94,6 +104,7 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 			agb_replay_min_arena(t, &c, m, ws, ws_bytes, agbsim_min_arena_step(t->arena));
 	}
 done:
+	run->status = rc;
 	free(cycles);
 	free(ws);
 	free(m);

@@ -1,0 +1,431 @@
+/* agbsim bench: every (trace x core) pair that makes sense, in parallel, side by side. */
+#include <dirent.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agb/cores.h"
+#include "cli/agbsim.h"
+#include "cli/options.h"
+#include "trace/trace_load.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: agbsim bench [TRACE|DIR ...] [OPTIONS]\n\n"
+		"Replays every trace on every chosen core that can manage its arena, in parallel, and\n"
+		"prints one comparison table per arena. A DIR contributes its *.json traces and those\n"
+		"of its subdirectories (except 'maps' and 'inputs', and baseline*.json files).\n"
+		"Default: traces/.\n\n"
+		"Options:\n"
+		"  --allocator=LIST     comma-separated cores, or 'all' (default: each arena's default)\n"
+		"  -j, --jobs=N         parallel replays (default: number of CPUs)\n"
+		"  --format=FMT         table (default), json (the whole result set), csv or md\n"
+		"  --check              run each core's invariant checker after every event (slow)\n"
+		"  --no-min-arena       skip the min_arena_bytes search\n"
+		"  -h, --help           show this help\n\n"
+		"A pair whose core cannot serve the trace's ops (free on bump) is listed as n/a with\n"
+		"the reason, never with numbers. Exit status: 0 ok, 2 bad usage or input, 3 when a\n"
+		"core broke an invariant or corrupted a block.\n");
+}
+
+struct trace_list {
+	char **paths;
+	size_t n, cap;
+};
+
+static int push_path(struct trace_list *l, const char *p)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **np = realloc(l->paths, cap * sizeof *np);
+		if (np == NULL)
+			return -1;
+		l->paths = np;
+		l->cap = cap;
+	}
+	l->paths[l->n] = strdup(p);
+	return l->paths[l->n++] == NULL ? -1 : 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Collects traces below dir in a stable (sorted) order. */
+static int scan_dir(struct trace_list *l, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct trace_list here = {0};
+	if (d == NULL) {
+		agbsim_error("%s: cannot open: %s", dir, strerror(errno));
+		return AGBSIM_EXIT_IO;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char path[4096];
+		struct stat sb;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (stat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			if (strcmp(e->d_name, "maps") != 0 && strcmp(e->d_name, "inputs") != 0)
+				push_path(&here, path);
+		} else if (ends_with(e->d_name, ".json") && strncmp(e->d_name, "baseline", 8) != 0) {
+			push_path(&here, path);
+		}
+	}
+	closedir(d);
+	qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
+	for (size_t i = 0; i < here.n; i++) {
+		struct stat sb;
+		if (stat(here.paths[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			scan_dir(l, here.paths[i]);
+		else
+			push_path(l, here.paths[i]);
+		free(here.paths[i]);
+	}
+	free(here.paths);
+	return AGBSIM_EXIT_OK;
+}
+
+struct pool {
+	struct agbsim_run *runs;
+	size_t n;
+	size_t next;
+	unsigned options;
+	pthread_mutex_t lock;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&p->lock);
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			return NULL;
+		agbsim_run_replay(&p->runs[i], p->options, NULL);
+	}
+}
+
+static int core_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p != '\0';) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += len + (comma ? 1 : 0);
+	}
+	return 0;
+}
+
+/* Every name in the list must be a core: a typo must not silently shrink the comparison. */
+static int check_core_list(const char *list)
+{
+	char buf[256];
+	for (const char *p = list; *p != '\0';) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof buf)
+			return agbsim_usage_error("bench", "bad --allocator list '%s'", list);
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (agb_heap_core_find(buf) == NULL)
+			return agbsim_usage_error("bench", "unknown allocator '%s' (see 'agbsim list')",
+						  buf);
+		p += len + (comma ? 1 : 0);
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+static void print_cell_na(FILE *out, const struct agbsim_run *r)
+{
+	const char *why = strstr(r->error, "core '");
+	fprintf(out, "  n/a: %s\n", why != NULL ? why : r->error);
+}
+
+static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim_run *runs,
+			    size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += runs[i].trace->arena == arena;
+	if (count == 0)
+		return;
+	fprintf(out, "== %s (%zu runs; cycles: %s)\n", agb_arena_name(arena), count,
+		runs[0].cycle_source);
+	if (arena == AGB_ARENA_BG_VRAM) {
+		fprintf(out, "%-24s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",
+			"uploads", "peak", "t.fail", "overhead", "corrupt", "ref+unref mean/p99/max",
+			"frame%");
+	} else {
+		fprintf(out, "%-24s %-9s %5s %5s %9s %13s %6s %8s %7s  %-20s %-20s %7s\n", "trace",
+			"allocator", "fail", "fragf", "min_arena", "frag_ext m/max", "umm", "overhead",
+			"corrupt", "alloc mean/p99/max", "free mean/p99/max", "frame%");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct agbsim_run *r = &runs[i];
+		const struct agb_metrics *m = &r->metrics;
+		char name[25], a[32], f[32];
+		if (r->trace->arena != arena)
+			continue;
+		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
+		fprintf(out, "%-24s %-9s", name, r->core->name);
+		if (r->status != AGBSIM_EXIT_OK) {
+			print_cell_na(out, r);
+			continue;
+		}
+		if (arena == AGB_ARENA_BG_VRAM) {
+			const struct agb_cycle_stats *c = &m->all_ops;
+			snprintf(a, sizeof a, "%.0f/%u/%u", c->mean, c->p99, c->max);
+			fprintf(out, " %7u %7u %7u %7.2f%% %7u  %-20s %6.2f%%\n", m->tile_uploads,
+				m->peak_resident_tiles, m->tile_failures, m->overhead_ratio * 100.0,
+				m->corrupted_bytes, a, m->max_frame_pct);
+			continue;
+		}
+		{
+			const struct agb_cycle_stats *ca = &m->cycles[AGB_OP_ALLOC];
+			const struct agb_cycle_stats *cf = &m->cycles[AGB_OP_FREE];
+			char minar[16], fe[24];
+			if (m->min_arena_bytes != 0)
+				snprintf(minar, sizeof minar, "%u", m->min_arena_bytes);
+			else
+				snprintf(minar, sizeof minar, "-");
+			snprintf(fe, sizeof fe, "%.3f/%.3f", m->frag_external.mean, m->frag_external.max);
+			snprintf(a, sizeof a, "%.0f/%u/%u", ca->mean, ca->p99, ca->max);
+			snprintf(f, sizeof f, "%.0f/%u/%u", cf->mean, cf->p99, cf->max);
+			fprintf(out, " %5u %5u %9s %13s %6.3f %7.2f%% %7u  %-20s %-20s", m->failures,
+				m->frag_failures, minar, fe, m->frag_umm.mean, m->overhead_ratio * 100.0,
+				m->corrupted_bytes, a, f);
+			if (m->frames != 0)
+				fprintf(out, " %6.2f%%\n", m->max_frame_pct);
+			else
+				fprintf(out, " %7s\n", "-");
+		}
+	}
+	fputc('\n', out);
+}
+
+static void report_bench_json(FILE *out, const struct agbsim_run *runs, size_t n)
+{
+	fprintf(out, "{\n  \"agbsim_bench\": 1,\n  \"cycles\": \"%s\",\n  \"runs\": [\n",
+		n ? runs[0].cycle_source : "model");
+	for (size_t i = 0; i < n; i++) {
+		const struct agbsim_run *r = &runs[i];
+		if (r->status == AGBSIM_EXIT_OK) {
+			agbsim_report_json_run(out, r, "    ");
+		} else {
+			fprintf(out, "    {\"trace\": \"%s\", \"path\": \"%s\", \"allocator\": \"%s\", "
+				     "\"arena\": \"%s\", \"error\": \"",
+				r->trace->name ? r->trace->name : r->trace_path, r->trace_path,
+				r->core->name, agb_arena_name(r->trace->arena));
+			for (const char *c = r->error; *c; c++)
+				if (*c == '"' || *c == '\\')
+					fprintf(out, "\\%c", *c);
+				else
+					fputc(*c, out);
+			fputs("\"}", out);
+		}
+		fputs(i + 1 < n ? ",\n" : "\n", out);
+	}
+	fputs("  ]\n}\n", out);
+}
+
+int agbsim_cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"allocator", required_argument, NULL, 'a'}, {"jobs", required_argument, NULL, 'j'},
+		{"format", required_argument, NULL, 'f'},    {"check", no_argument, NULL, 'c'},
+		{"no-min-arena", no_argument, NULL, 'm'},    {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *allocators = NULL;
+	uint32_t jobs = 0;
+	int format = FORMAT_TABLE, opt, rc = AGBSIM_EXIT_OK;
+	unsigned options = RUN_MIN_ARENA;
+	uint32_t flags = AGB_REPLAY_CANARIES;
+	struct trace_list list = {0};
+	struct agb_loaded_trace *loaded = NULL;
+	struct agbsim_run *runs = NULL;
+	size_t nruns = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			allocators = optarg;
+			break;
+		case 'j':
+			if (agbsim_parse_u32(optarg, &jobs) != 0 || jobs == 0 || jobs > 256)
+				return agbsim_usage_error("bench", "--jobs wants 1..256, not '%s'", optarg);
+			break;
+		case 'f':
+			format = agbsim_parse_format(optarg);
+			if (format < 0)
+				return agbsim_usage_error("bench", "unknown format '%s' (table, json, csv, md)",
+							  optarg);
+			break;
+		case 'c':
+			flags |= AGB_REPLAY_CHECK;
+			break;
+		case 'm':
+			options &= ~(unsigned)RUN_MIN_ARENA;
+			break;
+		case 'h':
+			usage(stdout);
+			return AGBSIM_EXIT_OK;
+		case ':':
+			return agbsim_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return agbsim_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (allocators != NULL && strcmp(allocators, "all") != 0 &&
+	    check_core_list(allocators) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_USAGE;
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = n > 0 ? (uint32_t)n : 1u;
+	}
+
+	if (optind == argc) {
+		rc = scan_dir(&list, "traces");
+	} else {
+		for (int i = optind; i < argc && rc == AGBSIM_EXIT_OK; i++) {
+			struct stat sb;
+			if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+				rc = scan_dir(&list, argv[i]);
+			else if (push_path(&list, argv[i]) != 0)
+				rc = AGBSIM_EXIT_IO;
+		}
+	}
+	if (rc != AGBSIM_EXIT_OK)
+		goto done;
+	if (list.n == 0) {
+		rc = agbsim_usage_error("bench", "no traces found");
+		goto done;
+	}
+
+	/* Load everything first: bad input is reported before any replay, and nothing is printed. */
+	loaded = calloc(list.n, sizeof *loaded);
+	runs = calloc(list.n * 32u, sizeof *runs);
+	if (loaded == NULL || runs == NULL) {
+		rc = AGBSIM_EXIT_IO;
+		goto done;
+	}
+	for (size_t i = 0; i < list.n; i++) {
+		struct agb_diag diag;
+		int st = agb_trace_load_file(list.paths[i], &loaded[i], &diag);
+		if (st != AGB_LOAD_OK) {
+			char msg[1024];
+			agb_diag_format(&diag, msg, sizeof msg);
+			agbsim_error("%s", msg);
+			rc = st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+			goto done;
+		}
+	}
+	for (size_t i = 0; i < list.n; i++) {
+		const struct agb_trace *t = &loaded[i].trace;
+		for (size_t c = 0; agb_heap_cores[c] != NULL && nruns < list.n * 32u; c++) {
+			const struct agb_heap_core *core = agb_heap_cores[c];
+			int wanted;
+			if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0)
+				continue;
+			if (allocators == NULL)
+				wanted = core == agb_heap_core_default(t->arena);
+			else
+				wanted = strcmp(allocators, "all") == 0 || core_listed(allocators, core->name);
+			if (!wanted)
+				continue;
+			runs[nruns].trace_path = list.paths[i];
+			runs[nruns].trace = t;
+			runs[nruns].core = core;
+			runs[nruns].cfg.flags = flags;
+			nruns++;
+		}
+	}
+	if (nruns == 0) {
+		rc = agbsim_usage_error("bench", "none of the chosen allocators can manage these traces");
+		goto done;
+	}
+	{
+		struct pool p = {runs, nruns, 0, options, PTHREAD_MUTEX_INITIALIZER};
+		pthread_t tid[256];
+		uint32_t started = 0;
+		for (; started < jobs && started < nruns; started++)
+			if (pthread_create(&tid[started], NULL, worker, &p) != 0)
+				break;
+		if (started == 0)
+			worker(&p);
+		for (uint32_t k = 0; k < started; k++)
+			pthread_join(tid[k], NULL);
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		if (runs[i].status == AGBSIM_EXIT_IO) {
+			agbsim_error("%s", runs[i].error);
+			rc = AGBSIM_EXIT_IO;
+		} else if (runs[i].status == AGBSIM_EXIT_OK && runs[i].metrics.corrupted_bytes != 0) {
+			agbsim_error("%s: core '%s' corrupted %u bytes of live blocks", runs[i].trace_path,
+				     runs[i].core->name, runs[i].metrics.corrupted_bytes);
+			rc = AGBSIM_EXIT_IO;
+		}
+	}
+	switch (format) {
+	case FORMAT_JSON:
+		report_bench_json(stdout, runs, nruns);
+		break;
+	case FORMAT_TABLE:
+		for (int a = 0; a < AGB_ARENA_COUNT; a++)
+			table_for_arena(stdout, (enum agb_arena)a, runs, nruns);
+		break;
+	default: {
+		/* csv/md: the per-run report of the runs that produced numbers. */
+		struct agbsim_run *ok = calloc(nruns, sizeof *ok);
+		size_t k = 0;
+		if (ok == NULL) {
+			rc = AGBSIM_EXIT_IO;
+			break;
+		}
+		for (size_t i = 0; i < nruns; i++)
+			if (runs[i].status == AGBSIM_EXIT_OK)
+				ok[k++] = runs[i];
+		agbsim_report(stdout, (enum agbsim_format)format, ok, k);
+		for (size_t i = 0; i < nruns; i++)
+			if (runs[i].status != AGBSIM_EXIT_OK)
+				fprintf(stderr, "agbsim: n/a: %s\n", runs[i].error);
+		free(ok);
+		break;
+	}
+	}
+	if (fflush(stdout) != 0)
+		rc = AGBSIM_EXIT_IO;
+done:
+	if (loaded != NULL)
+		for (size_t i = 0; i < list.n; i++)
+			agb_trace_release(&loaded[i]);
+	free(loaded);
+	free(runs);
+	for (size_t i = 0; i < list.n; i++)
+		free(list.paths[i]);
+	free(list.paths);
+	return rc;
+}
