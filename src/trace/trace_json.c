@@ -1,0 +1,1211 @@
+/* trace_json.c - load and validate a v1 JSON trace (DESIGN section 5) into the compact event
+ * array of agb/trace.h. See trace_load.h for the contract.
+ *
+ * Pipeline, cheapest rejection first:
+ *   1. pre-scan of the raw bytes: NUL bytes and invalid UTF-8 (binary input) and nesting deeper
+ *      than AGB_TRACE_MAX_DEPTH are rejected with their position before cJSON sees anything
+ *      (cJSON recurses per level, so a million '[' must never reach it);
+ *   2. cJSON_ParseWithLength builds the tree, its nodes coming from a bump arena;
+ *   3. one walk over the tree validates types, ranges and the id/tile life cycle and fills the
+ *      event array.
+ * cJSON keeps no positions, so positions are only computed on the error path: syntax errors are
+ * re-scanned by a small recognizer that knows what was expected (cJSON's own error pointer is
+ * vague: it points at the last byte on truncation), semantic errors are located by skipping
+ * over the (already valid) text to the Nth event and its Kth element.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "trace/trace_load.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if defined(__GNUC__)
+#define AGB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define AGB_PRINTF(f, a)
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Op table. A new op (an extension such as "mark" or "spr_show") is one entry here plus its
+ * enum agb_op value; arity and argument checks are driven by the table. */
+
+enum arg_kind {
+	ARG_ID,    /* 0 .. 2^31-1 */
+	ARG_SIZE,  /* 1 .. arena_bytes */
+	ARG_ALIGN, /* power of two, 1 .. arena_bytes */
+	ARG_TILE,  /* 0 .. 2^31-1 */
+	ARG_BPP    /* 4 or 8 */
+};
+
+#define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
+#define ARENAS_TILES AGB_ARENA_BIT(AGB_ARENA_BG_VRAM)
+#define ARENAS_ALL (ARENAS_HEAP | ARENAS_TILES)
+#define MAX_ARGS 3
+
+struct op_spec {
+	const char *name;
+	enum agb_op op;
+	unsigned min_args, max_args; /* not counting the op name or a trailing options object */
+	unsigned arenas;             /* AGB_ARENA_BIT mask of the arenas the op is valid in */
+	const char *usage;           /* for arity messages */
+	enum arg_kind args[MAX_ARGS];
+};
+
+static const struct op_spec op_table[] = {
+	{"alloc", AGB_OP_ALLOC, 2, 3, ARENAS_HEAP, "[\"alloc\", id, size] or [\"alloc\", id, size, align]",
+	 {ARG_ID, ARG_SIZE, ARG_ALIGN}},
+	{"free", AGB_OP_FREE, 1, 1, ARENAS_HEAP, "[\"free\", id]", {ARG_ID}},
+	{"realloc", AGB_OP_REALLOC, 2, 2, ARENAS_HEAP, "[\"realloc\", id, size]", {ARG_ID, ARG_SIZE}},
+	{"frame", AGB_OP_FRAME, 0, 0, ARENAS_ALL, "[\"frame\"]", {ARG_ID}},
+	{"ref", AGB_OP_REF, 2, 2, ARENAS_TILES, "[\"ref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
+	{"unref", AGB_OP_UNREF, 2, 2, ARENAS_TILES, "[\"unref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
+};
+#define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
+
+static const struct op_spec *find_op(const char *name)
+{
+	for (size_t i = 0; i < OP_TABLE_LEN; i++)
+		if (strcmp(op_table[i].name, name) == 0)
+			return &op_table[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Bump arena behind cJSON's hooks: a 1M-event trace is ~5M nodes, and one malloc per node was
+ * the largest cost of loading. Nothing is freed individually; the whole arena goes at once. */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+static struct chunk *arena_head;
+static int arena_oom;
+
+static void *arena_alloc(size_t n)
+{
+	n = (n + 15u) & ~(size_t)15u;
+	struct chunk *c = arena_head;
+	if (c == NULL || c->cap - c->used < n) {
+		size_t cap = c == NULL ? (size_t)1 << 20 : c->cap * 2;
+		if (cap > (size_t)64 << 20)
+			cap = (size_t)64 << 20;
+		if (cap < n)
+			cap = n;
+		struct chunk *nc = malloc(sizeof *nc + cap);
+		if (nc == NULL) {
+			arena_oom = 1;
+			return NULL;
+		}
+		nc->next = c;
+		nc->used = 0;
+		nc->cap = cap;
+		arena_head = nc;
+		c = nc;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void arena_free(void *p)
+{
+	(void)p; /* released with the arena */
+}
+
+static void arena_release(void)
+{
+	while (arena_head != NULL) {
+		struct chunk *next = arena_head->next;
+		free(arena_head);
+		arena_head = next;
+	}
+	arena_oom = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Diagnostics */
+
+struct loader {
+	const char *text;
+	size_t len;
+	struct agb_diag *diag;
+	enum agb_arena arena;
+	uint32_t arena_bytes;
+};
+
+static void set_file(struct agb_diag *d, const char *name)
+{
+	snprintf(d->file, sizeof d->file, "%s", name);
+}
+
+/* Offset -> 1-based line and byte column. Only ever run once, on the error path. */
+static void set_position(struct agb_diag *d, const char *text, size_t off)
+{
+	unsigned line = 1;
+	size_t bol = 0;
+	for (size_t i = 0; i < off; i++)
+		if (text[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	d->line = line;
+	d->col = (unsigned)(off - bol + 1);
+}
+
+static int vfail(struct loader *L, size_t off, const char *fmt, va_list ap)
+{
+	set_position(L->diag, L->text, off);
+	vsnprintf(L->diag->message, sizeof L->diag->message, fmt, ap);
+	return AGB_LOAD_BAD_INPUT;
+}
+
+AGB_PRINTF(3, 4) static int fail_at(struct loader *L, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfail(L, off, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static const char *kind_name(const cJSON *v)
+{
+	if (cJSON_IsObject(v))
+		return "an object";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	return "null";
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Step 1: pre-scan */
+
+/* Bytes the pre-scan must look at; everything else (digits, letters, ',', ':', spaces) is skipped
+ * by a tight loop, which is what keeps this pass cheap next to cJSON. */
+static unsigned char prescan_special[256];
+
+static void prescan_init(void)
+{
+	if (prescan_special['"'])
+		return;
+	for (unsigned c = 0x80; c < 0x100; c++)
+		prescan_special[c] = 1;
+	prescan_special[0] = prescan_special['"'] = prescan_special['\\'] = 1;
+	prescan_special['['] = prescan_special[']'] = prescan_special['{'] = prescan_special['}'] = 1;
+}
+
+static int prescan(struct loader *L)
+{
+	const unsigned char *s = (const unsigned char *)L->text;
+	size_t n = L->len, i = 0;
+	unsigned depth = 0;
+	int in_str = 0;
+	prescan_init();
+	while (i < n) {
+		while (i < n && !prescan_special[s[i]])
+			i++;
+		if (i >= n)
+			break;
+		unsigned c = s[i];
+		if (c < 0x80) {
+			if (c == 0)
+				return fail_at(L, i, "NUL byte in input (not a text file?)");
+			if (in_str) {
+				if (c == '"')
+					in_str = 0;
+				else if (c == '\\' && i + 1 < n && s[i + 1] != 0 && s[i + 1] < 0x80)
+					i++; /* the escaped byte cannot end the string */
+			} else if (c == '"') {
+				in_str = 1;
+			} else if (c == '[' || c == '{') {
+				if (++depth > AGB_TRACE_MAX_DEPTH)
+					return fail_at(L, i,
+						       "nesting deeper than %u levels (a trace needs 3; "
+						       "limit of this loader)",
+						       AGB_TRACE_MAX_DEPTH);
+			} else if ((c == ']' || c == '}') && depth > 0) {
+				depth--;
+			}
+			i++;
+			continue;
+		}
+		/* UTF-8 sequence (Unicode table 3-7: no overlongs, no surrogates, <= U+10FFFF). */
+		unsigned need, lo = 0x80, hi = 0xBF;
+		if (c >= 0xC2 && c <= 0xDF)
+			need = 1;
+		else if (c >= 0xE0 && c <= 0xEF) {
+			need = 2;
+			if (c == 0xE0)
+				lo = 0xA0;
+			else if (c == 0xED)
+				hi = 0x9F;
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			need = 3;
+			if (c == 0xF0)
+				lo = 0x90;
+			else if (c == 0xF4)
+				hi = 0x8F;
+		} else
+			return fail_at(L, i, "invalid UTF-8 byte 0x%02X (not a text file?)", c);
+		for (unsigned k = 1; k <= need; k++) {
+			if (i + k >= n)
+				return fail_at(L, i, "invalid UTF-8: sequence cut off by the end of file");
+			unsigned b = s[i + k];
+			if (b < lo || b > hi)
+				return fail_at(L, i + k, "invalid UTF-8 byte 0x%02X (not a text file?)", b);
+			lo = 0x80;
+			hi = 0xBF;
+		}
+		i += need + 1;
+	}
+	return AGB_LOAD_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Error path for syntax errors: a strict JSON recognizer that stops at the first error and
+ * says what was expected there. It builds nothing; cJSON remains the parser. Nesting is
+ * already bounded by the pre-scan. Returns 1 and fills *off/msg when it finds an error. */
+
+enum expect { X_VALUE, X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_COLON, X_COMMA_OR_CLOSE, X_END };
+
+static const char *describe_expect(enum expect e, char top)
+{
+	switch (e) {
+	case X_VALUE:
+		return "a value";
+	case X_VALUE_OR_CLOSE:
+		return "a value or ']'";
+	case X_KEY_OR_CLOSE:
+		return "a string key or '}'";
+	case X_KEY:
+		return "a string key";
+	case X_COLON:
+		return "':' after the key";
+	case X_COMMA_OR_CLOSE:
+		return top == '[' ? "',' or ']'" : "',' or '}'";
+	case X_END:
+		break;
+	}
+	return "the end of the document";
+}
+
+static void describe_byte(char *buf, size_t n, unsigned char c)
+{
+	if (c > 0x20 && c < 0x7f)
+		snprintf(buf, n, "'%c'", c);
+	else
+		snprintf(buf, n, "byte 0x%02X", c);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+#define DIAG(o, ...)                                                                              \
+	do {                                                                                      \
+		*off = (o);                                                                       \
+		snprintf(msg, msgn, __VA_ARGS__);                                                 \
+		return 1;                                                                         \
+	} while (0)
+
+/* Scans the string starting at s[*pi] == '"'; leaves *pi after the closing quote. */
+static int diag_string(const char *s, size_t n, size_t *pi, size_t *off, char *msg, size_t msgn)
+{
+	size_t i = *pi + 1;
+	for (;;) {
+		if (i >= n)
+			DIAG(n, "unexpected end of file inside a string (missing closing '\"')");
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			DIAG(i, "control character 0x%02X inside a string (must be escaped)", c);
+		if (c != '\\') {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n)
+			DIAG(n, "unexpected end of file inside a string (missing closing '\"')");
+		c = (unsigned char)s[i + 1];
+		if (c == 'u') {
+			unsigned cp = 0;
+			for (size_t k = 2; k < 6; k++) {
+				if (i + k >= n)
+					DIAG(n, "unexpected end of file inside a \\u escape");
+				int h = hexval((unsigned char)s[i + k]);
+				if (h < 0)
+					DIAG(i, "invalid \\u escape (expected 4 hex digits)");
+				cp = cp * 16 + (unsigned)h;
+			}
+			if (cp >= 0xDC00 && cp <= 0xDFFF)
+				DIAG(i, "invalid \\u escape: unpaired low surrogate");
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				unsigned lo = 0;
+				int ok = i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u';
+				for (size_t k = 8; ok && k < 12; k++) {
+					int h = hexval((unsigned char)s[i + k]);
+					ok = h >= 0;
+					lo = lo * 16 + (unsigned)(h < 0 ? 0 : h);
+				}
+				if (!ok || lo < 0xDC00 || lo > 0xDFFF)
+					DIAG(i, "invalid \\u escape: high surrogate without a low one");
+				i += 6;
+			}
+			i += 6;
+		} else if (strchr("\"\\/bfnrt", c) != NULL && c != 0) {
+			i += 2;
+		} else {
+			DIAG(i, "invalid escape sequence in a string");
+		}
+	}
+	*pi = i + 1;
+	return 0;
+}
+
+static int diag_number(const char *s, size_t n, size_t *pi, size_t *off, char *msg, size_t msgn)
+{
+	size_t i = *pi;
+#define DIGIT(k) ((k) < n && s[k] >= '0' && s[k] <= '9')
+	if (s[i] == '-')
+		i++;
+	if (i >= n)
+		DIAG(n, "unexpected end of file inside a number");
+	if (!DIGIT(i))
+		DIAG(i, "invalid number (expected a digit after '-')");
+	if (s[i] == '0' && DIGIT(i + 1))
+		DIAG(i, "invalid number (leading zeros are not allowed)");
+	while (DIGIT(i))
+		i++;
+	if (i < n && s[i] == '.') {
+		i++;
+		if (i >= n)
+			DIAG(n, "unexpected end of file inside a number");
+		if (!DIGIT(i))
+			DIAG(i, "invalid number (expected a digit after '.')");
+		while (DIGIT(i))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i >= n)
+			DIAG(n, "unexpected end of file inside a number");
+		if (!DIGIT(i))
+			DIAG(i, "invalid number (expected a digit in the exponent)");
+		while (DIGIT(i))
+			i++;
+	}
+#undef DIGIT
+	*pi = i;
+	return 0;
+}
+
+static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size_t msgn)
+{
+	char stack[AGB_TRACE_MAX_DEPTH + 1];
+	size_t sp = 0, i = 0;
+	enum expect state = X_VALUE;
+	char what[16];
+	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* cJSON skips a UTF-8 byte order mark too */
+	for (;;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		char top = sp > 0 ? stack[sp - 1] : 0;
+		if (i >= n) {
+			if (state == X_END)
+				return 0;
+			DIAG(n, "unexpected end of file (expected %s)", describe_expect(state, top));
+		}
+		unsigned char c = (unsigned char)s[i];
+		describe_byte(what, sizeof what, c);
+		int value_done = 0;
+		switch (state) {
+		case X_VALUE_OR_CLOSE:
+			if (c == ']') {
+				sp--;
+				i++;
+				value_done = 1;
+				break;
+			}
+			/* fall through */
+		case X_VALUE:
+			if (c == '{' || c == '[') {
+				if (sp >= AGB_TRACE_MAX_DEPTH)
+					DIAG(i, "nesting too deep");
+				stack[sp++] = (char)c;
+				i++;
+				state = c == '{' ? X_KEY_OR_CLOSE : X_VALUE_OR_CLOSE;
+			} else if (c == '"') {
+				if (diag_string(s, n, &i, off, msg, msgn))
+					return 1;
+				value_done = 1;
+			} else if (c == '-' || (c >= '0' && c <= '9')) {
+				if (diag_number(s, n, &i, off, msg, msgn))
+					return 1;
+				value_done = 1;
+			} else if (c == 't' || c == 'f' || c == 'n') {
+				const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
+				size_t ll = strlen(lit), k = 0;
+				while (k < ll && i + k < n && s[i + k] == lit[k])
+					k++;
+				if (k < ll && i + k >= n)
+					DIAG(n, "unexpected end of file inside '%s'", lit);
+				if (k < ll)
+					DIAG(i, "invalid literal (expected true, false or null)");
+				i += ll;
+				value_done = 1;
+			} else if ((c == ']' || c == '}') && state == X_VALUE && sp > 0) {
+				DIAG(i, "expected a value after ',', got %s (trailing comma?)", what);
+			} else {
+				DIAG(i, "expected a value, got %s", what);
+			}
+			break;
+		case X_KEY_OR_CLOSE:
+		case X_KEY:
+			if (c == '}' && state == X_KEY_OR_CLOSE) {
+				sp--;
+				i++;
+				value_done = 1;
+			} else if (c == '"') {
+				if (diag_string(s, n, &i, off, msg, msgn))
+					return 1;
+				state = X_COLON;
+			} else if (c == '}') {
+				DIAG(i, "expected a string key after ',', got '}' (trailing comma?)");
+			} else {
+				DIAG(i, "expected %s, got %s (keys must be double-quoted strings)",
+				     describe_expect(state, top), what);
+			}
+			break;
+		case X_COLON:
+			if (c != ':')
+				DIAG(i, "expected ':' after the object key, got %s", what);
+			i++;
+			state = X_VALUE;
+			break;
+		case X_COMMA_OR_CLOSE:
+			if (c == ',') {
+				i++;
+				state = top == '[' ? X_VALUE : X_KEY;
+			} else if ((c == ']' && top == '[') || (c == '}' && top == '{')) {
+				sp--;
+				i++;
+				value_done = 1;
+			} else {
+				DIAG(i, "expected %s, got %s", describe_expect(state, top), what);
+			}
+			break;
+		case X_END:
+			DIAG(i, "trailing data after the JSON document: %s", what);
+		}
+		if (value_done)
+			state = sp > 0 ? X_COMMA_OR_CLOSE : X_END;
+	}
+}
+
+#undef DIAG
+
+/* ------------------------------------------------------------------------------------------ */
+/* Error path for semantic errors: skip over valid JSON text to locate an element. */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+	for (i++; i < n && s[i] != '"'; i++)
+		if (s[i] == '\\')
+			i++;
+	return i < n ? i + 1 : n;
+}
+
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+	if (i >= n)
+		return n;
+	if (s[i] == '"')
+		return skip_string(s, n, i);
+	if (s[i] == '[' || s[i] == '{') {
+		size_t depth = 0;
+		while (i < n) {
+			char c = s[i];
+			if (c == '"') {
+				i = skip_string(s, n, i);
+				continue;
+			}
+			if (c == '[' || c == '{')
+				depth++;
+			else if ((c == ']' || c == '}') && --depth == 0)
+				return i + 1;
+			i++;
+		}
+		return n;
+	}
+	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' && s[i] != '\t' &&
+	       s[i] != '\n' && s[i] != '\r')
+		i++;
+	return i;
+}
+
+static size_t root_offset(const struct loader *L)
+{
+	size_t i = L->len >= 3 && memcmp(L->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+	return skip_ws(L->text, L->len, i);
+}
+
+/* Offset of the OCCURRENCE-th (0-based) top-level member named KEY: of its key when WANT_KEY,
+ * else of its value. Falls back to the document's '{' (e.g. a key spelled with escapes). */
+static size_t member_offset(const struct loader *L, const char *key, int occurrence, int want_key)
+{
+	const char *s = L->text;
+	size_t n = L->len, root = root_offset(L), i = root + 1, klen = strlen(key);
+	for (;;) {
+		i = skip_ws(s, n, i);
+		if (i >= n || s[i] != '"')
+			return root;
+		size_t k = i, after = skip_string(s, n, i);
+		int match = after - k == klen + 2 && memcmp(s + k + 1, key, klen) == 0;
+		i = skip_ws(s, n, after) + 1; /* past ':' */
+		i = skip_ws(s, n, i);
+		if (match && occurrence-- == 0)
+			return want_key ? k : i;
+		i = skip_ws(s, n, skip_value(s, n, i));
+		if (i >= n || s[i] != ',')
+			return root;
+		i++;
+	}
+}
+
+/* Offset of the INDEX-th element of the array starting at s[i] == '['. */
+static size_t element_offset(const char *s, size_t n, size_t i, size_t index)
+{
+	i = skip_ws(s, n, i + 1);
+	for (size_t k = 0; k < index && i < n; k++) {
+		i = skip_ws(s, n, skip_value(s, n, i));
+		i = skip_ws(s, n, i + 1); /* past ',' */
+	}
+	return i;
+}
+
+/* Event EV (0-based), element EL of it, or the event itself when EL < 0. */
+static size_t event_offset(const struct loader *L, size_t ev, long el)
+{
+	size_t i = member_offset(L, "events", 0, 0);
+	i = element_offset(L->text, L->len, i, ev);
+	if (el >= 0 && i < L->len && L->text[i] == '[')
+		i = element_offset(L->text, L->len, i, (size_t)el);
+	return i;
+}
+
+AGB_PRINTF(4, 5)
+static int fail_event(struct loader *L, size_t ev, long el, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfail(L, event_offset(L, ev, el), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+AGB_PRINTF(5, 6)
+static int fail_member(struct loader *L, const char *key, int want_key, int occurrence,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfail(L, member_offset(L, key, occurrence, want_key), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Integer checks */
+
+static int is_integral(double d)
+{
+	/* Beyond 2^53 every double is an integer; below, compare with its truncation. */
+	if (d >= 9007199254740992.0 || d <= -9007199254740992.0)
+		return 1;
+	return d == (double)(long long)d;
+}
+
+/* Why V is not an integer in [LO, HI], or NULL when it is (then *OUT holds it). */
+static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	if (!cJSON_IsNumber(v))
+		return "type";
+	double d = v->valuedouble;
+	if (!isfinite(d))
+		return "overflow";
+	if (!is_integral(d))
+		return "fraction";
+	if (d < (double)lo)
+		return "low";
+	if (d > (double)hi)
+		return "high";
+	*out = (uint32_t)d;
+	return NULL;
+}
+
+static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp"};
+
+/* Checks argument EL of event EV against its kind; stores the value in *OUT. */
+static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
+		   uint32_t *out)
+{
+	const char *what = arg_names[kind];
+	uint32_t lo = 0, hi = AGB_TRACE_MAX_ID;
+	if (kind == ARG_SIZE || kind == ARG_ALIGN) {
+		lo = 1;
+		hi = L->arena_bytes;
+	} else if (kind == ARG_BPP) {
+		lo = 4;
+		hi = 8;
+	}
+	const char *why = check_uint(v, lo, hi, out);
+	if (why == NULL) {
+		if (kind == ARG_BPP && *out != 4 && *out != 8)
+			return fail_event(L, ev, el, "bpp must be 4 or 8, got %u", *out);
+		if (kind == ARG_ALIGN && (*out & (*out - 1)) != 0)
+			return fail_event(L, ev, el, "align must be a power of two, got %u", *out);
+		return AGB_LOAD_OK;
+	}
+	double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
+	if (strcmp(why, "type") == 0)
+		return fail_event(L, ev, el, "%s must be an integer, got %s", what, kind_name(v));
+	if (strcmp(why, "overflow") == 0)
+		return fail_event(L, ev, el, "%s is out of range (number too large)", what);
+	if (strcmp(why, "fraction") == 0)
+		return fail_event(L, ev, el, "%s must be an integer, got %.15g", what, d);
+	if (kind == ARG_BPP)
+		return fail_event(L, ev, el, "bpp must be 4 or 8, got %.15g", d);
+	if (kind == ARG_ALIGN && strcmp(why, "low") == 0)
+		return fail_event(L, ev, el, "align must be a power of two, got %.15g", d);
+	if (strcmp(why, "low") == 0)
+		return fail_event(L, ev, el, "%s must be >= %u, got %.15g", what, lo, d);
+	if (kind == ARG_SIZE || kind == ARG_ALIGN)
+		return fail_event(L, ev, el, "%s %.15g is larger than arena_bytes (%u)", what, d, hi);
+	return fail_event(L, ev, el, "%s must be at most %u, got %.15g", what, hi, d);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* uint32 -> uint32 hash map (open addressing, linear probing). Key 0 marks an empty cell, so
+ * callers store key + 1 (ids and tile keys are < 2^32 - 1). */
+
+struct cell {
+	uint32_t key, val;
+};
+
+struct u32map {
+	struct cell *cells;
+	uint32_t shift; /* 32 - log2(capacity) */
+	size_t cap, count;
+};
+
+static int map_init(struct u32map *m, size_t want)
+{
+	m->cap = 64;
+	m->shift = 26;
+	while (m->cap < want * 2) {
+		m->cap *= 2;
+		m->shift--;
+	}
+	m->count = 0;
+	m->cells = calloc(m->cap, sizeof *m->cells);
+	return m->cells != NULL;
+}
+
+static size_t map_home(const struct u32map *m, uint32_t key)
+{
+	return (size_t)((key * 2654435769u) >> m->shift); /* Fibonacci hashing */
+}
+
+/* Value cell of KEY, inserted with value INIT when absent; NULL when out of memory. */
+static uint32_t *map_get(struct u32map *m, uint32_t key, uint32_t init)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = map_home(m, key);; i = (i + 1) & mask) {
+		if (m->cells[i].key == key)
+			return &m->cells[i].val;
+		if (m->cells[i].key == 0)
+			break;
+	}
+	if ((m->count + 1) * 2 > m->cap) {
+		struct u32map g = {NULL, m->shift - 1, m->cap * 2, m->count};
+		g.cells = calloc(g.cap, sizeof *g.cells);
+		if (g.cells == NULL)
+			return NULL;
+		for (size_t j = 0; j < m->cap; j++) {
+			if (m->cells[j].key == 0)
+				continue;
+			size_t k = map_home(&g, m->cells[j].key);
+			while (g.cells[k].key != 0)
+				k = (k + 1) & (g.cap - 1);
+			g.cells[k] = m->cells[j];
+		}
+		free(m->cells);
+		*m = g;
+		mask = m->cap - 1;
+	}
+	size_t i = map_home(m, key);
+	while (m->cells[i].key != 0)
+		i = (i + 1) & mask;
+	m->cells[i].key = key;
+	m->cells[i].val = init;
+	m->count++;
+	return &m->cells[i].val;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Step 3: the document */
+
+#define SLOT_ABSENT UINT32_MAX       /* id never allocated (fresh map cell) */
+#define SLOT_FREED (UINT32_MAX - 1u) /* id allocated before, not live now */
+
+static char *dup_string(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int oom(struct loader *L)
+{
+	L->diag->line = L->diag->col = 0;
+	snprintf(L->diag->message, sizeof L->diag->message, "out of memory");
+	return AGB_LOAD_IO_ERROR;
+}
+
+static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_trace *out,
+		       const cJSON **events)
+{
+	static const char *const known[] = {"version", "arena", "arena_bytes", "name", "source",
+					    "events"};
+	const cJSON *found[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+	size_t root_off = root_offset(L);
+	if (!cJSON_IsObject(root))
+		return fail_at(L, root_off, "top level must be a JSON object, got %s",
+			       kind_name(root));
+	/* Duplicate keys: cJSON keeps both and lookups would silently take the first. Metadata
+	 * keys are checked too: a trace with two "name"s is as suspicious as two "arena"s. */
+	int index = 0;
+	for (const cJSON *m = root->child; m != NULL; m = m->next, index++) {
+		int occurrence = 0;
+		for (const cJSON *p = root->child; p != m; p = p->next)
+			if (strcmp(p->string, m->string) == 0)
+				occurrence++;
+		if (occurrence > 0)
+			return fail_member(L, m->string, 1, occurrence, "duplicate top-level key \"%s\"",
+					   m->string);
+		for (size_t k = 0; k < 6; k++)
+			if (strcmp(m->string, known[k]) == 0)
+				found[k] = m;
+	}
+	const cJSON *version = found[0], *arena = found[1], *bytes = found[2];
+	uint32_t u = 0;
+	if (version == NULL)
+		return fail_at(L, root_off, "missing required key \"version\" (the integer 1)");
+	if (!cJSON_IsNumber(version))
+		return fail_member(L, "version", 0, 0, "\"version\" must be the integer 1, got %s",
+				   kind_name(version));
+	if (check_uint(version, 1, 1, &u) != NULL)
+		return fail_member(L, "version", 0, 0,
+				   "unsupported trace version %.15g (this reader reads version 1)",
+				   version->valuedouble);
+
+	if (arena == NULL)
+		return fail_at(L, root_off,
+			       "missing required key \"arena\" (\"ewram\", \"obj_vram\" or \"bg_vram\")");
+	if (!cJSON_IsString(arena))
+		return fail_member(L, "arena", 0, 0, "\"arena\" must be a string, got %s",
+				   kind_name(arena));
+	int a = 0;
+	while (a < AGB_ARENA_COUNT && strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring))
+		a++;
+	if (a == AGB_ARENA_COUNT)
+		return fail_member(L, "arena", 0, 0,
+				   "unknown arena \"%.64s\" (expected \"ewram\", \"obj_vram\" or "
+				   "\"bg_vram\")",
+				   arena->valuestring);
+	L->arena = (enum agb_arena)a;
+	uint32_t region = agb_arena_region_bytes(L->arena);
+	L->arena_bytes = region;
+	if (bytes != NULL) {
+		const char *why = check_uint(bytes, 1, region, &L->arena_bytes);
+		double d = cJSON_IsNumber(bytes) ? bytes->valuedouble : 0;
+		if (why != NULL && strcmp(why, "type") == 0)
+			return fail_member(L, "arena_bytes", 0, 0,
+					   "\"arena_bytes\" must be an integer, got %s", kind_name(bytes));
+		if (why != NULL && strcmp(why, "fraction") == 0)
+			return fail_member(L, "arena_bytes", 0, 0,
+					   "\"arena_bytes\" must be an integer, got %.15g", d);
+		if (why != NULL && strcmp(why, "low") == 0)
+			return fail_member(L, "arena_bytes", 0, 0, "\"arena_bytes\" must be >= 1, got %.15g",
+					   d);
+		if (why != NULL)
+			return fail_member(L, "arena_bytes", 0, 0,
+					   "\"arena_bytes\" %.15g is larger than the %s region (%u bytes)",
+					   d, agb_arena_name(L->arena), region);
+	}
+
+	for (int k = 3; k <= 4; k++) {
+		const cJSON *v = found[k];
+		if (v == NULL || cJSON_IsNull(v))
+			continue;
+		if (!cJSON_IsString(v))
+			return fail_member(L, known[k], 0, 0, "\"%s\" must be a string, got %s",
+					   known[k], kind_name(v));
+		char *copy = dup_string(v->valuestring);
+		if (copy == NULL)
+			return oom(L);
+		if (k == 3)
+			out->name = copy;
+		else
+			out->source = copy;
+	}
+
+	*events = found[5];
+	if (found[5] == NULL)
+		return fail_at(L, root_off, "missing required key \"events\" (an array of events)");
+	if (!cJSON_IsArray(found[5]))
+		return fail_member(L, "events", 0, 0, "\"events\" must be an array, got %s",
+				   kind_name(found[5]));
+	return AGB_LOAD_OK;
+}
+
+struct life {
+	struct u32map ids;   /* id + 1 -> slot, SLOT_FREED or SLOT_ABSENT */
+	struct u32map tiles; /* (tile << 1 | bpp == 8) + 1 -> live ref count */
+	uint32_t *free_slots;
+	size_t free_count;
+	uint32_t slots;
+};
+
+static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_trace *out,
+		       struct life *lf)
+{
+	/* One pass, arrays grown by doubling: counting the list first would walk ~1M cold nodes
+	 * once more (that walk alone was ~9% of the load time). */
+	size_t cap = 0;
+	if (!map_init(&lf->ids, 1024) || !map_init(&lf->tiles, 64))
+		return oom(L);
+
+	size_t n = 0;
+	for (const cJSON *e = events->child; e != NULL; e = e->next, n++) {
+		if (n == cap) {
+			if (n == UINT32_MAX)
+				return fail_event(L, n, -1, "too many events (at most %u)", UINT32_MAX);
+			cap = cap == 0 ? 4096 : cap * 2;
+			struct agb_event *grown = realloc(out->events, cap * sizeof *grown);
+			if (grown == NULL)
+				return oom(L);
+			out->events = grown;
+			uint32_t *fs = realloc(lf->free_slots, cap * sizeof *fs);
+			if (fs == NULL)
+				return oom(L);
+			lf->free_slots = fs;
+		}
+		if (!cJSON_IsArray(e))
+			return fail_event(L, n, -1,
+					  "event must be an array such as [\"alloc\", id, size], got %s",
+					  kind_name(e));
+		const cJSON *op = e->child;
+		if (op == NULL)
+			return fail_event(L, n, -1, "empty event (expected an op name first)");
+		if (!cJSON_IsString(op))
+			return fail_event(L, n, 0, "op name must be a string, got %s", kind_name(op));
+		const struct op_spec *spec = find_op(op->valuestring);
+		if (spec == NULL)
+			return fail_event(L, n, 0,
+					  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, "
+					  "frame, ref, unref)",
+					  op->valuestring);
+		if ((spec->arenas & AGB_ARENA_BIT(L->arena)) == 0) {
+			if (L->arena == AGB_ARENA_BG_VRAM)
+				return fail_event(L, n, 0,
+						  "op \"%s\" is not valid in a bg_vram trace (bg_vram "
+						  "traces stream tiles with ref/unref)",
+						  spec->name);
+			return fail_event(L, n, 0,
+					  "op \"%s\" is only valid in a bg_vram trace (this trace's "
+					  "arena is \"%s\")",
+					  spec->name, agb_arena_name(L->arena));
+		}
+		const cJSON *args[MAX_ARGS + 1];
+		unsigned nargs = 0;
+		const cJSON *last = op;
+		for (const cJSON *a = op->next; a != NULL; a = a->next) {
+			if (nargs <= MAX_ARGS)
+				args[nargs] = a;
+			nargs++;
+			last = a;
+		}
+		if (nargs > 0 && cJSON_IsObject(last))
+			nargs--; /* trailing options object: an extension, ignored by v1 */
+		if (nargs < spec->min_args || nargs > spec->max_args) {
+			char takes[32];
+			if (spec->min_args == spec->max_args)
+				snprintf(takes, sizeof takes, "%u argument%s", spec->min_args,
+					 spec->min_args == 1 ? "" : "s");
+			else
+				snprintf(takes, sizeof takes, "%u or %u arguments", spec->min_args,
+					 spec->max_args);
+			return fail_event(L, n, nargs > spec->max_args ? (long)spec->max_args + 1 : -1,
+					  "wrong number of arguments: \"%s\" takes %s (%s), got %u",
+					  spec->name, takes, spec->usage, nargs);
+		}
+		uint32_t v[MAX_ARGS] = {0, 0, 1};
+		for (unsigned k = 0; k < nargs; k++) {
+			int r = get_arg(L, args[k], n, (long)k + 1, spec->args[k], &v[k]);
+			if (r != AGB_LOAD_OK)
+				return r;
+		}
+		struct agb_event *ev = &out->events[n];
+		memset(ev, 0, sizeof *ev);
+		ev->op = (uint8_t)spec->op;
+		switch (spec->op) {
+		case AGB_OP_ALLOC: {
+			uint32_t *slot = map_get(&lf->ids, v[0] + 1u, SLOT_ABSENT);
+			if (slot == NULL)
+				return oom(L);
+			if (*slot < SLOT_FREED)
+				return fail_event(L, n, 1,
+						  "alloc of id %u, which is already live (free it first)",
+						  v[0]);
+			*slot = lf->free_count > 0 ? lf->free_slots[--lf->free_count] : lf->slots++;
+			ev->id = v[0];
+			ev->slot = *slot;
+			ev->size = v[1];
+			ev->align = v[2];
+			break;
+		}
+		case AGB_OP_FREE:
+		case AGB_OP_REALLOC: {
+			uint32_t *slot = map_get(&lf->ids, v[0] + 1u, SLOT_ABSENT);
+			if (slot == NULL)
+				return oom(L);
+			if (*slot == SLOT_ABSENT)
+				return fail_event(L, n, 1, "%s of id %u, which was never allocated",
+						  spec->name, v[0]);
+			if (*slot == SLOT_FREED)
+				return fail_event(L, n, 1,
+						  "%s of id %u, which is not live (already freed)",
+						  spec->name, v[0]);
+			ev->id = v[0];
+			ev->slot = *slot;
+			if (spec->op == AGB_OP_FREE) {
+				lf->free_slots[lf->free_count++] = *slot;
+				*slot = SLOT_FREED;
+			} else {
+				ev->size = v[1];
+			}
+			break;
+		}
+		case AGB_OP_FRAME:
+			out->trace.frame_count++;
+			break;
+		case AGB_OP_REF:
+		case AGB_OP_UNREF: {
+			uint32_t *refs = map_get(&lf->tiles, ((v[0] << 1) | (v[1] == 8)) + 1u, 0);
+			if (refs == NULL)
+				return oom(L);
+			if (spec->op == AGB_OP_REF)
+				++*refs;
+			else if (*refs == 0)
+				return fail_event(L, n, 1,
+						  "unref of tile %u at %ubpp, which has no live ref", v[0],
+						  v[1]);
+			else
+				--*refs;
+			ev->id = v[0];
+			ev->size = v[1];
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	out->trace.event_count = (uint32_t)n;
+	out->trace.slots = lf->slots;
+	return AGB_LOAD_OK;
+}
+
+int agb_trace_load_buffer(const char *name, const char *text, size_t len,
+			  struct agb_loaded_trace *out, struct agb_diag *diag)
+{
+	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	memset(out, 0, sizeof *out);
+	memset(diag, 0, sizeof *diag);
+	set_file(diag, name);
+
+	size_t first = root_offset(&L);
+	if (first >= len)
+		return fail_at(&L, len == 0 ? 0 : first,
+			       "empty file (expected a JSON object with \"version\", \"arena\" and "
+			       "\"events\")");
+	int r = prescan(&L);
+	if (r != AGB_LOAD_OK)
+		return r;
+
+	cJSON_Hooks hooks = {arena_alloc, arena_free};
+	cJSON_InitHooks(&hooks);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	cJSON_InitHooks(NULL);
+	if (root == NULL) {
+		if (arena_oom) {
+			arena_release();
+			return oom(&L);
+		}
+		size_t off = 0;
+		char msg[sizeof diag->message];
+		if (diagnose_syntax(text, len, &off, msg, sizeof msg))
+			r = fail_at(&L, off, "%s", msg);
+		else { /* cJSON is stricter than the recognizer somewhere: use its position */
+			const char *ep = cJSON_GetErrorPtr();
+			off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
+			r = fail_at(&L, off, "malformed JSON (rejected by cJSON here)");
+		}
+		arena_release();
+		return r;
+	}
+	size_t tail = end != NULL ? skip_ws(text, len, (size_t)(end - text)) : len;
+	if (tail < len) {
+		char what[16];
+		describe_byte(what, sizeof what, (unsigned char)text[tail]);
+		r = fail_at(&L, tail, "trailing data after the JSON document: %s", what);
+		arena_release();
+		return r;
+	}
+
+	const cJSON *events = NULL;
+	struct life lf;
+	memset(&lf, 0, sizeof lf);
+	r = load_header(&L, root, out, &events);
+	if (r == AGB_LOAD_OK)
+		r = load_events(&L, events, out, &lf);
+	free(lf.ids.cells);
+	free(lf.tiles.cells);
+	free(lf.free_slots);
+	arena_release();
+	if (r != AGB_LOAD_OK) {
+		agb_trace_release(out);
+		return r;
+	}
+	out->trace.arena = L.arena;
+	out->trace.arena_bytes = L.arena_bytes;
+	out->trace.events = out->events;
+	out->trace.name = out->name;
+	out->trace.source = out->source;
+	return AGB_LOAD_OK;
+}
+
+static int io_error(struct agb_diag *diag, const char *what, int err)
+{
+	diag->line = diag->col = 0;
+	snprintf(diag->message, sizeof diag->message, "%s: %s", what, strerror(err));
+	return AGB_LOAD_IO_ERROR;
+}
+
+int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag)
+{
+	int is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "<stdin>" : path;
+	memset(out, 0, sizeof *out);
+	memset(diag, 0, sizeof *diag);
+	set_file(diag, name);
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (f == NULL)
+		return io_error(diag, "cannot open", errno);
+	struct stat st;
+	size_t cap = 1 << 16;
+	if (fstat(fileno(f), &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			if (!is_stdin)
+				fclose(f);
+			return io_error(diag, "cannot open", EISDIR);
+		}
+		if (S_ISREG(st.st_mode) && st.st_size > 0)
+			cap = (size_t)st.st_size + 1; /* +1: one read that sees EOF */
+	}
+	char *buf = malloc(cap);
+	size_t len = 0;
+	int err = 0;
+	while (buf != NULL) {
+		len += fread(buf + len, 1, cap - len, f);
+		if (ferror(f)) {
+			err = errno != 0 ? errno : EIO;
+			break;
+		}
+		if (feof(f))
+			break;
+		if (len == cap) {
+			char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (bigger == NULL) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (!is_stdin)
+		fclose(f);
+	if (buf == NULL) {
+		snprintf(diag->message, sizeof diag->message, "out of memory");
+		return AGB_LOAD_IO_ERROR;
+	}
+	if (err != 0) {
+		free(buf);
+		return io_error(diag, "cannot read", err);
+	}
+	int r = agb_trace_load_buffer(name, buf, len, out, diag);
+	free(buf);
+	return r;
+}
+
+void agb_trace_release(struct agb_loaded_trace *t)
+{
+	free(t->events);
+	free(t->name);
+	free(t->source);
+	memset(t, 0, sizeof *t);
+}
+
+int agb_diag_format(const struct agb_diag *d, char *buf, size_t n)
+{
+	if (d->line == 0)
+		return snprintf(buf, n, "%s: %s", d->file, d->message);
+	return snprintf(buf, n, "%s:%u:%u: %s", d->file, d->line, d->col, d->message);
+}

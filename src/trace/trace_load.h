@@ -1,0 +1,83 @@
+/* Host API of the trace loader and writer (DESIGN section 5).
+ *
+ * The loader reads a version-1 JSON trace with cJSON, validates all of it and produces the
+ * compact event array of agb/trace.h. Nothing is half-loaded: on any error the output is empty
+ * and a diagnostic with the exact position (1-based line, 1-based column in bytes) is returned.
+ *
+ * JSON: what cJSON accepts is accepted (it also takes leading zeros such as 01 and raw tabs in
+ * strings); the document must be UTF-8 without NUL bytes, nested at most AGB_TRACE_MAX_DEPTH deep,
+ * with nothing but whitespace after it. Top-level keys must be unique; keys other than version,
+ * arena, arena_bytes, name, source and events are metadata and ignored. An event may end with an
+ * options object (an extension), which is ignored.
+ *
+ * Numbers: cJSON keeps only a double, so a number is accepted as an integer when its value is
+ * exactly an integer: 24, 24.0, 1e3 (= 1000) and 2.4e1 are accepted, 24.5 and 1e400 are not.
+ * (A numeral with more than ~15 significant digits that rounds to an integer, such as
+ * 5.0000000000000001, is therefore read as that integer.)
+ *
+ * Not thread-safe: while a document is parsed, the loader points cJSON's process-global
+ * allocation hooks at a private bump arena (the per-node malloc is the main cost of cJSON)
+ * and restores the default hooks before returning. Do not use cJSON on another thread then.
+ */
+#ifndef AGB_TRACE_LOAD_H
+#define AGB_TRACE_LOAD_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "agb/trace.h"
+
+/* Deepest array/object nesting the loader accepts. A v1 trace needs 3 (document, events, event)
+ * plus whatever an options object holds; the limit keeps hostile input from costing stack. */
+#define AGB_TRACE_MAX_DEPTH 64
+
+/* Largest id / ROM tile number a trace may use: 2^31 - 1. */
+#define AGB_TRACE_MAX_ID 0x7fffffffu
+
+/* Where and why loading failed. line and col are 1-based (col counts bytes); both are 0 when
+ * the error has no position (I/O errors). */
+struct agb_diag {
+	char file[512];
+	unsigned line, col;
+	char message[256];
+};
+
+/* A loaded trace and the storage it owns. `trace` points into the other members. */
+struct agb_loaded_trace {
+	struct agb_trace trace;
+	struct agb_event *events; /* trace.event_count entries (NULL when there are none) */
+	char *name;               /* "name" metadata, or NULL */
+	char *source;             /* "source" metadata, or NULL */
+};
+
+enum agb_load_status {
+	AGB_LOAD_OK = 0,
+	AGB_LOAD_BAD_INPUT = 2, /* the CLI exits with 2 */
+	AGB_LOAD_IO_ERROR = 3   /* cannot open/read, or out of memory: the CLI exits with 3 */
+};
+
+/* Loads the trace file PATH ("-" reads stdin and is named "<stdin>" in messages) into *OUT.
+ * Returns an agb_load_status. On failure *OUT is zeroed (release is still safe) and *DIAG says
+ * why: "cannot open: <strerror>" (line/col 0) for I/O errors, else a positioned message. */
+int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag);
+
+/* Same as agb_trace_load_file for LEN bytes of TEXT (need not be NUL-terminated, may contain
+ * NUL bytes, which are rejected). NAME is used as the file name in *DIAG. */
+int agb_trace_load_buffer(const char *name, const char *text, size_t len,
+			  struct agb_loaded_trace *out, struct agb_diag *diag);
+
+/* Frees what a load stored in *T and zeroes it. Safe on a zeroed or failed trace. */
+void agb_trace_release(struct agb_loaded_trace *t);
+
+/* Formats D as "FILE:LINE:COL: message", or "FILE: message" when it has no position, into BUF
+ * (N bytes, always terminated when N > 0). Returns the length snprintf would return. */
+int agb_diag_format(const struct agb_diag *d, char *buf, size_t n);
+
+/* Writes T as a v1 JSON trace: keys in the order version, arena, arena_bytes, name, source,
+ * events (name/source omitted when NULL), one compact event per line. An alloc whose align is
+ * <= 1 is written without the align element (alignment 1 is no constraint). Returns 0, or -1
+ * when the stream reports a write error or an event has an op this format does not know.
+ * Loading the output of a loaded trace gives back the same events, slots and metadata. */
+int agb_trace_write_json(FILE *out, const struct agb_trace *t);
+
+#endif
