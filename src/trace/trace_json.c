@@ -869,6 +869,9 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 		if (why != NULL && strcmp(why, "fraction") == 0)
 			return fail_member(L, "arena_bytes", 0, 0,
 					   "\"arena_bytes\" must be an integer, got %.15g", d);
+		if (why != NULL && strcmp(why, "overflow") == 0)
+			return fail_member(L, "arena_bytes", 0, 0,
+					   "\"arena_bytes\" is out of range (number too large)");
 		if (why != NULL && strcmp(why, "low") == 0)
 			return fail_member(L, "arena_bytes", 0, 0, "\"arena_bytes\" must be >= 1, got %.15g",
 					   d);
