@@ -1,0 +1,86 @@
+/* `tree`: general-purpose best-fit allocator for small GBA pools (after the Baptista seed).
+ *
+ * The pool is cut into 8-byte blocks. The arena starts with an 8-byte header (block count, tree
+ * root, address of block 0) and a map of 2 bits per block; everything after that is blocks. Free
+ * runs are kept in a search tree whose node lives in the run's own first block, keyed on
+ * (run blocks, block index) so keys are unique; the tree is a treap whose priorities are a hash of
+ * the block index (no storage), so it stays balanced however many runs share a size. The run's
+ * size is repeated in its last block so free() can coalesce with the run before it.
+ *
+ * Map entries (2 bits): 0 free (only meaningful at the first and last block of a free run),
+ * 1 used, 2 start of a long used run, 3 last block of a used run. A used run of L blocks is "long"
+ * when the map halfword after the one holding its first entry lies wholly inside the run; that
+ * halfword then holds L, so free() learns any length in O(1). Short runs (at most 16 blocks) are
+ * 1...1 3 and decoded with a bit scan. Entries strictly inside a run are read by nobody else:
+ * neighbour checks only look at the entry just before and just after a run.
+ *
+ * Every access to the pool goes through the machine with 16- or 32-bit accesses only (never
+ * 8-bit), so the core can run on VRAM. Freestanding: no libc. */
+#ifndef AGB_TREE_H
+#define AGB_TREE_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+
+/* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
+typedef struct agb_tree {
+	agb_machine *m;
+	uint32_t base;        /* arena start = header */
+	uint32_t map;         /* 2-bit map, 8 entries per halfword */
+	uint32_t blocks;      /* address of block 0 */
+	uint32_t nblocks;     /* managed blocks (< 0xFFFF) */
+	uint32_t meta_bytes;  /* header + map */
+	uint32_t waste_bytes; /* arena tail no block covers (< 16 bytes) */
+	/* Observation-only counters, kept so stats() is O(log n) for the replay engine. The core
+	 * itself never reads them to make a decision; on the GBA they could be compiled out. */
+	uint32_t free_blocks;
+	uint32_t free_runs;
+	uint64_t free_sq; /* sum over free runs of blocks^2 */
+} agb_tree;
+
+/* Prepares an empty pool of `bytes` at GBA address `arena` (8-aligned; a tail that is not a whole
+ * block is left unused). Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT, AGB_HEAP_ARENA_TOO_SMALL
+ * (under 24 bytes: no room for header, map and one block) or AGB_HEAP_ARENA_TOO_LARGE (more than
+ * 65534 blocks, about 510 KiB). O(map) stores. */
+int agb_tree_init(agb_tree *t, agb_machine *m, uint32_t arena, uint32_t bytes);
+
+/* Returns a block of at least `size` bytes (0 counts as 1) whose address is a multiple of `align`
+ * (a power of two; up to 8 costs nothing extra), or AGB_NULL when no free run can hold it.
+ * Best fit: the run used is the smallest one that can hold the (aligned) request; an unaligned
+ * request carves the run's start, an aligned one leaves the head before it as a free run.
+ * *granted (may be NULL) receives the bytes reserved, size rounded up to 8.
+ * O(log runs) expected; an aligned request also walks the runs between `size` and
+ * `size + align` in size order until one fits. */
+uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Releases a block returned by alloc/realloc and coalesces it with free neighbours. AGB_NULL is
+ * ignored; anything else not allocated is undefined. O(log runs) expected, independent of the
+ * block's size. */
+void agb_tree_free(agb_tree *t, uint32_t addr);
+
+/* C realloc: shrinks in place, grows in place when the next run is free and large enough, else
+ * allocates (8-aligned), copies the old block with 32-bit accesses and frees it. addr AGB_NULL
+ * behaves as alloc; size 0 counts as 1. Returns the new address, or AGB_NULL with the old block
+ * untouched. O(log runs) expected, plus O(old size) when it moves. */
+uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted);
+
+/* Free bytes, free runs and the sum of squares from the counters; largest run by descending the
+ * tree. Uncounted reads only. O(log runs). */
+void agb_tree_stats(agb_tree *t, struct agb_heap_stats *out);
+
+/* Calls fn for every run in address order: META (header + map), USED and FREE runs, and a
+ * final META run for an unusable tail if there is one. The runs cover the arena exactly.
+ * Uncounted reads only. O(runs + short-run blocks). */
+void agb_tree_walk(agb_tree *t, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when every invariant holds, else 1 with *why (may be NULL) set to a static message.
+ * Checks the header, the map encoding of every run, boundary tags, full coalescing, that every
+ * free run is in the tree exactly once, BST order, parent links, the treap priority order and the
+ * observation counters. Uncounted reads only. O(runs log runs + blocks of short runs). */
+int agb_tree_check(agb_tree *t, const char **why);
+
+/* Bytes of the arena that can never be allocated: header, map and the unusable tail. O(1). */
+uint32_t agb_tree_overhead_bytes(const agb_tree *t);
+
+#endif

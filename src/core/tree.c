@@ -1,0 +1,868 @@
+/* `tree`: best-fit allocator over 8-byte blocks with a 2-bit map and a treap of free runs.
+ * Layout and encodings are described in include/agb/tree.h. */
+#include "agb/tree.h"
+
+#include "agb/cores.h"
+
+#define NIL 0xFFFFu
+
+/* Header fields (offsets from the arena start). */
+#define HDR_NBLOCKS 0u
+#define HDR_ROOT 2u
+#define HDR_BLOCKS 4u
+#define HDR_BYTES 8u
+
+/* Tree node, in the first block of a free run. The two children share a word so removal reads
+ * both with one access. N_SIZE doubles as the boundary tag in the run's last block, which is why a
+ * one-block run needs no special case. */
+#define N_SMALLER 0u
+#define N_LARGER 2u
+#define N_PARENT 4u
+#define N_SIZE 6u
+
+#define E_FREE 0u
+#define E_USED 1u
+#define E_LONG 2u
+#define E_END 3u
+
+/* Beyond this many blocks sizes and indices no longer fit the u16 fields (0xFFFF is NIL). */
+#define MAX_BLOCKS 0xFFFEu
+
+/* ---- small accessors ------------------------------------------------------------------------ */
+
+static inline uint32_t node(const agb_tree *t, uint32_t i)
+{
+	return t->blocks + (i << 3);
+}
+
+static inline uint32_t ld(const agb_tree *t, uint32_t i, uint32_t field)
+{
+	return AGB_LD16(t->m, node(t, i) + field);
+}
+
+static inline void st(const agb_tree *t, uint32_t i, uint32_t field, uint32_t v)
+{
+	AGB_ST16(t->m, node(t, i) + field, v);
+}
+
+static inline uint32_t pk(const agb_tree *t, uint32_t i, uint32_t field)
+{
+	return AGB_PEEK16(t->m, node(t, i) + field);
+}
+
+static inline uint32_t root_get(const agb_tree *t)
+{
+	return AGB_LD16(t->m, t->base + HDR_ROOT);
+}
+
+static inline void root_set(const agb_tree *t, uint32_t r)
+{
+	AGB_ST16(t->m, t->base + HDR_ROOT, r);
+}
+
+/* Address of the map halfword holding entry i. */
+static inline uint32_t map_hw(const agb_tree *t, uint32_t i)
+{
+	return t->map + ((i >> 3) << 1);
+}
+
+static inline uint32_t entry_peek(const agb_tree *t, uint32_t i)
+{
+	return (uint32_t)(AGB_PEEK16(t->m, map_hw(t, i)) >> ((i & 7u) << 1)) & 3u;
+}
+
+/* Sets entry i (read-modify-write of its halfword; the map is never written bytewise). */
+static void map_set(agb_tree *t, uint32_t i, uint32_t v)
+{
+	uint32_t a = map_hw(t, i);
+	uint32_t sh = (i & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a);
+	AGB_ST16(t->m, a, (w & ~(3u << sh)) | (v << sh));
+}
+
+/* Sets entries i and j (i < j), sharing the read-modify-write when one halfword holds both. */
+static void map_set2(agb_tree *t, uint32_t i, uint32_t vi, uint32_t j, uint32_t vj)
+{
+	if ((i >> 3) != (j >> 3)) {
+		map_set(t, i, vi);
+		map_set(t, j, vj);
+		return;
+	}
+	uint32_t a = map_hw(t, i);
+	uint32_t si = (i & 7u) << 1, sj = (j & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a);
+	w &= ~((3u << si) | (3u << sj));
+	AGB_ST16(t->m, a, w | (vi << si) | (vj << sj));
+}
+
+/* A used run starting at b is long when the map halfword after b's lies wholly inside it. */
+static inline int is_long(uint32_t b, uint32_t len)
+{
+	return len >= 17u - (b & 7u);
+}
+
+/* Index of the lowest set bit; ARMv4T has no CLZ, so a de Bruijn multiply and a ROM table. */
+static const uint8_t debruijn32[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+				       15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+				       16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+
+static inline uint32_t lowbit(agb_tree *t, uint32_t x)
+{
+	return AGB_ROM_LD8(t->m, debruijn32, ((x & (0u - x)) * 0x077CB531u) >> 27);
+}
+
+/* Observers must not touch the ROM counter either. */
+static inline uint32_t lowbit_quiet(uint32_t x)
+{
+	uint32_t n = 0;
+	while (n < 32u && (x & (1u << n)) == 0)
+		n++;
+	return n;
+}
+
+/* Treap priority: a bijective mix of the index, so priorities are distinct and cost no storage. */
+static inline uint32_t prio(uint32_t i)
+{
+	uint32_t h = i * 0x9E3779B1u;
+	h ^= h >> 16;
+	h *= 0x85EBCA6Bu;
+	h ^= h >> 13;
+	return h;
+}
+
+static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
+{
+	return sa < sb || (sa == sb && a < b);
+}
+
+/* ---- the treap ------------------------------------------------------------------------------ */
+
+/* Links run x of `size` blocks into the tree (writes its whole node, not the boundary tag).
+ * Top-down: descend while the nodes outrank x, put x there and split the subtree it displaces
+ * by x's key into x's two children. Links are written only where the split path switches sides,
+ * so a step costs two loads (size, child) instead of a rotation's ten accesses. */
+static void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
+{
+	const uint32_t px = prio(x);
+	uint32_t parent = NIL, slot = NIL;
+	uint32_t y = root_get(t);
+	while (y != NIL && prio(y) > px) {
+		parent = y;
+		slot = key_less(size, x, ld(t, y, N_SIZE), y) ? N_SMALLER : N_LARGER;
+		y = ld(t, y, slot);
+	}
+	if (parent == NIL)
+		root_set(t, x);
+	else
+		st(t, parent, slot, x);
+
+	/* Split y's subtree: keys below x hang off x's smaller side along larger-links, keys above
+	 * off its larger side along smaller-links. `lown`/`rown` are the last nodes placed on each
+	 * side (NIL: x itself), `lheld`/`rheld` what their open slot holds now. */
+	uint32_t lroot = NIL, rroot = NIL, lown = NIL, rown = NIL, lheld = NIL, rheld = NIL;
+	uint32_t prev = parent, cur = y;
+	while (cur != NIL) {
+		uint32_t next;
+		if (key_less(ld(t, cur, N_SIZE), cur, size, x)) {
+			if (lown == NIL)
+				lroot = cur;
+			else if (lheld != cur)
+				st(t, lown, N_LARGER, cur);
+			if (prev != lown || lown == NIL)
+				st(t, cur, N_PARENT, lown == NIL ? x : lown);
+			lown = cur;
+			next = lheld = ld(t, cur, N_LARGER);
+		} else {
+			if (rown == NIL)
+				rroot = cur;
+			else if (rheld != cur)
+				st(t, rown, N_SMALLER, cur);
+			if (prev != rown || rown == NIL)
+				st(t, cur, N_PARENT, rown == NIL ? x : rown);
+			rown = cur;
+			next = rheld = ld(t, cur, N_SMALLER);
+		}
+		prev = cur;
+		cur = next;
+	}
+	if (lown != NIL && lheld != NIL)
+		st(t, lown, N_LARGER, NIL);
+	if (rown != NIL && rheld != NIL)
+		st(t, rown, N_SMALLER, NIL);
+	AGB_ST32(t->m, node(t, x), lroot | (rroot << 16));
+	AGB_ST32(t->m, node(t, x) + N_PARENT, parent | (size << 16));
+}
+
+/* Unlinks z by merging its two subtrees in its place: walk down the larger-spine of the smaller
+ * subtree and the smaller-spine of the larger one, taking the higher priority each step. Links are
+ * written only where the walk switches sides, so a step costs one load; the walk is expected to be
+ * under two steps long. */
+static void tree_remove(agb_tree *t, uint32_t z)
+{
+	uint32_t kids = AGB_LD32(t->m, node(t, z));
+	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
+	uint32_t parent = ld(t, z, N_PARENT);
+	uint32_t slot = NIL; /* slot of `parent` being filled; NIL: the root */
+	if (parent != NIL)
+		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
+	uint32_t held = z; /* what that slot holds now */
+	for (;;) {
+		uint32_t x, next_slot;
+		if (l == NIL || r == NIL) {
+			x = l == NIL ? r : l;
+			next_slot = NIL;
+		} else if (prio(l) > prio(r)) {
+			x = l;
+			next_slot = N_LARGER;
+		} else {
+			x = r;
+			next_slot = N_SMALLER;
+		}
+		if (x != held) {
+			if (slot == NIL)
+				root_set(t, x);
+			else
+				st(t, parent, slot, x);
+			if (x != NIL)
+				st(t, x, N_PARENT, parent);
+		}
+		if (next_slot == NIL)
+			return;
+		parent = x;
+		slot = next_slot;
+		held = ld(t, x, next_slot);
+		if (x == l)
+			l = held;
+		else
+			r = held;
+	}
+}
+
+/* In-order successor (next larger key), NIL after the largest. */
+static uint32_t tree_next(agb_tree *t, uint32_t x)
+{
+	uint32_t y = ld(t, x, N_LARGER);
+	if (y != NIL) {
+		for (;;) {
+			uint32_t l = ld(t, y, N_SMALLER);
+			if (l == NIL)
+				return y;
+			y = l;
+		}
+	}
+	for (;;) {
+		uint32_t p = ld(t, x, N_PARENT);
+		if (p == NIL || ld(t, p, N_SMALLER) == x)
+			return p;
+		x = p;
+	}
+}
+
+/* ---- free-run bookkeeping ------------------------------------------------------------------- */
+
+static inline void runs_add(agb_tree *t, uint32_t size)
+{
+	t->free_runs++;
+	t->free_sq += size * size;
+}
+
+static inline void runs_drop(agb_tree *t, uint32_t size)
+{
+	t->free_runs--;
+	t->free_sq -= size * size;
+}
+
+/* Makes [x, x+size) a free run: boundary tag and tree node. Its first and last map entries must
+ * already be E_FREE. */
+static void make_free(agb_tree *t, uint32_t x, uint32_t size)
+{
+	if (size > 1u)
+		st(t, x + size - 1u, N_SIZE, size);
+	tree_insert(t, x, size);
+	runs_add(t, size);
+}
+
+/* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
+ * (the first entry of a run carved off behind it), in the same halfword write when possible. */
+static void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
+{
+	uint32_t a = map_hw(t, b);
+	if (is_long(b, len)) {
+		/* The two entry writes go first: the length halfword may share a word with them but
+		 * halfword accesses never overlap it. */
+		map_set(t, b, E_LONG);
+		if (clear_after)
+			map_set2(t, b + len - 1u, E_END, b + len, E_FREE);
+		else
+			map_set(t, b + len - 1u, E_END);
+		AGB_ST16(t->m, a + 2u, len);
+		return;
+	}
+	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2. */
+	uint32_t lo = (b & 7u) << 1;
+	uint32_t hi = lo + (len << 1); /* <= 32 */
+	uint32_t clear = 0;
+	int spill = 0;
+	if (clear_after) {
+		if (hi < 32u)
+			clear = 3u << hi;
+		else
+			spill = 1;
+	}
+	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
+	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
+	mask |= clear;
+	uint32_t m0 = mask & 0xFFFFu, m1 = mask >> 16;
+	if (m0 == 0xFFFFu) {
+		AGB_ST16(t->m, a, val);
+	} else if (m0 != 0u) {
+		uint32_t w = AGB_LD16(t->m, a);
+		AGB_ST16(t->m, a, (w & ~m0) | (val & 0xFFFFu));
+	}
+	if (m1 == 0xFFFFu) {
+		AGB_ST16(t->m, a + 2u, val >> 16);
+	} else if (m1 != 0u) {
+		uint32_t w = AGB_LD16(t->m, a + 2u);
+		AGB_ST16(t->m, a + 2u, (w & ~m1) | (val >> 16));
+	}
+	if (spill)
+		map_set(t, b + len, E_FREE);
+}
+
+/* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
+ * had to be read (else it is left alone), so callers can reuse it. */
+static uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *have1)
+{
+	uint32_t sh = (b & 7u) << 1;
+	uint32_t e = (w0 >> sh) & 3u;
+	if (e == E_END)
+		return 1u;
+	uint32_t a = map_hw(t, b);
+	if (e == E_LONG) {
+		*w1 = AGB_LD16(t->m, a + 2u);
+		*have1 = 1;
+		return *w1;
+	}
+	/* Short: the end is the first entry with its high bit set. */
+	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
+	if (hb != 0u)
+		return (lowbit(t, hb) >> 1) + 1u;
+	*w1 = AGB_LD16(t->m, a + 2u);
+	*have1 = 1;
+	return 8u - (b & 7u) + (lowbit(t, (*w1 >> 1) & 0x5555u) >> 1) + 1u;
+}
+
+/* The same decode with uncounted reads, for observers. */
+static uint32_t used_len_quiet(const agb_tree *t, uint32_t b)
+{
+	uint32_t a = map_hw(t, b);
+	uint32_t sh = (b & 7u) << 1;
+	uint32_t w0 = AGB_PEEK16(t->m, a);
+	uint32_t e = (w0 >> sh) & 3u;
+	if (e == E_END)
+		return 1u;
+	if (e == E_LONG)
+		return AGB_PEEK16(t->m, a + 2u);
+	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
+	if (hb != 0u)
+		return (lowbit_quiet(hb) >> 1) + 1u;
+	uint32_t w1 = AGB_PEEK16(t->m, a + 2u);
+	return 8u - (b & 7u) + (lowbit_quiet((w1 >> 1) & 0x5555u) >> 1) + 1u;
+}
+
+/* Takes [s, s+len) out of free run [p, p+rsize); whatever is left before and after stays free. */
+static void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len)
+{
+	uint32_t head = s - p;
+	uint32_t tail = rsize - head - len;
+	tree_remove(t, p);
+	runs_drop(t, rsize);
+	t->free_blocks -= len;
+	mark_used(t, s, len, tail != 0u);
+	if (head != 0u) {
+		map_set(t, s - 1u, E_FREE);
+		make_free(t, p, head);
+	}
+	if (tail != 0u)
+		make_free(t, s + len, tail);
+}
+
+/* ---- public API ----------------------------------------------------------------------------- */
+
+int agb_tree_init(agb_tree *t, agb_machine *m, uint32_t arena, uint32_t bytes)
+{
+	if ((arena & 7u) != 0u || arena == AGB_NULL)
+		return AGB_HEAP_BAD_ALIGNMENT;
+	uint32_t total = bytes >> 3;
+	if (total < 3u)
+		return AGB_HEAP_ARENA_TOO_SMALL;
+	/* Largest n with header + ceil(n/32) map blocks + n blocks <= total (no division: the GBA
+	 * has none). */
+	uint32_t avail = total - 1u;
+	uint32_t n = avail - ((avail + 31u) >> 5);
+	while (n + 1u + ((n + 32u) >> 5) <= avail)
+		n++;
+	if (n > MAX_BLOCKS)
+		return AGB_HEAP_ARENA_TOO_LARGE;
+	uint32_t map_blocks = (n + 31u) >> 5;
+
+	t->m = m;
+	t->base = arena;
+	t->map = arena + HDR_BYTES;
+	t->blocks = t->map + (map_blocks << 3);
+	t->nblocks = n;
+	t->meta_bytes = HDR_BYTES + (map_blocks << 3);
+	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
+
+	AGB_ST16(m, arena + HDR_NBLOCKS, n);
+	AGB_ST16(m, arena + HDR_ROOT, 0u);
+	AGB_ST32(m, arena + HDR_BLOCKS, t->blocks);
+	for (uint32_t a = t->map; a < t->blocks; a += 4u)
+		AGB_ST32(m, a, 0u);
+	AGB_ST32(m, node(t, 0), 0xFFFFFFFFu);
+	AGB_ST32(m, node(t, 0) + N_PARENT, NIL | (n << 16));
+	if (n > 1u)
+		st(t, n - 1u, N_SIZE, n);
+
+	t->free_blocks = n;
+	t->free_runs = 1;
+	t->free_sq = n * n; /* n < 2^16: no 64-bit multiply (libgcc) */
+	return AGB_HEAP_OK;
+}
+
+uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	if (granted != NULL)
+		*granted = 0;
+	if (size == 0u)
+		size = 1u;
+	if (size > (t->nblocks << 3))
+		return AGB_NULL;
+	uint32_t want = (size + 7u) >> 3;
+	uint32_t best = NIL, best_size = 0, start;
+
+	if (align <= 8u) {
+		/* Lower bound on size; an exact size ends the search since nothing fits better. */
+		uint32_t y = root_get(t);
+		while (y != NIL) {
+			uint32_t s = ld(t, y, N_SIZE);
+			if (s < want) {
+				y = ld(t, y, N_LARGER);
+			} else {
+				best = y;
+				best_size = s;
+				if (s == want)
+					break;
+				y = ld(t, y, N_SMALLER);
+			}
+		}
+		if (best == NIL)
+			return AGB_NULL;
+		start = best;
+	} else {
+		/* Smallest run that holds the aligned request: from the lower bound on size, walk up in
+		 * key order; the first run of size >= want + pad_max always fits, so the walk is bounded
+		 * by the runs whose size is within `align` bytes of the request. */
+		uint32_t amask = (align >> 3) - 1u;
+		uint32_t phase = (t->blocks >> 3) & amask;
+		uint32_t y = root_get(t);
+		while (y != NIL) {
+			if (ld(t, y, N_SIZE) < want) {
+				y = ld(t, y, N_LARGER);
+			} else {
+				best = y;
+				y = ld(t, y, N_SMALLER);
+			}
+		}
+		for (y = best, best = NIL; y != NIL; y = tree_next(t, y)) {
+			uint32_t s = ld(t, y, N_SIZE);
+			uint32_t pad = (0u - (phase + y)) & amask;
+			if (pad < s && s - pad >= want) {
+				best = y;
+				best_size = s;
+				break;
+			}
+		}
+		if (best == NIL)
+			return AGB_NULL;
+		start = best + ((0u - (phase + best)) & amask);
+	}
+	carve(t, best, best_size, start, want);
+	if (granted != NULL)
+		*granted = want << 3;
+	return node(t, start);
+}
+
+void agb_tree_free(agb_tree *t, uint32_t addr)
+{
+	if (addr == AGB_NULL)
+		return;
+	uint32_t b = (addr - t->blocks) >> 3;
+	uint32_t h0 = b >> 3;
+	uint32_t a0 = map_hw(t, b);
+	uint32_t w0 = AGB_LD16(t->m, a0), w1 = 0;
+	int have1 = 0;
+	uint32_t len = used_len(t, b, w0, &w1, &have1);
+	uint32_t end = b + len; /* first block after the run */
+
+	int left = 0, right = 0;
+	if (b != 0u) {
+		uint32_t wl = (b & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 - 2u);
+		left = ((wl >> (((b & 7u) * 2u - 2u) & 15u)) & 3u) == E_FREE;
+	}
+	if (end < t->nblocks) {
+		uint32_t he = end >> 3, we;
+		if (he == h0)
+			we = w0;
+		else if (he == h0 + 1u && have1)
+			we = w1; /* a long run's length halfword never holds `end` (it is interior) */
+		else
+			we = AGB_LD16(t->m, map_hw(t, end));
+		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
+	}
+
+	/* The run's outer entries become the new free run's first/last entries unless a neighbour's
+	 * already are; inner entries are left as they are (nobody reads them). */
+	int dirty0 = 0;
+	if (!left) {
+		w0 &= ~(3u << ((b & 7u) << 1));
+		dirty0 = 1;
+	}
+	if (!right) {
+		uint32_t z = end - 1u, hz = z >> 3;
+		uint32_t mz = ~(3u << ((z & 7u) << 1));
+		if (hz == h0) {
+			w0 &= mz;
+			dirty0 = 1;
+		} else if (hz == h0 + 1u && have1) {
+			AGB_ST16(t->m, a0 + 2u, w1 & mz);
+		} else {
+			map_set(t, z, E_FREE);
+		}
+	}
+	if (dirty0)
+		AGB_ST16(t->m, a0, w0);
+
+	uint32_t start = b, size = len;
+	t->free_blocks += len;
+	if (left) {
+		uint32_t ls = ld(t, b - 1u, N_SIZE);
+		start = b - ls;
+		size += ls;
+		tree_remove(t, start);
+		runs_drop(t, ls);
+	}
+	if (right) {
+		uint32_t rs = ld(t, end, N_SIZE);
+		size += rs;
+		tree_remove(t, end);
+		runs_drop(t, rs);
+	}
+	make_free(t, start, size);
+}
+
+uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted)
+{
+	if (addr == AGB_NULL)
+		return agb_tree_alloc(t, size, 8u, granted);
+	if (size == 0u)
+		size = 1u;
+	if (size > (t->nblocks << 3)) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL;
+	}
+	uint32_t want = (size + 7u) >> 3;
+	uint32_t b = (addr - t->blocks) >> 3;
+	uint32_t w1 = 0;
+	int have1 = 0;
+	uint32_t len = used_len(t, b, AGB_LD16(t->m, map_hw(t, b)), &w1, &have1);
+	if (want == len) {
+		if (granted != NULL)
+			*granted = len << 3;
+		return addr;
+	}
+	uint32_t end = b + len;
+	uint32_t rs = 0;
+	if (end < t->nblocks && ((AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) ==
+					E_FREE)
+		rs = ld(t, end, N_SIZE);
+
+	if (want < len || len + rs >= want) {
+		/* In place: [b, b+want) stays used, the rest of [b, end+rs) is one free run. */
+		if (rs != 0u) {
+			tree_remove(t, end);
+			runs_drop(t, rs);
+		}
+		uint32_t rest = len + rs - want;
+		mark_used(t, b, want, rest != 0u);
+		if (rs == 0u && want + 1u < len)
+			map_set(t, end - 1u, E_FREE);
+		t->free_blocks = t->free_blocks + len - want;
+		if (rest != 0u)
+			make_free(t, b + want, rest);
+		if (granted != NULL)
+			*granted = want << 3;
+		return addr;
+	}
+
+	uint32_t g;
+	uint32_t to = agb_tree_alloc(t, size, 8u, &g);
+	if (to == AGB_NULL) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL;
+	}
+	for (uint32_t off = 0; off < (len << 3); off += 4u)
+		AGB_ST32(t->m, to + off, AGB_LD32(t->m, addr + off));
+	agb_tree_free(t, addr);
+	if (granted != NULL)
+		*granted = g;
+	return to;
+}
+
+void agb_tree_stats(agb_tree *t, struct agb_heap_stats *out)
+{
+	out->free_bytes = t->free_blocks << 3;
+	out->free_runs = t->free_runs;
+	out->free_sq_sum = t->free_sq << 6;
+	/* The largest key is the rightmost node; keys order by size first. */
+	uint32_t largest = 0;
+	uint32_t y = AGB_PEEK16(t->m, t->base + HDR_ROOT);
+	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
+		largest = pk(t, y, N_SIZE);
+		y = pk(t, y, N_LARGER);
+	}
+	out->largest_free = largest << 3;
+}
+
+void agb_tree_walk(agb_tree *t, agb_walk_fn fn, void *ctx)
+{
+	fn(ctx, t->base, t->meta_bytes, AGB_RUN_META);
+	uint32_t b = 0;
+	while (b < t->nblocks) {
+		uint32_t len;
+		enum agb_run_kind kind;
+		if (entry_peek(t, b) == E_FREE) {
+			len = pk(t, b, N_SIZE);
+			kind = AGB_RUN_FREE;
+		} else {
+			len = used_len_quiet(t, b);
+			kind = AGB_RUN_USED;
+		}
+		if (len == 0u || len > t->nblocks - b)
+			return; /* corrupt: check() says why */
+		fn(ctx, node(t, b), len << 3, kind);
+		b += len;
+	}
+	if (t->waste_bytes != 0u)
+		fn(ctx, node(t, t->nblocks), t->waste_bytes, AGB_RUN_META);
+}
+
+/* Whether node b with key (size, b) is reachable from the root by key search. */
+static int tree_holds(const agb_tree *t, uint32_t root, uint32_t b, uint32_t size)
+{
+	uint32_t y = root;
+	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
+		if (y == b)
+			return pk(t, y, N_SIZE) == size;
+		y = key_less(size, b, pk(t, y, N_SIZE), y) ? pk(t, y, N_SMALLER) : pk(t, y, N_LARGER);
+	}
+	return 0;
+}
+
+#define FAIL(msg)                                                                                  \
+	do {                                                                                       \
+		if (why != NULL)                                                                   \
+			*why = (msg);                                                              \
+		return 1;                                                                          \
+	} while (0)
+
+int agb_tree_check(agb_tree *t, const char **why)
+{
+	const uint32_t n = t->nblocks;
+	if (AGB_PEEK16(t->m, t->base + HDR_NBLOCKS) != n ||
+	    AGB_PEEK32(t->m, t->base + HDR_BLOCKS) != t->blocks)
+		FAIL("header does not match the pool");
+	const uint32_t root = AGB_PEEK16(t->m, t->base + HDR_ROOT);
+	if (root != NIL && root >= n)
+		FAIL("root index out of range");
+	if (root != NIL && pk(t, root, N_PARENT) != NIL)
+		FAIL("root has a parent");
+
+	/* Address order: map encoding, tags, coalescing, tree membership, counters. */
+	uint32_t runs = 0, fblocks = 0;
+	uint64_t sq = 0;
+	int prev_free = 0;
+	for (uint32_t b = 0; b < n;) {
+		uint32_t e = entry_peek(t, b), len;
+		if (e == E_FREE) {
+			if (prev_free)
+				FAIL("two adjacent free runs (not coalesced)");
+			len = pk(t, b, N_SIZE);
+			if (len == 0u || len > n - b)
+				FAIL("free run size out of range");
+			if (entry_peek(t, b + len - 1u) != E_FREE)
+				FAIL("last map entry of a free run is not free");
+			if (pk(t, b + len - 1u, N_SIZE) != len)
+				FAIL("boundary tag disagrees with the node size");
+			if (!tree_holds(t, root, b, len))
+				FAIL("free run not found in the tree");
+			runs++;
+			fblocks += len;
+			sq += len * len;
+			prev_free = 1;
+		} else {
+			if (e == E_END) {
+				len = 1;
+			} else if (e == E_LONG) {
+				len = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+				if (len > n - b)
+					FAIL("long used run runs past the pool");
+				if (!is_long(b, len))
+					FAIL("long used run too short for its encoding");
+				if (entry_peek(t, b + len - 1u) != E_END)
+					FAIL("long used run does not end with an end entry");
+			} else {
+				len = 0;
+				for (uint32_t i = b;; i++) {
+					if (i >= n)
+						FAIL("short used run runs past the pool");
+					uint32_t ei = entry_peek(t, i);
+					len++;
+					if (ei == E_END)
+						break;
+					if (ei != E_USED)
+						FAIL("bad map entry inside a short used run");
+				}
+				if (is_long(b, len))
+					FAIL("long used run encoded as short");
+			}
+			prev_free = 0;
+		}
+		b += len;
+	}
+
+	/* Tree shape: in-order keys strictly increase, links agree, priorities form a heap. */
+	uint32_t count = 0, steps = 0;
+	uint32_t x = root, prev = NIL, prev_size = 0;
+	if (x != NIL) {
+		for (uint32_t l; (l = pk(t, x, N_SMALLER)) != NIL; x = l) {
+			if (l >= n || pk(t, l, N_PARENT) != x)
+				FAIL("broken smaller link");
+			if (++steps > 4u * n)
+				FAIL("tree walk does not terminate");
+		}
+	}
+	while (x != NIL) {
+		uint32_t size = pk(t, x, N_SIZE);
+		if (prev != NIL && !key_less(prev_size, prev, size, x))
+			FAIL("tree keys out of order");
+		if (entry_peek(t, x) != E_FREE)
+			FAIL("tree node is not a free block");
+		if (++count > runs)
+			FAIL("tree has more nodes than free runs");
+		prev = x;
+		prev_size = size;
+		uint32_t l = pk(t, x, N_SMALLER), r = pk(t, x, N_LARGER);
+		if (l != NIL && (l >= n || prio(l) > prio(x)))
+			FAIL("treap priority order violated");
+		if (r != NIL && (r >= n || prio(r) > prio(x)))
+			FAIL("treap priority order violated");
+		if (r != NIL) {
+			if (pk(t, r, N_PARENT) != x)
+				FAIL("broken larger link");
+			x = r;
+			for (uint32_t c; (c = pk(t, x, N_SMALLER)) != NIL; x = c) {
+				if (c >= n || pk(t, c, N_PARENT) != x)
+					FAIL("broken smaller link");
+				if (++steps > 4u * n)
+					FAIL("tree walk does not terminate");
+			}
+		} else {
+			uint32_t p;
+			for (;;) {
+				p = pk(t, x, N_PARENT);
+				if (p != NIL && p >= n)
+					FAIL("parent index out of range");
+				if (p == NIL || pk(t, p, N_LARGER) != x)
+					break;
+				x = p;
+				if (++steps > 4u * n)
+					FAIL("tree walk does not terminate");
+			}
+			x = p;
+		}
+	}
+	if (count != runs)
+		FAIL("tree has fewer nodes than free runs");
+	if (fblocks != t->free_blocks || runs != t->free_runs || sq != t->free_sq)
+		FAIL("observation counters disagree with a recount");
+	return 0;
+}
+
+uint32_t agb_tree_overhead_bytes(const agb_tree *t)
+{
+	return t->meta_bytes + t->waste_bytes;
+}
+
+/* ---- core table ----------------------------------------------------------------------------- */
+
+static int core_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	return agb_tree_init(state, m, cfg->arena_addr, cfg->arena_bytes);
+}
+
+static uint32_t core_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return agb_tree_alloc(state, size, align, granted);
+}
+
+static void core_free(void *state, uint32_t addr)
+{
+	agb_tree_free(state, addr);
+}
+
+static uint32_t core_realloc(void *state, uint32_t addr, uint32_t size, uint32_t *granted)
+{
+	return agb_tree_realloc(state, addr, size, granted);
+}
+
+static void core_stats(void *state, struct agb_heap_stats *out)
+{
+	agb_tree_stats(state, out);
+}
+
+static void core_walk(void *state, agb_walk_fn fn, void *ctx)
+{
+	agb_tree_walk(state, fn, ctx);
+}
+
+static int core_check(void *state, const char **why)
+{
+	return agb_tree_check(state, why);
+}
+
+static uint32_t core_overhead(void *state)
+{
+	return agb_tree_overhead_bytes(state);
+}
+
+const struct agb_heap_core agb_tree_core = {
+	.name = "tree",
+	.summary = "best fit over 8-byte blocks: 2-bit map, treap of free runs inside the runs",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM) |
+		  AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
+	.unit = 8,
+	.state_bytes = sizeof(agb_tree),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = core_free,
+	.realloc = core_realloc,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead,
+	/* Rough starting values (3 cycles of instruction work per access); fitted against mGBA. */
+	.model = {.alloc_base = 60, .free_base = 50, .realloc_base = 80, .per_access = 48},
+};
