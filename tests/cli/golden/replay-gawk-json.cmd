@@ -1,0 +1,1 @@
+replay traces/ewram/gawk-events.json --format=json
