@@ -72,6 +72,7 @@ enum agb_event_status {
 /* Detail bits for *result of event(). */
 #define AGB_EVENT_RESULT_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
 #define AGB_EVENT_RESULT_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
+#define AGB_EVENT_RESULT_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
 
 struct agb_heap_core {
 	const char *name;    /* --allocator= name */

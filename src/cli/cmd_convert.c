@@ -8,14 +8,26 @@
 #include "cli/agbsim.h"
 #include "cli/options.h"
 #include "trace/mtrace.h"
+#include "trace/tiled.h"
+#include "trace/trace_load.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim convert IN -o OUT [--from mtrace] [OPTIONS]\n\n"
-		"Turns a recording into a v1 trace (JSON).\n\n"
+		"Usage: agbsim convert IN -o OUT [--from mtrace|tiled|csv] [OPTIONS]\n\n"
+		"Turns a recording or a level map into a v1 trace (JSON).\n\n"
 		"Sources:\n"
-		"  --from mtrace        a glibc mtrace log (record one with scripts/record-mtrace)\n\n"
+		"  --from mtrace        a glibc mtrace log (record one with scripts/record-mtrace)\n"
+		"  --from tiled         a Tiled JSON map: a bg_vram tile-streaming trace of a camera\n"
+		"                       scrolling through it (each tile layer is a BG layer)\n"
+		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n\n"
+		"Map options (tiled, csv):\n"
+		"  --path=PATH          camera path: right (default), left, pingpong, down, diagonal\n"
+		"  --speed=PX           camera speed, 1..8 px per frame (default 8, the seed's maximum)\n"
+		"  --frames=N           camera moves (default: one pass; pingpong and diagonal: there and back)\n"
+		"  --bpp=4|8            depth of every layer (default 4)\n"
+		"  --layer-bpp=L:B,...  depth per layer by name, e.g. Background:8,Ground:4\n"
+		"  --cell=PX            csv: cell size in px, a multiple of 8 (default 8)\n\n"
 		"Options:\n"
 		"  -o, --output=OUT     trace to write ('-' for stdout); written whole or not at all\n"
 		"  --name=NAME          the trace's name\n"
@@ -24,6 +36,145 @@ static void usage(FILE *out)
 		"  --skip=N             drop the first N recorded events (program start-up)\n"
 		"  --max-live=BYTES     end the trace before live bytes would exceed BYTES\n"
 		"  -h, --help           show this help\n");
+}
+
+/* Reads a whole file (or stdin for "-") into a malloc'd buffer. Returns 0 or -1 (errno set). */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 65536, n = 0;
+	char *buf = NULL;
+	if (in == NULL)
+		return -1;
+	for (;;) {
+		char *b = realloc(buf, cap + 1u);
+		size_t got;
+		if (b == NULL) {
+			free(buf);
+			if (in != stdin)
+				fclose(in);
+			errno = ENOMEM;
+			return -1;
+		}
+		buf = b;
+		got = fread(buf + n, 1, cap - n, in);
+		n += got;
+		if (n < cap)
+			break;
+		cap *= 2u;
+	}
+	if (ferror(in)) {
+		int e = errno;
+		free(buf);
+		if (in != stdin)
+			fclose(in);
+		errno = e;
+		return -1;
+	}
+	if (in != stdin)
+		fclose(in);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Parses "Name:8,Other:4" into a malloc'd array. Layer names may contain anything but ','; the
+ * depth follows the last ':'. Returns 0 or -1. */
+static int parse_layer_bpp(char *spec, struct agb_layer_bpp **out, size_t *count)
+{
+	size_t n = 1;
+	char *save = NULL;
+	for (const char *c = spec; *c != '\0'; c++)
+		n += *c == ',';
+	*out = calloc(n, sizeof **out);
+	*count = 0;
+	if (*out == NULL)
+		return -1;
+	for (char *item = strtok_r(spec, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		char *colon = strrchr(item, ':');
+		uint32_t bpp;
+		if (colon == NULL || colon == item || agbsim_parse_u32(colon + 1, &bpp) != 0 ||
+		    (bpp != 4u && bpp != 8u))
+			return -1;
+		*colon = '\0';
+		(*out)[*count].name = item;
+		(*out)[(*count)++].bpp = bpp;
+	}
+	return *count == 0 ? -1 : 0;
+}
+
+/* Map (Tiled JSON or CSV) to a streaming trace, written through a temporary file. */
+static int convert_map(const char *in_path, const char *out_path, int csv, uint32_t cell_px,
+		       const struct agb_stream_options *so)
+{
+	struct agb_tilemap map;
+	struct agb_diag diag;
+	struct agb_trace t;
+	struct agb_event *events = NULL;
+	char *text = NULL, tmp[4096], err[512];
+	size_t len = 0;
+	uint32_t refs = 0, peak = 0, live = 0;
+	FILE *out;
+	int rc, bad;
+
+	if (slurp(in_path, &text, &len) != 0) {
+		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
+		return AGBSIM_EXIT_IO;
+	}
+	rc = csv ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
+		 : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
+	free(text);
+	if (rc != AGB_LOAD_OK) {
+		char msg[1024];
+		agb_diag_format(&diag, msg, sizeof msg);
+		agbsim_error("%s", msg);
+		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+	}
+	rc = agb_tilemap_stream(&map, so, &t, &events, err, sizeof err);
+	if (rc != 0) {
+		agbsim_error("%s: %s", in_path, err);
+		agb_tilemap_release(&map);
+		return strcmp(err, "out of memory") == 0 ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+	}
+	for (uint32_t i = 0; i < t.event_count; i++) {
+		if (events[i].op == AGB_OP_REF) {
+			refs++;
+			if (++live > peak)
+				peak = live;
+		} else if (events[i].op == AGB_OP_UNREF) {
+			live--;
+		}
+	}
+	snprintf(tmp, sizeof tmp, "%s.part", out_path);
+	out = strcmp(out_path, "-") == 0 ? stdout : fopen(tmp, "w");
+	if (out == NULL) {
+		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
+		free(events);
+		agb_tilemap_release(&map);
+		return AGBSIM_EXIT_IO;
+	}
+	bad = agb_trace_write_json(out, &t) != 0;
+	if (out != stdout) {
+		bad |= fclose(out) != 0;
+		if (!bad && rename(tmp, out_path) != 0)
+			bad = 1;
+		if (bad)
+			remove(tmp);
+	} else {
+		bad |= fflush(out) != 0;
+	}
+	if (bad)
+		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
+	else
+		fprintf(stderr,
+			"agbsim: %s: %ux%u cells of %u px, %u layers: %u events, %u frames, %u refs, "
+			"at most %u tiles on the screen maps\n",
+			out_path, map.width, map.height, map.cell_px, map.layer_count, t.event_count,
+			t.frame_count, refs, peak);
+	free(events);
+	agb_tilemap_release(&map);
+	return bad ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
 
 /* Writes through a temporary file beside OUT, renamed when complete. */
@@ -83,14 +234,20 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"name", required_argument, NULL, 'n'},   {"source", required_argument, NULL, 's'},
 		{"arena-bytes", required_argument, NULL, 'b'}, {"skip", required_argument, NULL, 'k'},
 		{"max-live", required_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'},
+		{"path", required_argument, NULL, 'P'},     {"speed", required_argument, NULL, 'S'},
+		{"frames", required_argument, NULL, 'N'},   {"bpp", required_argument, NULL, 'B'},
+		{"layer-bpp", required_argument, NULL, 'Y'}, {"cell", required_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *from = "mtrace", *out = NULL;
 	struct agb_mtrace_options mo;
-	uint32_t v;
-	int opt;
+	struct agb_stream_options so;
+	struct agb_layer_bpp *layer_bpp = NULL;
+	uint32_t v, cell_px = 8;
+	int opt, rc, map_opts = 0;
 
 	agb_mtrace_options_init(&mo);
+	agb_stream_options_init(&so);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -119,20 +276,72 @@ int agbsim_cmd_convert(int argc, char **argv)
 			else
 				mo.max_live = v;
 			break;
+		case 'P':
+			map_opts = 1;
+			if (agb_camera_path_parse(optarg, &so.path) != 0)
+				return agbsim_usage_error("convert",
+							  "--path wants right, left, pingpong, down or diagonal, not '%s'",
+							  optarg);
+			break;
+		case 'S':
+		case 'N':
+		case 'B':
+		case 'W':
+			map_opts = 1;
+			if (agbsim_parse_u32(optarg, &v) != 0)
+				return agbsim_usage_error("convert", "'%s' is not a non-negative integer", optarg);
+			if (opt == 'S' && (v < 1u || v > 8u))
+				return agbsim_usage_error("convert", "--speed wants 1..8 px per frame, not %u", v);
+			if (opt == 'B' && v != 4u && v != 8u)
+				return agbsim_usage_error("convert", "--bpp wants 4 or 8, not %u", v);
+			if (opt == 'W' && (v < 8u || v > 256u || v % 8u != 0))
+				return agbsim_usage_error("convert", "--cell wants a multiple of 8 up to 256, not %u", v);
+			if (opt == 'S')
+				so.speed = v;
+			else if (opt == 'N')
+				so.frames = v;
+			else if (opt == 'B')
+				so.bpp = v;
+			else
+				cell_px = v;
+			break;
+		case 'Y':
+			map_opts = 1;
+			free(layer_bpp);
+			if (parse_layer_bpp(optarg, &layer_bpp, &so.layer_bpp_count) != 0) {
+				free(layer_bpp);
+				return agbsim_usage_error("convert",
+							  "--layer-bpp wants NAME:4|8[,NAME:4|8...], not '%s'", optarg);
+			}
+			so.layer_bpp = layer_bpp;
+			break;
 		case 'h':
+			free(layer_bpp);
 			usage(stdout);
 			return AGBSIM_EXIT_OK;
 		case ':':
+			free(layer_bpp);
 			return agbsim_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
 		default:
+			free(layer_bpp);
 			return agbsim_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	rc = -1;
 	if (optind != argc - 1)
-		return agbsim_usage_error("convert", "exactly one input file expected");
-	if (out == NULL)
-		return agbsim_usage_error("convert", "no output given (-o OUT)");
-	if (strcmp(from, "mtrace") == 0)
-		return convert_mtrace(argv[optind], out, &mo);
-	return agbsim_usage_error("convert", "unknown source format '%s' (mtrace)", from);
+		rc = agbsim_usage_error("convert", "exactly one input file expected");
+	else if (out == NULL)
+		rc = agbsim_usage_error("convert", "no output given (-o OUT)");
+	else if (strcmp(from, "tiled") == 0 || strcmp(from, "csv") == 0) {
+		so.name = mo.name;
+		so.source = mo.source;
+		rc = convert_map(argv[optind], out, strcmp(from, "csv") == 0, cell_px, &so);
+	} else if (map_opts && strcmp(from, "mtrace") == 0)
+		rc = agbsim_usage_error("convert", "map options need --from tiled or --from csv");
+	else if (strcmp(from, "mtrace") == 0)
+		rc = convert_mtrace(argv[optind], out, &mo);
+	else
+		rc = agbsim_usage_error("convert", "unknown source format '%s' (mtrace, tiled, csv)", from);
+	free(layer_bpp);
+	return rc;
 }

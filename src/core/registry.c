@@ -5,6 +5,7 @@
 
 const struct agb_heap_core *const agb_heap_cores[] = {
 	&agb_tree_core,
+	&agb_tiles_core,
 	NULL,
 };
 
@@ -27,6 +28,7 @@ const struct agb_heap_core *agb_heap_core_find(const char *name)
 
 const struct agb_heap_core *agb_heap_core_default(enum agb_arena arena)
 {
-	(void)arena;
+	if (arena == AGB_ARENA_BG_VRAM)
+		return &agb_tiles_core;
 	return &agb_tree_core;
 }

@@ -293,6 +293,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			if (r == AGB_EVENT_FAILED) {
 				o.outcome = AGB_OUTCOME_FAILED;
 				out->failures++;
+			} else if ((o.result & AGB_EVENT_RESULT_SKIPPED) != 0) {
+				o.outcome = AGB_OUTCOME_SKIPPED;
 			}
 			o.requested = ev->size;
 			break;

@@ -1,0 +1,553 @@
+/* `tiles`: BG tile manager with shared 4bpp/8bpp pairs (see include/agb/tiles.h). */
+#include "agb/tiles.h"
+
+#include <stddef.h>
+
+#include "agb/trace.h"
+
+/* refc[] encodings. Counts stay below bit 15; everything with bit 15 set is not a count. */
+#define COUNT_MAX 0x7FFEu
+#define FREE_BIT 0x8000u
+#define LINK(n) (FREE_BIT | (n))  /* free block on a list; n = next block or END */
+#define END 0x7FFFu               /* end of a list (as a link: 0xFFFF) */
+#define RESERVED 0xFFFCu          /* pair 0: the transparent tile */
+#define PAIR_TAIL 0xFFFDu         /* odd block of a free pair that sits on list-a or list-b */
+#define TAIL8 0xFFFEu             /* odd block of a used 8bpp tile */
+#define UNUSED 0xFFFFu            /* rom2ram: not resident; ram2rom: no link */
+#define IS_LINK(v) (((v) & FREE_BIT) != 0 && ((v) & END) < 0x7FF0u) /* links name blocks < 2048 */
+#define IS_LINK_OR_END(v) (((v) & FREE_BIT) != 0 && (((v) & END) == END || ((v) & END) < 0x7FF0u))
+
+/* Head offsets in the meta area. */
+#define HEAD_A 0u
+#define HEAD_B 2u
+#define HEAD_C 4u
+
+struct tiles {
+	agb_machine *m;
+	uint32_t vram;      /* arena base: block 0 */
+	uint32_t blocks;    /* tile blocks B */
+	uint32_t shared;    /* blocks that take 4bpp tiles: min(B, 1024) */
+	uint32_t maps_addr; /* screen maps */
+	uint32_t maps_bytes;
+	uint32_t arena_bytes;
+	uint32_t meta;      /* heads */
+	uint32_t refc;      /* refc[B] */
+	uint32_t r2r;       /* ram2rom[B] */
+	uint32_t map4;      /* rom2ram4[N] */
+	uint32_t map8;      /* rom2ram8[N] */
+	uint32_t rom_tiles; /* N */
+	uint32_t rom4, rom8;
+	uint32_t meta_bytes;
+};
+
+_Static_assert(sizeof(struct tiles) <= AGB_HEAP_STATE_MAX, "state too large");
+
+/* Address helpers: every metadata word is 16-bit, so one halfword access each. */
+static inline uint32_t ld(const struct tiles *t, uint32_t a)
+{
+	return AGB_LD16(t->m, a);
+}
+static inline void st(const struct tiles *t, uint32_t a, uint32_t v)
+{
+	AGB_ST16(t->m, a, v);
+}
+static inline uint32_t rc_at(const struct tiles *t, uint32_t b)
+{
+	return t->refc + 2u * b;
+}
+static inline uint32_t r2r_at(const struct tiles *t, uint32_t b)
+{
+	return t->r2r + 2u * b;
+}
+static inline uint32_t map_at(const struct tiles *t, uint32_t rom, uint32_t bpp)
+{
+	return (bpp == 8u ? t->map8 : t->map4) + 2u * rom;
+}
+
+static int init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	struct tiles *t = state;
+	uint32_t maps = (cfg->flags >> 24) & 0xFu;
+	uint32_t rom = (cfg->flags >> 16) & 0xFFu;
+	uint32_t tile_bytes;
+
+	maps = maps == 0 ? AGB_TILES_DEFAULT_MAPS : maps - 1u;
+	rom = rom == 0 ? AGB_TILES_DEFAULT_ROM_TILES : rom * 256u;
+	/* Screen-map entries name tiles relative to a 16 KiB-aligned char base: the arena must
+	 * start at one, and the whole BG VRAM is the most a layer can see. */
+	if ((cfg->arena_addr & 0x3FFFu) != 0 || cfg->arena_addr < MEM_VRAM_BG ||
+	    cfg->arena_addr >= MEM_VRAM_BG + VRAM_BG_SIZE)
+		return AGB_HEAP_BAD_ALIGNMENT;
+	if (cfg->arena_bytes > VRAM_BG_SIZE - (cfg->arena_addr - MEM_VRAM_BG))
+		return AGB_HEAP_ARENA_TOO_LARGE;
+	if (cfg->arena_bytes < maps * AGB_TILES_MAP_BYTES + 128u)
+		return AGB_HEAP_ARENA_TOO_SMALL; /* not even one pair beside the transparent one */
+	tile_bytes = (cfg->arena_bytes - maps * AGB_TILES_MAP_BYTES) & ~63u;
+	/* Screen maps need 2 KiB alignment: put them on the top 2 KiB boundaries of the arena. */
+	t->maps_bytes = maps * AGB_TILES_MAP_BYTES;
+	t->maps_addr = (cfg->arena_addr + cfg->arena_bytes - t->maps_bytes) & ~(AGB_TILES_MAP_BYTES - 1u);
+	if (t->maps_addr < cfg->arena_addr + tile_bytes)
+		tile_bytes = (t->maps_addr - cfg->arena_addr) & ~63u;
+	if (tile_bytes < 128u)
+		return AGB_HEAP_ARENA_TOO_SMALL;
+
+	t->m = m;
+	t->vram = cfg->arena_addr;
+	t->arena_bytes = cfg->arena_bytes;
+	t->blocks = tile_bytes / AGB_TILES_BLOCK_BYTES;
+	t->shared = t->blocks < AGB_TILES_SHARED_BLOCKS ? t->blocks : AGB_TILES_SHARED_BLOCKS;
+	t->rom_tiles = rom;
+	t->rom4 = AGB_TILES_ROM4_ADDR;
+	t->rom8 = AGB_TILES_ROM8_ADDR;
+	t->meta_bytes = AGB_TILES_META_BYTES(t->blocks, rom);
+	if (cfg->meta_addr == AGB_NULL || (cfg->meta_addr & 3u) != 0 || cfg->meta_bytes < t->meta_bytes)
+		return AGB_HEAP_META_TOO_SMALL;
+	t->meta = cfg->meta_addr;
+	t->refc = t->meta + 8u;
+	t->r2r = t->refc + 2u * t->blocks;
+	t->map4 = t->r2r + 2u * t->blocks;
+	t->map8 = t->map4 + 2u * rom;
+
+	/* Free lists in ascending order, so tiles fill VRAM from the bottom (easy to read in the
+	 * viewer). Every even block heads a pair on list-a or list-b; odd blocks are pair tails. */
+	st(t, rc_at(t, 0), RESERVED);
+	st(t, rc_at(t, 1), RESERVED);
+	st(t, r2r_at(t, 0), 0);
+	st(t, r2r_at(t, 1), UNUSED);
+	for (uint32_t b = 2; b < t->blocks; b += 2u) {
+		uint32_t next = b + 2u;
+		if (next == t->shared || next >= t->blocks)
+			next = END;
+		st(t, rc_at(t, b), LINK(next));
+		st(t, rc_at(t, b + 1u), PAIR_TAIL);
+		st(t, r2r_at(t, b), UNUSED);
+		st(t, r2r_at(t, b + 1u), UNUSED);
+	}
+	st(t, t->meta + HEAD_A, t->shared > 2u ? 2u : END);
+	st(t, t->meta + HEAD_B, t->blocks > t->shared ? t->shared : END);
+	st(t, t->meta + HEAD_C, END);
+	st(t, t->meta + 6u, 0);
+	/* Word stores: the maps are 2 N halfwords and N is a multiple of 256. */
+	for (uint32_t a = t->map4; a < t->map8 + 2u * rom; a += 4u)
+		AGB_ST32(m, a, 0xFFFFFFFFu);
+	/* The transparent tile (64 bytes of colour 0, for both depths) and empty screen maps. */
+	for (uint32_t a = 0; a < 64u; a += 4u)
+		AGB_ST32(m, t->vram + a, 0);
+	for (uint32_t a = 0; a < t->maps_bytes; a += 4u)
+		AGB_ST32(m, t->maps_addr + a, 0);
+	return AGB_HEAP_OK;
+}
+
+/* Pops a pair or single off the list whose head is at `head`. List-c keeps prev links in
+ * ram2rom, so the new first element's prev is cleared; lists a and b are singly linked. */
+static uint32_t pop(const struct tiles *t, uint32_t head, int doubly)
+{
+	uint32_t b = ld(t, head);
+	uint32_t next;
+	if (b == END)
+		return END;
+	next = ld(t, rc_at(t, b)) & END;
+	st(t, head, next);
+	if (doubly && next != END)
+		st(t, r2r_at(t, next), UNUSED);
+	return b;
+}
+
+static void push_c(const struct tiles *t, uint32_t b)
+{
+	uint32_t head = ld(t, t->meta + HEAD_C);
+	st(t, rc_at(t, b), LINK(head));
+	st(t, r2r_at(t, b), UNUSED);
+	if (head != END)
+		st(t, r2r_at(t, head), b);
+	st(t, t->meta + HEAD_C, b);
+}
+
+/* Unlinks block b from list-c in O(1): that is what the prev links are for. `link` is refc[b]. */
+static void unlink_c(const struct tiles *t, uint32_t b, uint32_t link)
+{
+	uint32_t next = link & END;
+	uint32_t prev = ld(t, r2r_at(t, b));
+	if (prev == UNUSED)
+		st(t, t->meta + HEAD_C, next);
+	else
+		st(t, rc_at(t, prev), LINK(next));
+	if (next != END)
+		st(t, r2r_at(t, next), prev);
+}
+
+/* A free pair goes back to list-a in the shared half and to list-b above it. */
+static void push_pair(const struct tiles *t, uint32_t b)
+{
+	uint32_t head = t->meta + (b < t->shared ? HEAD_A : HEAD_B);
+	st(t, rc_at(t, b), LINK(ld(t, head)));
+	st(t, rc_at(t, b + 1u), PAIR_TAIL);
+	st(t, head, b);
+}
+
+/* The real per-upload cost: the tile's bytes read from ROM and stored to VRAM a word at a time
+ * (what an ldmia/stmia loop or DMA does; VRAM takes no byte stores). */
+static void upload(const struct tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
+{
+	uint32_t bytes = bpp * 8u;
+	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
+	uint32_t dst = t->vram + block * AGB_TILES_BLOCK_BYTES;
+	for (uint32_t i = 0; i < bytes; i += 4u)
+		AGB_ST32(t->m, dst + i, AGB_LD32(t->m, src + i));
+}
+
+uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *uploaded)
+{
+	struct tiles *t = state;
+	uint32_t map, b, c;
+
+	*uploaded = 0;
+	if (rom_tile == 0)
+		return 0; /* the transparent tile: no bookkeeping at all */
+	if (rom_tile >= t->rom_tiles)
+		return 0xFFFEu;
+	map = map_at(t, rom_tile, bpp);
+	b = ld(t, map);
+	if (b != UNUSED) {
+		/* Already in VRAM: the common case when scrolling, three accesses. */
+		c = ld(t, rc_at(t, b));
+		if (c >= COUNT_MAX)
+			return 0xFFFEu;
+		st(t, rc_at(t, b), c + 1u);
+		return b;
+	}
+	if (bpp == 8u) {
+		/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
+		b = pop(t, t->meta + HEAD_B, 0);
+		if (b == END)
+			b = pop(t, t->meta + HEAD_A, 0);
+		if (b == END)
+			return 0xFFFFu;
+		st(t, rc_at(t, b + 1u), TAIL8);
+	} else {
+		/* A leftover single first, so pairs stay whole for 8bpp tiles. */
+		b = pop(t, t->meta + HEAD_C, 1);
+		if (b == END) {
+			b = pop(t, t->meta + HEAD_A, 0);
+			if (b == END)
+				return 0xFFFFu;
+			push_c(t, b + 1u);
+		}
+	}
+	st(t, rc_at(t, b), 1);
+	st(t, r2r_at(t, b), rom_tile);
+	st(t, map, b);
+	upload(t, rom_tile, bpp, b);
+	*uploaded = 1;
+	return b;
+}
+
+int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp)
+{
+	struct tiles *t = state;
+	uint32_t c, partner, pc;
+
+	if (block < 2u)
+		return 0;
+	c = ld(t, rc_at(t, block));
+	if (c > 1u) {
+		st(t, rc_at(t, block), c - 1u);
+		return 0;
+	}
+	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
+	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), UNUSED);
+	if (bpp == 8u) {
+		push_pair(t, block);
+		return 1;
+	}
+	/* 4bpp: if the other half of the pair is a free single, the pair is whole again. */
+	partner = block ^ 1u;
+	pc = ld(t, rc_at(t, partner));
+	if ((pc & FREE_BIT) != 0) {
+		unlink_c(t, partner, pc);
+		push_pair(t, block & ~1u);
+	} else {
+		push_c(t, block);
+	}
+	return 1;
+}
+
+void agb_tiles_set_rom(void *state, uint32_t rom4_addr, uint32_t rom8_addr)
+{
+	struct tiles *t = state;
+	t->rom4 = rom4_addr;
+	t->rom8 = rom8_addr;
+}
+
+static int event(void *state, const struct agb_event *ev, uint32_t *result)
+{
+	struct tiles *t = state;
+	uint32_t b;
+	int up;
+
+	*result = 0;
+	switch ((enum agb_op)ev->op) {
+	case AGB_OP_FRAME:
+		return AGB_EVENT_DONE;
+	case AGB_OP_REF:
+		if (ev->size != 4u && ev->size != 8u)
+			return AGB_EVENT_BAD;
+		b = agb_tiles_ref(state, ev->id, ev->size, &up);
+		if (b == 0xFFFFu)
+			return AGB_EVENT_FAILED;
+		if (b == 0xFFFEu)
+			return AGB_EVENT_BAD;
+		if (up)
+			*result = AGB_EVENT_RESULT_UPLOADED;
+		return AGB_EVENT_DONE;
+	case AGB_OP_UNREF:
+		if (ev->size != 4u && ev->size != 8u)
+			return AGB_EVENT_BAD;
+		if (ev->id == 0)
+			return AGB_EVENT_DONE;
+		if (ev->id >= t->rom_tiles)
+			return AGB_EVENT_BAD;
+		/* The lookup stands in for the game reading the RAM index from its screen map. */
+		b = ld(t, map_at(t, ev->id, ev->size));
+		if (b == UNUSED) {
+			/* No live upload: every ref still outstanding for this tile failed, so this
+			 * unref belongs to a failed one (the loader has ruled out unmatched unrefs). */
+			*result = AGB_EVENT_RESULT_SKIPPED;
+			return AGB_EVENT_DONE;
+		}
+		if (agb_tiles_unref_block(state, b, ev->size))
+			*result = AGB_EVENT_RESULT_RELEASED;
+		return AGB_EVENT_DONE;
+	default:
+		return AGB_EVENT_UNSUPPORTED;
+	}
+}
+
+/* What one block is, for stats, walk and check. */
+enum block_kind { BK_FREE, BK_USED4, BK_USED8_HEAD, BK_USED8_TAIL, BK_RESERVED, BK_BAD };
+
+static enum block_kind kind_of(const struct tiles *t, uint32_t b)
+{
+	uint32_t v = AGB_PEEK16(t->m, rc_at(t, b));
+	if (v == RESERVED)
+		return BK_RESERVED;
+	if (v == TAIL8)
+		return BK_USED8_TAIL;
+	if (v == PAIR_TAIL || IS_LINK_OR_END(v))
+		return BK_FREE;
+	if (v == 0 || v > COUNT_MAX)
+		return BK_BAD;
+	if ((b & 1u) == 0 && b + 1u < t->blocks && AGB_PEEK16(t->m, rc_at(t, b + 1u)) == TAIL8)
+		return BK_USED8_HEAD;
+	return BK_USED4;
+}
+
+static void stats(void *state, struct agb_heap_stats *out)
+{
+	struct tiles *t = state;
+	uint32_t run = 0;
+	*out = (struct agb_heap_stats){0};
+	for (uint32_t b = 0; b <= t->blocks; b++) {
+		if (b < t->blocks && kind_of(t, b) == BK_FREE) {
+			run += AGB_TILES_BLOCK_BYTES;
+			continue;
+		}
+		if (run != 0) {
+			out->free_bytes += run;
+			out->free_runs++;
+			out->free_sq_sum += (uint64_t)run * run;
+			if (run > out->largest_free)
+				out->largest_free = run;
+			run = 0;
+		}
+	}
+}
+
+static void walk(void *state, agb_walk_fn fn, void *ctx)
+{
+	struct tiles *t = state;
+	uint32_t start = 0;
+	enum agb_run_kind cur = AGB_RUN_USED;
+	for (uint32_t b = 0; b < t->blocks; b++) {
+		enum agb_run_kind k = kind_of(t, b) == BK_FREE ? AGB_RUN_FREE : AGB_RUN_USED;
+		if (k != cur) {
+			if (b > start)
+				fn(ctx, t->vram + start * AGB_TILES_BLOCK_BYTES,
+				   (b - start) * AGB_TILES_BLOCK_BYTES, cur);
+			start = b;
+			cur = k;
+		}
+	}
+	fn(ctx, t->vram + start * AGB_TILES_BLOCK_BYTES, (t->blocks - start) * AGB_TILES_BLOCK_BYTES,
+	   cur);
+	/* Bytes between the tiles and the maps (arena sizes that are not multiples of 2 KiB). */
+	if (t->maps_addr > t->vram + t->blocks * AGB_TILES_BLOCK_BYTES)
+		fn(ctx, t->vram + t->blocks * AGB_TILES_BLOCK_BYTES,
+		   t->maps_addr - (t->vram + t->blocks * AGB_TILES_BLOCK_BYTES), AGB_RUN_META);
+	if (t->maps_bytes != 0)
+		fn(ctx, t->maps_addr, t->maps_bytes, AGB_RUN_META);
+	if (t->maps_addr + t->maps_bytes < t->vram + t->arena_bytes)
+		fn(ctx, t->maps_addr + t->maps_bytes,
+		   t->vram + t->arena_bytes - (t->maps_addr + t->maps_bytes), AGB_RUN_META);
+}
+
+#define FAIL(msg)             \
+	do {                  \
+		*why = (msg); \
+		return 1;     \
+	} while (0)
+
+/* Walks one list: every element must be a free link of the right shape; returns its length,
+ * or B + 1 when it is longer than the pool (a cycle). */
+static uint32_t list_len(const struct tiles *t, uint32_t head_off, int kind, const char **why)
+{
+	uint32_t n = 0, prev = UNUSED;
+	uint32_t b = AGB_PEEK16(t->m, t->meta + head_off);
+	*why = NULL;
+	while (b != END) {
+		uint32_t v;
+		if (b >= t->blocks || n > t->blocks) {
+			*why = "tiles: free list leaves the pool or loops";
+			return 0;
+		}
+		v = AGB_PEEK16(t->m, rc_at(t, b));
+		if (!IS_LINK_OR_END(v)) {
+			*why = "tiles: block on a free list is not marked free";
+			return 0;
+		}
+		if (kind != 'c') {
+			if ((b & 1u) != 0 || AGB_PEEK16(t->m, rc_at(t, b + 1u)) != PAIR_TAIL) {
+				*why = "tiles: list-a/b entry is not a whole even pair";
+				return 0;
+			}
+			if ((kind == 'a') != (b < t->shared)) {
+				*why = "tiles: pair on the wrong list for its half";
+				return 0;
+			}
+		} else {
+			uint32_t pv = AGB_PEEK16(t->m, rc_at(t, b ^ 1u));
+			if (b >= t->shared) {
+				*why = "tiles: list-c entry outside the shared half";
+				return 0;
+			}
+			if ((pv & FREE_BIT) != 0) {
+				*why = "tiles: both halves of a pair free but not merged onto list-a";
+				return 0;
+			}
+			if (AGB_PEEK16(t->m, r2r_at(t, b)) != prev) {
+				*why = "tiles: list-c prev link broken";
+				return 0;
+			}
+		}
+		prev = b;
+		b = v & END;
+		n++;
+	}
+	return n;
+}
+
+static int check(void *state, const char **why)
+{
+	struct tiles *t = state;
+	uint32_t links = 0, pair_tails = 0, resident = 0, mapped = 0;
+
+	if (AGB_PEEK16(t->m, rc_at(t, 0)) != RESERVED || AGB_PEEK16(t->m, rc_at(t, 1)) != RESERVED)
+		FAIL("tiles: the transparent pair is not reserved");
+	for (uint32_t a = 0; a < 64u; a += 4u)
+		if (AGB_PEEK32(t->m, t->vram + a) != 0)
+			FAIL("tiles: the transparent tile is not all colour 0");
+	for (uint32_t b = 2; b < t->blocks; b++) {
+		uint32_t v = AGB_PEEK16(t->m, rc_at(t, b));
+		uint32_t rom, map;
+		switch (kind_of(t, b)) {
+		case BK_RESERVED:
+			FAIL("tiles: reserved marker outside pair 0");
+		case BK_BAD:
+			FAIL("tiles: zero or overflowed reference count");
+		case BK_USED8_TAIL:
+			if ((b & 1u) == 0 || kind_of(t, b - 1u) != BK_USED8_HEAD)
+				FAIL("tiles: 8bpp tail without its head");
+			break;
+		case BK_FREE:
+			if (v == PAIR_TAIL) {
+				uint32_t hv = AGB_PEEK16(t->m, rc_at(t, b - 1u));
+				if ((b & 1u) == 0 || !IS_LINK_OR_END(hv))
+					FAIL("tiles: pair tail whose head is not a free pair");
+				pair_tails++;
+			} else {
+				links++;
+			}
+			break;
+		case BK_USED4:
+		case BK_USED8_HEAD: {
+			uint32_t bpp = kind_of(t, b) == BK_USED8_HEAD ? 8u : 4u;
+			if (bpp == 4u && b >= t->shared)
+				FAIL("tiles: 4bpp tile outside the shared 32 KiB");
+			rom = AGB_PEEK16(t->m, r2r_at(t, b));
+			if (rom == 0 || rom >= t->rom_tiles)
+				FAIL("tiles: RAM->ROM entry out of range");
+			map = AGB_PEEK16(t->m, map_at(t, rom, bpp));
+			if (map != b)
+				FAIL("tiles: ROM->RAM and RAM->ROM maps disagree");
+			resident++;
+			break;
+		}
+		}
+	}
+	{
+		uint32_t na = list_len(t, HEAD_A, 'a', why), nb, nc;
+		if (*why != NULL)
+			return 1;
+		nb = list_len(t, HEAD_B, 'b', why);
+		if (*why != NULL)
+			return 1;
+		nc = list_len(t, HEAD_C, 'c', why);
+		if (*why != NULL)
+			return 1;
+		if (na + nb != pair_tails)
+			FAIL("tiles: free pairs and list-a/b lengths disagree");
+		if (na + nb + nc != links)
+			FAIL("tiles: a free block is on no list (or on two)");
+	}
+	/* Every ROM->RAM entry must belong to a resident tile (the other direction is above). */
+	for (uint32_t r = 0; r < 2u * t->rom_tiles; r++) {
+		uint32_t b = AGB_PEEK16(t->m, t->map4 + 2u * r);
+		if (b == UNUSED)
+			continue;
+		if (r == 0 || r == t->rom_tiles || b < 2u || b >= t->blocks)
+			FAIL("tiles: ROM->RAM entry points outside the tile blocks");
+		mapped++;
+	}
+	if (mapped != resident)
+		FAIL("tiles: stale ROM->RAM entry");
+	return 0;
+}
+
+static uint32_t overhead_bytes(void *state)
+{
+	const struct tiles *t = state;
+	/* Bookkeeping outside VRAM, the screen maps (VRAM that holds no tiles) and the reserved
+	 * transparent pair are all bytes the pool cannot hand out. */
+	return t->meta_bytes + (t->arena_bytes - t->blocks * AGB_TILES_BLOCK_BYTES) + 64u;
+}
+
+const struct agb_heap_core agb_tiles_core = {
+	.name = "tiles",
+	.summary = "BG tile manager: ref-counted ROM->VRAM tiles, shared 4bpp/8bpp pairs, O(1) (seed)",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
+	.unit = AGB_TILES_BLOCK_BYTES,
+	.state_bytes = sizeof(struct tiles),
+	.init = init,
+	.alloc = NULL,
+	.free = NULL,
+	.realloc = NULL,
+	.stats = stats,
+	.walk = walk,
+	.check = check,
+	.overhead_bytes = overhead_bytes,
+	.event = event,
+	/* Pre-calibration estimate for Thumb in ROM (not yet fitted against mGBA): about 10
+	 * instructions of call, dispatch and return, and half a cycle of address arithmetic per
+	 * counted access (the copy loop moves a word per access with ldmia/stmia). */
+	.model = {.alloc_base = 0, .free_base = 12, .realloc_base = 0, .per_access = 8},
+};

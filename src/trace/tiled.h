@@ -1,0 +1,88 @@
+/* Tile-streaming traces from level maps (Tiled JSON or a plain CSV grid of tile ids).
+ *
+ * A map cell of W px is (W/8)^2 GBA 8x8 tiles: ROM tile number (gid - 1) * (W/8)^2 + k + 1 for the
+ * k-th tile of the cell in row-major order, so ROM tile 0 stays the transparent tile; gid 0 (an
+ * empty cell) is transparent and never ref'd. The high three bits of a Tiled gid are flip flags
+ * and are masked off (0x1FFFFFFF): a flipped tile is the same tile data on the GBA too.
+ *
+ * Each tile layer is a BG layer with a 32x32-tile screen map used as a ring buffer: the map holds
+ * the 256x256 px window at the camera, slot (x mod 32, y mod 32) holding level tile (x, y). When
+ * the camera moves, every slot whose level tile changes gets an `unref` of the old tile and a
+ * `ref` of the new one -- what a scrolling engine does as it rewrites the column or row that
+ * scrolled in over the one that scrolled out. The first frame refs the whole window; a
+ * `["frame"]` follows each frame; after the last frame the level is torn down (all unref'd),
+ * so every trace is balanced. */
+#ifndef AGB_TRACE_TILED_H
+#define AGB_TRACE_TILED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agb/trace.h"
+#include "trace/trace_load.h"
+
+struct agb_tilemap_layer {
+	char *name;
+	uint32_t *gid; /* width * height cells, row-major, flip bits already masked */
+};
+
+struct agb_tilemap {
+	uint32_t width, height; /* cells */
+	uint32_t cell_px;       /* multiple of 8 */
+	uint32_t layer_count;
+	struct agb_tilemap_layer *layers;
+};
+
+enum agb_camera_path {
+	AGB_PATH_RIGHT,    /* along the bottom edge, left to right */
+	AGB_PATH_LEFT,     /* along the bottom edge, right to left */
+	AGB_PATH_PINGPONG, /* right, then back left, repeatedly */
+	AGB_PATH_DOWN,     /* along the left edge, top to bottom */
+	AGB_PATH_DIAGONAL  /* both axes at once, bouncing off the level's edges */
+};
+
+struct agb_layer_bpp {
+	const char *name;
+	uint32_t bpp;
+};
+
+struct agb_stream_options {
+	enum agb_camera_path path;
+	uint32_t speed;  /* px per frame, 1..8 */
+	uint32_t frames; /* 0: one pass (right/left/down/diagonal) or one round trip (pingpong) */
+	uint32_t bpp;    /* depth of layers not named in layer_bpp */
+	const struct agb_layer_bpp *layer_bpp;
+	size_t layer_bpp_count;
+	const char *name;   /* trace name (may be NULL) */
+	const char *source; /* trace source (may be NULL) */
+};
+
+/* Defaults: right, 8 px/frame, one pass, 4bpp. */
+void agb_stream_options_init(struct agb_stream_options *o);
+
+/* "right", "left", "pingpong", "down", "diagonal". Returns 0, or -1 when unknown. */
+int agb_camera_path_parse(const char *s, enum agb_camera_path *out);
+
+/* Parses a Tiled JSON map (orthogonal, finite, square cells of a multiple of 8 px, CSV-style
+ * `data` arrays; group layers are entered, other layer types ignored). `name` is the file name
+ * used in *diag. Returns AGB_LOAD_OK, or AGB_LOAD_BAD_INPUT with a positioned message (the
+ * position of the offending key, or cJSON's error position for malformed JSON), or
+ * AGB_LOAD_IO_ERROR when out of memory. On failure *out is empty. */
+int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, struct agb_tilemap *out,
+			    struct agb_diag *diag);
+
+/* Parses a CSV grid of gids (one row per line, comma-separated, blank lines ignored, all rows the
+ * same length) as one layer named "csv" with cells of cell_px (multiple of 8). Same returns. */
+int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32_t cell_px,
+			  struct agb_tilemap *out, struct agb_diag *diag);
+
+/* Frees what a parse stored and zeroes *map. Safe on a zeroed map. */
+void agb_tilemap_release(struct agb_tilemap *map);
+
+/* Streams `map` through the camera into a bg_vram trace: *out gets the trace (events in
+ * *events, which the caller frees). Returns 0, or -1 with a message in err (an unknown layer in
+ * layer_bpp, a bad speed or bpp, a ROM tile number beyond 2^31 - 1, or out of memory). */
+int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+		       struct agb_trace *out, struct agb_event **events, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,454 @@
+/* The `tiles` core: the seed article's examples (a 4bpp free whose pair block is free returns the
+ * pair to list-a; the transparent tile is never allocated), reference counting, 8bpp placement,
+ * exhaustion and skipped unrefs through the replay engine, costs, and randomized ref/unref runs
+ * against a host-side model with the invariant checker after every operation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agb/cores.h"
+#include "agb/machine.h"
+#include "agb/metrics.h"
+#include "agb/replay.h"
+#include "agb/tiles.h"
+
+static agb_machine *M;
+static uint8_t *ROM; /* tile data with a recognisable pattern per (tile, depth) */
+#define ROM_BYTES 0x40000u
+#define ROM4 MEM_ROM            /* 4bpp set: tile t at ROM4 + 32 t (tiles < 2048) */
+#define ROM8 (MEM_ROM + 0x10000u) /* 8bpp set: tile t at ROM8 + 64 t (tiles < 3072) */
+
+static uint64_t state_words[AGB_HEAP_STATE_MAX / 8u];
+static void *const S = state_words;
+
+static uint8_t rom_byte(uint32_t tile, uint32_t bpp, uint32_t i)
+{
+	return (uint8_t)(tile * 7u + i * 13u + bpp + 1u);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	M = malloc(sizeof *M);
+	ROM = malloc(ROM_BYTES);
+	if (M == NULL || ROM == NULL)
+		return -1;
+	for (uint32_t t = 0; t < 2048u; t++)
+		for (uint32_t i = 0; i < 32u; i++)
+			ROM[t * 32u + i] = rom_byte(t, 4, i);
+	for (uint32_t t = 0; t < 3072u; t++)
+		for (uint32_t i = 0; i < 64u; i++)
+			ROM[0x10000u + t * 64u + i] = rom_byte(t, 8, i);
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	agb_machine_map_rom(M, ROM, ROM_BYTES);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	free(M);
+	free(ROM);
+	return 0;
+}
+
+/* A fresh manager: `arena` bytes of BG VRAM, meta in EWRAM. */
+static void start(uint32_t arena, uint32_t flags)
+{
+	struct agb_heap_config c = {MEM_VRAM_BG, arena, MEM_EWRAM, EWRAM_SIZE, flags};
+	memset(agb_machine_host(M, MEM_VRAM_BG, VRAM_BG_SIZE), 0xAA, VRAM_BG_SIZE);
+	memset(agb_machine_host(M, MEM_EWRAM, EWRAM_SIZE), 0x55, EWRAM_SIZE);
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_OK);
+	agb_tiles_set_rom(S, ROM4, ROM8);
+}
+
+static void assert_ok(void)
+{
+	const char *why = NULL;
+	int bad = agb_tiles_core.check(S, &why);
+	if (bad)
+		fail_msg("check: %s", why);
+}
+
+static uint32_t ref(uint32_t tile, uint32_t bpp, int *up)
+{
+	int dummy;
+	return agb_tiles_ref(S, tile, bpp, up != NULL ? up : &dummy);
+}
+
+/* The VRAM tile at `block` holds ROM tile `tile` of depth bpp. */
+static void assert_holds(uint32_t block, uint32_t tile, uint32_t bpp)
+{
+	const uint8_t *v = agb_machine_host(M, MEM_VRAM_BG + block * 32u, bpp * 8u);
+	for (uint32_t i = 0; i < bpp * 8u; i++)
+		if (v[i] != rom_byte(tile, bpp, i))
+			fail_msg("block %u byte %u: %u, want tile %u at %ubpp", block, i, v[i], tile, bpp);
+}
+
+static void assert_transparent(void)
+{
+	const uint8_t *v = agb_machine_host(M, MEM_VRAM_BG, 64);
+	for (uint32_t i = 0; i < 64u; i++)
+		assert_int_equal(v[i], 0);
+}
+
+/* Seed: tile 0 is the transparent tile -- never counted, never handed out, zero in VRAM. */
+static void transparent_tile_is_never_allocated(void **state)
+{
+	(void)state;
+	int up = 1;
+	uint32_t n = 0, b;
+	start(VRAM_BG_SIZE, 0);
+	assert_transparent();
+	agb_machine_reset_counters(M);
+	assert_int_equal(ref(0, 4, &up), 0);
+	assert_int_equal(up, 0);
+	assert_int_equal(ref(0, 8, &up), 0);
+	assert_int_equal(M->accesses, 0); /* no bookkeeping at all */
+	/* Fill VRAM completely with 8bpp then 4bpp tiles: no block below 2 is ever used. */
+	while ((b = ref(1 + n, 8, NULL)) != 0xFFFFu) {
+		assert_true(b >= 2u && b % 2u == 0);
+		n++;
+	}
+	assert_int_equal(n, (1792u - 2u) / 2u);
+	assert_int_equal(ref(2000, 4, NULL), 0xFFFFu);
+	assert_transparent();
+	assert_ok();
+}
+
+/* Seed: a 4bpp free whose pair block is free returns the pair to list-a; otherwise the block
+ * goes to list-c. Shown by where the next tiles land. */
+static void four_bpp_free_rejoins_its_pair(void **state)
+{
+	(void)state;
+	/* 16 KiB of tiles, no screen maps, no 8bpp-only region: every pair is on list-a. */
+	start(16384, AGB_TILES_FLAG_MAPS(0));
+	assert_int_equal(ref(10, 4, NULL), 2); /* pair 2 from list-a, block 3 to list-c */
+	assert_int_equal(ref(11, 4, NULL), 3); /* list-c first */
+	assert_int_equal(ref(12, 4, NULL), 4); /* pair 4, block 5 to list-c */
+	assert_ok();
+	/* Free 10 (block 2): its partner 3 is used, so block 2 goes to list-c. */
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1);
+	assert_ok();
+	/* Free 11 (block 3): partner 2 is free, so it leaves list-c and pair 2 goes to list-a. */
+	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1);
+	assert_ok();
+	/* list-c holds only block 5 now; list-a's head is pair 2. */
+	assert_int_equal(ref(20, 8, NULL), 2);
+	assert_int_equal(ref(21, 4, NULL), 5);
+	assert_int_equal(ref(22, 4, NULL), 6);
+	assert_holds(2, 20, 8);
+	assert_holds(5, 21, 4);
+	assert_holds(4, 12, 4);
+	assert_ok();
+}
+
+/* An odd block freed whose even partner is free also re-forms the pair (the other order). */
+static void four_bpp_free_either_order(void **state)
+{
+	(void)state;
+	start(16384, AGB_TILES_FLAG_MAPS(0));
+	assert_int_equal(ref(1, 4, NULL), 2);
+	assert_int_equal(ref(2, 4, NULL), 3);
+	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1); /* 3 to list-c */
+	assert_ok();
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* 3 leaves list-c, pair 2 to a */
+	assert_ok();
+	assert_int_equal(ref(3, 8, NULL), 2);
+	assert_ok();
+}
+
+static void reference_counting(void **state)
+{
+	(void)state;
+	int up = 0;
+	start(VRAM_BG_SIZE, 0);
+	assert_int_equal(ref(77, 4, &up), 2);
+	assert_int_equal(up, 1);
+	assert_holds(2, 77, 4);
+	assert_int_equal(ref(77, 4, &up), 2);
+	assert_int_equal(up, 0);
+	assert_int_equal(ref(77, 4, &up), 2);
+	/* The same number at the other depth is another tile. */
+	assert_int_equal(ref(77, 8, &up), 1024);
+	assert_int_equal(up, 1);
+	assert_holds(1024, 77, 8);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 0);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 0);
+	assert_ok();
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1);
+	assert_ok();
+	/* Gone from ROM->RAM: the next ref uploads again. */
+	assert_int_equal(ref(77, 4, &up), 2);
+	assert_int_equal(up, 1);
+	assert_int_equal(ref(77, 8, &up), 1024);
+	assert_int_equal(up, 0);
+	assert_ok();
+}
+
+/* 8bpp tiles take the 8bpp-only region first (list-b), then shared pairs (list-a); 4bpp tiles
+ * never leave the first 32 KiB. */
+static void eight_bpp_uses_second_region_first(void **state)
+{
+	(void)state;
+	uint32_t b;
+	start(VRAM_BG_SIZE, 0); /* 56 KiB: blocks 1024-1791 are 8bpp-only: 384 pairs */
+	for (uint32_t i = 0; i < 384u; i++) {
+		b = ref(100 + i, 8, NULL);
+		assert_int_equal(b, 1024u + 2u * i);
+	}
+	assert_int_equal(ref(500, 8, NULL), 2); /* list-b empty: shared pair */
+	assert_int_equal(ref(501, 4, NULL), 4);
+	assert_int_equal(ref(502, 4, NULL), 5);
+	assert_ok();
+	/* A freed 8bpp tile above 1024 goes back to list-b and is reused by 8bpp first. */
+	assert_int_equal(agb_tiles_unref_block(S, 1030, 8), 1);
+	assert_int_equal(ref(503, 8, NULL), 1030);
+	/* A freed shared 8bpp pair goes to list-a, where 4bpp can split it. */
+	assert_int_equal(agb_tiles_unref_block(S, 2, 8), 1);
+	assert_int_equal(ref(504, 4, NULL), 2);
+	assert_int_equal(ref(505, 4, NULL), 3);
+	/* Fill the rest with 4bpp: never above block 1023. */
+	for (uint32_t t = 1000; (b = ref(t, 4, NULL)) != 0xFFFFu; t++)
+		assert_true(b < 1024u);
+	assert_ok();
+}
+
+static void layout_and_overhead(void **state)
+{
+	(void)state;
+	struct agb_heap_config c = {MEM_VRAM_BG, VRAM_BG_SIZE, MEM_IWRAM, 0x3C00, 0};
+	struct agb_heap_stats st;
+	/* Default: 24576 ROM tiles per depth need 105 KiB of maps: not in 15 KiB of IWRAM. */
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_META_TOO_SMALL);
+	/* 2048 ROM tiles per depth need 15368 bytes: 8 too many for the engine's IWRAM area. */
+	c.flags = AGB_TILES_FLAG_ROM_TILES(2048);
+	assert_int_equal(AGB_TILES_META_BYTES(1792, 2048), 8u + 7168u + 8192u);
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_META_TOO_SMALL);
+	c.flags = AGB_TILES_FLAG_ROM_TILES(1792);
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_OK);
+	/* Overhead: metadata + four screen maps + the transparent pair. */
+	assert_int_equal(agb_tiles_core.overhead_bytes(S), 8u + 7168u + 7168u + 8192u + 64u);
+	agb_tiles_core.stats(S, &st);
+	assert_int_equal(st.free_bytes, 56u * 1024u - 64u);
+	assert_int_equal(st.free_runs, 1);
+	/* Configurable: two screen maps leave 60 KiB of tiles. */
+	c.flags = AGB_TILES_FLAG_ROM_TILES(1792) | AGB_TILES_FLAG_MAPS(2);
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_OK);
+	agb_tiles_core.stats(S, &st);
+	assert_int_equal(st.free_bytes, 60u * 1024u - 64u);
+	c.arena_addr = MEM_VRAM_BG + 0x100;
+	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_BAD_ALIGNMENT);
+}
+
+struct walk_acc {
+	uint32_t next, used, free_, meta;
+};
+
+static void walk_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct walk_acc *w = ctx;
+	assert_int_equal(addr, w->next);
+	w->next = addr + bytes;
+	if (kind == AGB_RUN_USED)
+		w->used += bytes;
+	else if (kind == AGB_RUN_FREE)
+		w->free_ += bytes;
+	else
+		w->meta += bytes;
+}
+
+static void walk_covers_the_arena(void **state)
+{
+	(void)state;
+	struct walk_acc w = {MEM_VRAM_BG, 0, 0, 0};
+	start(VRAM_BG_SIZE, 0);
+	ref(5, 4, NULL);
+	ref(6, 8, NULL);
+	ref(7, 4, NULL);
+	agb_tiles_core.walk(S, walk_fn, &w);
+	assert_int_equal(w.next, MEM_VRAM_BG + VRAM_BG_SIZE);
+	assert_int_equal(w.meta, 4u * 2048u); /* the screen maps */
+	assert_int_equal(w.used, 64u + 32u + 64u + 32u);
+}
+
+/* Costs: a hit is three 16-bit metadata accesses; an upload copies words, never bytes. */
+static void costs(void **state)
+{
+	(void)state;
+	start(VRAM_BG_SIZE, 0);
+	ref(9, 4, NULL);
+	agb_machine_reset_counters(M);
+	ref(9, 4, NULL);
+	assert_int_equal(M->accesses, 3);
+	assert_int_equal(M->bus_cycles, 9); /* EWRAM: 3 cycles per halfword */
+	agb_machine_reset_counters(M);
+	ref(10, 8, NULL);
+	assert_int_equal(M->counts[AGB_REGION_ROM][AGB_LOAD32], 16);
+	assert_int_equal(M->counts[AGB_REGION_VRAM_BG][AGB_STORE32], 16);
+	assert_int_equal(M->quirk_stores, 0);
+	assert_true(M->accesses <= 16u * 2u + 10u);
+}
+
+/* The engine: a ref that finds no room is a tile_failure and its unref is skipped. */
+static void failed_ref_skips_its_unref(void **state)
+{
+	(void)state;
+	/* 4 KiB arena, no screen maps: 128 blocks, 126 usable, all shared. */
+	enum { N = 300 };
+	static struct agb_event ev[N];
+	static uint32_t cycles[N];
+	static uint64_t ws[(AGB_HEAP_STATE_MAX + 64) / 8];
+	uint32_t n = 0;
+	struct agb_trace t = {0};
+	struct agb_replay_config cfg = {&agb_tiles_core, 0, AGB_META_EWRAM, AGB_TILES_FLAG_MAPS(0),
+					AGB_REPLAY_CHECK};
+	struct agb_replay_result res;
+	struct agb_metrics met;
+	struct agb_metrics_acc acc;
+	for (uint32_t i = 1; i <= 130; i++)
+		ev[n++] = (struct agb_event){.op = AGB_OP_REF, .id = i, .size = 4};
+	ev[n++] = (struct agb_event){.op = AGB_OP_REF, .id = 1, .size = 4}; /* a hit: fine */
+	ev[n++] = (struct agb_event){.op = AGB_OP_FRAME};
+	for (uint32_t i = 130; i >= 1; i--)
+		ev[n++] = (struct agb_event){.op = AGB_OP_UNREF, .id = i, .size = 4};
+	ev[n++] = (struct agb_event){.op = AGB_OP_UNREF, .id = 1, .size = 4};
+	t.arena = AGB_ARENA_BG_VRAM;
+	t.arena_bytes = 4096;
+	t.event_count = n;
+	t.frame_count = 1;
+	t.events = ev;
+	agb_metrics_begin(&acc, &met, &t, agb_tiles_core.unit, cycles);
+	assert_int_equal(agb_replay_run(&t, &cfg, M, ws, sizeof ws, agb_metrics_observe, &acc, &res),
+			 AGB_REPLAY_OK);
+	agb_metrics_end(&acc, &res);
+	assert_int_equal(met.tile_uploads, 126);
+	assert_int_equal(met.peak_resident_tiles, 126);
+	assert_int_equal(met.tile_failures, 4);
+	assert_int_equal(met.skipped, 4);
+	assert_int_equal(res.failures, 4);
+	assert_int_equal(res.quirk_stores, 0);
+	assert_int_equal(res.final_stats.free_bytes, 126u * 32u);
+}
+
+/* ---- randomized ---------------------------------------------------------------------------- */
+
+static uint32_t rng = 12345;
+static uint32_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 17;
+	rng ^= rng << 5;
+	return rng;
+}
+
+#define RT 2048u /* model size: ROM tiles per depth */
+
+/* Model: live refs per (tile, depth), of which how many failed; where a resident tile sits. */
+static uint32_t live[2][RT], failed[2][RT], where[2][RT];
+
+static void random_run(uint32_t arena, uint32_t flags, uint32_t ops, uint32_t seed, uint32_t range)
+{
+	uint32_t uploads = 0, fails = 0;
+	rng = seed;
+	start(arena, flags | AGB_TILES_FLAG_ROM_TILES(range));
+	memset(live, 0, sizeof live);
+	memset(failed, 0, sizeof failed);
+	for (uint32_t op = 0; op < ops; op++) {
+		uint32_t d = next_rand() % 3u == 0 ? 1u : 0u, bpp = d ? 8u : 4u;
+		uint32_t tile = 1u + next_rand() % (range - 1u);
+		/* Bias towards refs while few tiles are live, unrefs later: pressure comes and goes. */
+		int do_ref = (next_rand() % 100u) < ((op / (ops / 8u)) % 2u ? 40u : 60u);
+		if (do_ref) {
+			int up = 0;
+			uint32_t b = ref(tile, bpp, &up);
+			live[d][tile]++;
+			if (b == 0xFFFFu) {
+				assert_true(live[d][tile] == failed[d][tile] + 1u);
+				failed[d][tile]++;
+				fails++;
+			} else {
+				assert_true(b >= 2u);
+				if (up) {
+					assert_int_equal(live[d][tile] - failed[d][tile], 1);
+					where[d][tile] = b;
+					uploads++;
+					assert_holds(b, tile, bpp);
+				} else {
+					assert_int_equal(b, where[d][tile]);
+				}
+				if (bpp == 4u)
+					assert_true(b < 1024u);
+				else
+					assert_true(b % 2u == 0);
+			}
+		} else {
+			/* An unref of a random live (tile, depth), through the engine's event path. */
+			struct agb_event ev = {.op = AGB_OP_UNREF, .size = bpp};
+			uint32_t result = 0, t0 = tile;
+			while (live[d][tile] == 0) {
+				tile = tile % (range - 1u) + 1u;
+				if (tile == t0)
+					break;
+			}
+			if (live[d][tile] == 0)
+				continue;
+			ev.id = tile;
+			assert_int_equal(agb_tiles_core.event(S, &ev, &result), AGB_EVENT_DONE);
+			live[d][tile]--;
+			if (result & AGB_EVENT_RESULT_SKIPPED) {
+				/* Only when nothing is resident: all outstanding refs had failed. */
+				assert_true(failed[d][tile] > 0);
+				failed[d][tile]--;
+				assert_int_equal(live[d][tile], failed[d][tile]);
+			} else {
+				/* The engine's rule: a resident tile takes the unref first. */
+				uint32_t ok = live[d][tile] + 1u - failed[d][tile];
+				assert_true(ok >= 1u);
+				assert_int_equal((result & AGB_EVENT_RESULT_RELEASED) != 0, ok == 1u);
+			}
+		}
+		assert_ok();
+		assert_transparent();
+	}
+	assert_true(uploads > 100u);
+	assert_true(fails > 0u);
+}
+
+static void randomized_small_shared(void **state)
+{
+	(void)state;
+	/* 6 KiB of shared tiles (190 blocks): heavy pressure, all three lists busy. */
+	random_run(6144, AGB_TILES_FLAG_MAPS(0), 20000, 1, 200);
+}
+
+static void randomized_with_8bpp_region(void **state)
+{
+	(void)state;
+	/* 36 KiB arena, one map: 32 KiB shared + 2 KiB 8bpp-only, 1500 tiles per depth. */
+	random_run(36864, AGB_TILES_FLAG_MAPS(1), 40000, 2, 1500);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(transparent_tile_is_never_allocated),
+		cmocka_unit_test(four_bpp_free_rejoins_its_pair),
+		cmocka_unit_test(four_bpp_free_either_order),
+		cmocka_unit_test(reference_counting),
+		cmocka_unit_test(eight_bpp_uses_second_region_first),
+		cmocka_unit_test(layout_and_overhead),
+		cmocka_unit_test(walk_covers_the_arena),
+		cmocka_unit_test(costs),
+		cmocka_unit_test(failed_ref_skips_its_unref),
+		cmocka_unit_test(randomized_small_shared),
+		cmocka_unit_test(randomized_with_8bpp_region),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
