@@ -14,6 +14,11 @@ enum agb_op {
 	AGB_OP_FRAME,
 	AGB_OP_REF,
 	AGB_OP_UNREF,
+	/* Shadow-OAM extension (docs/trace-format.md): id is the sprite id, slot a dense sprite
+	 * handle the loader assigns (own namespace), size the depth z (spr_show, spr_z). */
+	AGB_OP_SPR_SHOW,
+	AGB_OP_SPR_Z,
+	AGB_OP_SPR_HIDE,
 	AGB_OP_COUNT
 };
 

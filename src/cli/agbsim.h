@@ -86,6 +86,7 @@ int agbsim_cmd_replay(int argc, char **argv);
 int agbsim_cmd_list(int argc, char **argv);
 int agbsim_cmd_convert(int argc, char **argv);
 int agbsim_cmd_perf(int argc, char **argv);
+int agbsim_cmd_gen(int argc, char **argv);
 int agbsim_cmd_bench(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static void usage(FILE *out)
 		"  --check              run the core's invariant checker after every event (slow)\n"
 		"  --no-canaries        do not fill and check live blocks\n"
 		"  --no-min-arena       skip the min_arena_bytes search (about 16 more replays)\n"
+		"  --obj-bitmap         OBJ VRAM cores: bitmap modes 3-5, only tiles 512-1023\n"
 		"  -h, --help           show this help\n\n"
 		"Cycle figures are labelled 'model': bus accesses x GBA wait states plus per-core\n"
 		"instruction coefficients. Exit status: 0 ok, 2 bad usage or input, 3 I/O error.\n");
@@ -36,6 +37,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 		{"events-out", required_argument, NULL, 'e'}, {"arena-bytes", required_argument, NULL, 'b'},
 		{"meta", required_argument, NULL, 'M'},      {"check", no_argument, NULL, 'c'},
 		{"no-canaries", no_argument, NULL, 'C'},     {"no-min-arena", no_argument, NULL, 'm'},
+		{"obj-bitmap", no_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 	};
 	const char *allocator = NULL, *events_out = NULL;
@@ -80,6 +82,9 @@ int agbsim_cmd_replay(int argc, char **argv)
 			break;
 		case 'C':
 			run.cfg.flags &= ~AGB_REPLAY_CANARIES;
+			break;
+		case 'B':
+			run.cfg.core_flags |= AGB_HEAP_FLAG_OBJ_BITMAP_MODE;
 			break;
 		case 'm':
 			options &= ~(unsigned)RUN_MIN_ARENA;

@@ -12,6 +12,7 @@ static const struct agbsim_command commands[] = {
 	{"convert", "turn a recording (glibc mtrace log) into a trace", agbsim_cmd_convert},
 	{"list", "list the cores and what they manage", agbsim_cmd_list},
 	{"perf", "measure agbsim's own speed: trace loading and replay", agbsim_cmd_perf},
+	{"gen", "generate a game-like scenario trace (seeded MT19937)", agbsim_cmd_gen},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -36,6 +36,12 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 {
 	const struct agb_heap_core *core =
 		name != NULL ? agb_heap_core_find(name) : agb_heap_core_default(t->arena);
+	/* A sprite trace (spr_* display ops) needs the shadow OAM core to be served, not ignored. */
+	for (uint32_t i = 0; name == NULL && t->arena == AGB_ARENA_OBJ_VRAM && i < t->event_count; i++)
+		if (t->events[i].op >= AGB_OP_SPR_SHOW && t->events[i].op <= AGB_OP_SPR_HIDE) {
+			core = agb_heap_core_find("oam");
+			break;
+		}
 	if (core == NULL) {
 		agbsim_error("unknown allocator '%s' (see 'agbsim list')", name);
 		return AGBSIM_EXIT_USAGE;

@@ -8,6 +8,11 @@
 static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
 					   AGB_OP_UNREF};
 #define REPORTED_OP_COUNT (sizeof reported_ops / sizeof reported_ops[0])
+/* Shown in table and JSON only when some cycles were spent on them (CSV columns stay fixed):
+ * sprite display ops and the frame event's own work (the shadow OAM copy at V-blank). */
+static const enum agb_op extra_ops[] = {AGB_OP_SPR_SHOW, AGB_OP_SPR_Z, AGB_OP_SPR_HIDE,
+					AGB_OP_FRAME};
+#define EXTRA_OP_COUNT (sizeof extra_ops / sizeof extra_ops[0])
 
 static const char *trace_name(const struct agbsim_run *r)
 {
@@ -97,6 +102,14 @@ void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *i
 		json_cycles(out, agb_op_name(reported_ops[i]), c);
 		fprintf(out, ",\n");
 	}
+	for (size_t i = 0; i < EXTRA_OP_COUNT; i++) {
+		const struct agb_cycle_stats *c = &m->cycles[extra_ops[i]];
+		if (c->total == 0)
+			continue;
+		fprintf(out, "%s    ", indent);
+		json_cycles(out, extra_ops[i] == AGB_OP_FRAME ? "frame_event" : agb_op_name(extra_ops[i]), c);
+		fprintf(out, ",\n");
+	}
 	fprintf(out, "%s    ", indent);
 	json_cycles(out, "all_ops", &m->all_ops);
 	fprintf(out, ",\n%s    \"frame\": {\"max\": %u, \"max_frame_pct\": %.4f, \"over_budget\": %u},\n",
@@ -174,6 +187,13 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 		if (c->count == 0)
 			continue;
 		fprintf(out, "  %-12s %7u %10.1f %8u %8u %8u %8u\n", agb_op_name(reported_ops[i]),
+			c->count, c->mean, c->p50, c->p95, c->p99, c->max);
+	}
+	for (size_t i = 0; i < EXTRA_OP_COUNT; i++) {
+		const struct agb_cycle_stats *c = &m->cycles[extra_ops[i]];
+		if (c->total == 0)
+			continue;
+		fprintf(out, "  %-12s %7u %10.1f %8u %8u %8u %8u\n", agb_op_name(extra_ops[i]),
 			c->count, c->mean, c->p50, c->p95, c->p99, c->max);
 	}
 	fprintf(out, "  %-12s %7u %10.1f %8u %8u %8u %8u\n", "all ops", m->all_ops.count,

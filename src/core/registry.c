@@ -6,6 +6,9 @@
 const struct agb_heap_core *const agb_heap_cores[] = {
 	&agb_tree_core,
 	&agb_tiles_core,
+	&agb_obj_core,
+	&agb_obj_fast_core,
+	&agb_oam_core,
 	NULL,
 };
 
@@ -30,5 +33,9 @@ const struct agb_heap_core *agb_heap_core_default(enum agb_arena arena)
 {
 	if (arena == AGB_ARENA_BG_VRAM)
 		return &agb_tiles_core;
+	/* obj-fast: the same placements as the seed's obj at a fraction of the worst-case cost,
+	 * and a quarter of its metadata. (The CLI picks oam for traces with spr_* ops.) */
+	if (arena == AGB_ARENA_OBJ_VRAM)
+		return &agb_obj_fast_core;
 	return &agb_tree_core;
 }

@@ -21,7 +21,8 @@ const char *agb_arena_name(enum agb_arena arena)
 
 const char *agb_op_name(enum agb_op op)
 {
-	static const char *const names[AGB_OP_COUNT] = {"alloc", "free",  "realloc",
-							"frame", "ref",   "unref"};
+	static const char *const names[AGB_OP_COUNT] = {"alloc", "free",     "realloc",
+							"frame", "ref",      "unref",
+							"spr_show", "spr_z", "spr_hide"};
 	return (unsigned)op < AGB_OP_COUNT ? names[op] : "?";
 }

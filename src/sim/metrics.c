@@ -90,10 +90,10 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 	o->events++;
 	o->corrupted_bytes += obs->corrupted;
 	acc->cycles[acc->cursor[obs->op]++] = obs->cycles;
-	if (obs->op != AGB_OP_FRAME) {
-		o->total_cycles += obs->cycles;
-		acc->frame_cycles += obs->cycles;
-	}
+	/* A frame event's own work (e.g. the shadow OAM copy at V-blank) closes the frame it ends:
+	 * it counts in that frame's budget and in the total, but not in all_ops. */
+	o->total_cycles += obs->cycles;
+	acc->frame_cycles += obs->cycles;
 	switch ((enum agb_op)obs->op) {
 	case AGB_OP_ALLOC:
 		o->allocs++;

@@ -307,7 +307,9 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		o.bus_cycles = 0;
 		o.accesses = 0;
 #endif
-		o.cycles = (ev->op == AGB_OP_FRAME && o.accesses == 0)
+		/* Frames and extension ops (spr_* on a core without a shadow OAM) that the core
+		 * passes over without touching memory cost nothing. */
+		o.cycles = ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0)
 				   ? 0u
 				   : model_cycles(core, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
 		if (canaries && o.outcome == AGB_OUTCOME_OK &&

@@ -41,12 +41,14 @@ enum arg_kind {
 	ARG_SIZE,  /* 1 .. arena_bytes */
 	ARG_ALIGN, /* power of two, 1 .. arena_bytes */
 	ARG_TILE,  /* 0 .. 2^31-1 */
-	ARG_BPP    /* 4 or 8 */
+	ARG_BPP,   /* 4 or 8 */
+	ARG_DEPTH  /* sprite depth z: 0 .. 65535 */
 };
 
 #define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
 #define ARENAS_TILES AGB_ARENA_BIT(AGB_ARENA_BG_VRAM)
 #define ARENAS_ALL (ARENAS_HEAP | ARENAS_TILES)
+#define ARENAS_SPRITES AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM)
 #define MAX_ARGS 3
 
 struct op_spec {
@@ -66,6 +68,10 @@ static const struct op_spec op_table[] = {
 	{"frame", AGB_OP_FRAME, 0, 0, ARENAS_ALL, "[\"frame\"]", {ARG_ID}},
 	{"ref", AGB_OP_REF, 2, 2, ARENAS_TILES, "[\"ref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
 	{"unref", AGB_OP_UNREF, 2, 2, ARENAS_TILES, "[\"unref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
+	/* Shadow-OAM extension (docs/trace-format.md). */
+	{"spr_show", AGB_OP_SPR_SHOW, 2, 2, ARENAS_SPRITES, "[\"spr_show\", id, z]", {ARG_ID, ARG_DEPTH}},
+	{"spr_z", AGB_OP_SPR_Z, 2, 2, ARENAS_SPRITES, "[\"spr_z\", id, z]", {ARG_ID, ARG_DEPTH}},
+	{"spr_hide", AGB_OP_SPR_HIDE, 1, 1, ARENAS_SPRITES, "[\"spr_hide\", id]", {ARG_ID}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -675,7 +681,7 @@ static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t
 	return NULL;
 }
 
-static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp"};
+static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp", "z"};
 
 /* Checks argument EL of event EV against its kind; stores the value in *OUT. */
 static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
@@ -689,6 +695,8 @@ static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum ar
 	} else if (kind == ARG_BPP) {
 		lo = 4;
 		hi = 8;
+	} else if (kind == ARG_DEPTH) {
+		hi = 0xFFFFu;
 	}
 	const char *why = check_uint(v, lo, hi, out);
 	if (why == NULL) {
@@ -912,6 +920,10 @@ struct life {
 	uint32_t *free_slots;
 	size_t free_count;
 	uint32_t slots;
+	struct u32map sprites; /* sprite id + 1 -> handle + 1, 0 when not shown (spr_* ops) */
+	uint32_t *free_handles;
+	size_t free_handle_count;
+	uint32_t handles;
 };
 
 static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_trace *out,
@@ -920,7 +932,7 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 	/* One pass, arrays grown by doubling: counting the list first would walk ~1M cold nodes
 	 * once more (that walk alone was ~9% of the load time). */
 	size_t cap = 0;
-	if (!map_init(&lf->ids, 1024) || !map_init(&lf->tiles, 64))
+	if (!map_init(&lf->ids, 1024) || !map_init(&lf->tiles, 64) || !map_init(&lf->sprites, 64))
 		return oom(L);
 
 	size_t n = 0;
@@ -937,6 +949,10 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 			if (fs == NULL)
 				return oom(L);
 			lf->free_slots = fs;
+			uint32_t *fh = realloc(lf->free_handles, cap * sizeof *fh);
+			if (fh == NULL)
+				return oom(L);
+			lf->free_handles = fh;
 		}
 		if (!cJSON_IsArray(e))
 			return fail_event(L, n, -1,
@@ -954,6 +970,11 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 					  "frame, ref, unref)",
 					  op->valuestring);
 		if ((spec->arenas & AGB_ARENA_BIT(L->arena)) == 0) {
+			if (spec->arenas == ARENAS_SPRITES)
+				return fail_event(L, n, 0,
+						  "op \"%s\" is only valid in an obj_vram trace (this trace's "
+						  "arena is \"%s\")",
+						  spec->name, agb_arena_name(L->arena));
 			if (L->arena == AGB_ARENA_BG_VRAM)
 				return fail_event(L, n, 0,
 						  "op \"%s\" is not valid in a bg_vram trace (bg_vram "
@@ -1054,6 +1075,35 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 			ev->size = v[1];
 			break;
 		}
+		case AGB_OP_SPR_SHOW:
+		case AGB_OP_SPR_Z:
+		case AGB_OP_SPR_HIDE: {
+			/* Sprites have their own id space; the dense handle (slot) is what a game keeps. */
+			uint32_t *h = map_get(&lf->sprites, v[0] + 1u, 0);
+			if (h == NULL)
+				return oom(L);
+			if (spec->op == AGB_OP_SPR_SHOW) {
+				if (*h != 0)
+					return fail_event(L, n, 1,
+							  "spr_show of sprite %u, which is already shown "
+							  "(hide it first)",
+							  v[0]);
+				*h = 1u + (lf->free_handle_count > 0
+						   ? lf->free_handles[--lf->free_handle_count]
+						   : lf->handles++);
+			} else if (*h == 0) {
+				return fail_event(L, n, 1, "%s of sprite %u, which is not shown",
+						  spec->name, v[0]);
+			}
+			ev->id = v[0];
+			ev->slot = *h - 1u;
+			ev->size = v[1];
+			if (spec->op == AGB_OP_SPR_HIDE) {
+				lf->free_handles[lf->free_handle_count++] = *h - 1u;
+				*h = 0;
+			}
+			break;
+		}
 		default:
 			break;
 		}
@@ -1120,6 +1170,8 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	free(lf.ids.cells);
 	free(lf.tiles.cells);
 	free(lf.free_slots);
+	free(lf.sprites.cells);
+	free(lf.free_handles);
 	arena_release();
 	if (r != AGB_LOAD_OK) {
 		agb_trace_release(out);

@@ -66,6 +66,14 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 		case AGB_OP_FRAME:
 			fprintf(out, "\n[\"frame\"]%s", sep);
 			break;
+		case AGB_OP_SPR_SHOW:
+		case AGB_OP_SPR_Z:
+			fprintf(out, "\n[\"%s\",%lu,%lu]%s", agb_op_name((enum agb_op)e->op), id, size,
+				sep);
+			break;
+		case AGB_OP_SPR_HIDE:
+			fprintf(out, "\n[\"spr_hide\",%lu]%s", id, sep);
+			break;
 		default:
 			bad = 1; /* not an op of this format: the output would not load */
 			break;

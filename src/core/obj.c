@@ -1,0 +1,235 @@
+/* `obj`: the OBJ VRAM allocator of the seed article, one map byte per 32-byte block.
+ *
+ * The map holds UNUSED, USED (first block of an allocation) or CONTINUE (the rest of it). An
+ * allocation is tried only at block indices that are multiples of its rounded size, so small
+ * sprites do not land in the middle of a run that a bigger sprite could use, and a freed block
+ * recombines with its free neighbours by construction: the map has no free list to merge.
+ *
+ * The map lives in the meta area the caller supplies (EWRAM by default), so every map byte the
+ * core touches is a counted 8-bit access: this core is the straightforward reference that
+ * `obj-fast` is measured and differential-tested against (see agb/obj.h for the rule). */
+#include "agb/obj.h"
+#include "agb/trace.h"
+
+struct obj_state {
+	agb_machine *m;
+	uint32_t arena;   /* GBA address of block 0 */
+	uint32_t map;     /* address of the map byte of block `first` */
+	uint32_t first;   /* first block handed out: 0, or 512 in bitmap modes */
+	uint32_t nblocks; /* blocks in the arena (the map covers first..nblocks-1) */
+};
+
+_Static_assert(sizeof(struct obj_state) <= AGB_HEAP_STATE_MAX, "state too large");
+
+#define MAP(st, b) ((st)->map + (b) - (st)->first)
+
+/* Smallest power of two >= n (n >= 1). A loop: ARMv4T has no CLZ and n is at most 1024. */
+static uint32_t pow2_ceil(uint32_t n)
+{
+	uint32_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Contract: cfg->arena_addr 32-byte aligned, 32 <= arena_bytes <= 32 KiB (the tail of a size
+ * that is not a multiple of 32 is never used); the map needs nblocks - first bytes of meta area.
+ * With AGB_HEAP_FLAG_OBJ_BITMAP_MODE the arena must reach past the lower 16 KiB. O(blocks). */
+static int obj_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	struct obj_state *st = state;
+	uint32_t nblocks = cfg->arena_bytes / AGB_OBJ_BLOCK_BYTES;
+	uint32_t first = (cfg->flags & AGB_HEAP_FLAG_OBJ_BITMAP_MODE) != 0
+				 ? AGB_OBJ_BITMAP_FIRST_BLOCK
+				 : 0u;
+	if ((cfg->arena_addr & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0)
+		return AGB_HEAP_BAD_ALIGNMENT;
+	if (nblocks > AGB_OBJ_MAX_BLOCKS)
+		return AGB_HEAP_ARENA_TOO_LARGE;
+	if (nblocks <= first)
+		return AGB_HEAP_ARENA_TOO_SMALL;
+	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < nblocks - first)
+		return AGB_HEAP_META_TOO_SMALL;
+	st->m = m;
+	st->arena = cfg->arena_addr;
+	st->map = cfg->meta_addr;
+	st->first = first;
+	st->nblocks = nblocks;
+	for (uint32_t b = first; b < nblocks; b++)
+		AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
+	return AGB_HEAP_OK;
+}
+
+/* Contract: size >= 1, align a power of two. Returns the first candidate (see agb/obj.h) whose
+ * blocks are all UNUSED, or AGB_NULL; *granted = n * 32. Cost: one map byte read per block
+ * examined; a candidate that hits a used block at j resumes at the next multiple of the step
+ * past j (every candidate in between would contain j), so each block is read at most once. */
+static uint32_t obj_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	struct obj_state *st = state;
+	agb_machine *m = st->m;
+	uint32_t n, step, b;
+	*granted = 0;
+	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
+		return AGB_NULL;
+	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
+	step = pow2_ceil(n);
+	if (align / AGB_OBJ_BLOCK_BYTES > step)
+		step = align / AGB_OBJ_BLOCK_BYTES;
+	b = (st->first + step - 1u) & ~(step - 1u);
+	while (b + n <= st->nblocks) {
+		uint32_t j = b;
+		while (j < b + n && AGB_LD8(m, MAP(st, j)) == AGB_OBJ_UNUSED)
+			j++;
+		if (j == b + n) {
+			AGB_ST8(m, MAP(st, b), AGB_OBJ_USED);
+			for (j = b + 1u; j < b + n; j++)
+				AGB_ST8(m, MAP(st, j), AGB_OBJ_CONTINUE);
+			*granted = n * AGB_OBJ_BLOCK_BYTES;
+			return st->arena + b * AGB_OBJ_BLOCK_BYTES;
+		}
+		b = (j & ~(step - 1u)) + step;
+	}
+	return AGB_NULL;
+}
+
+/* Contract: addr came from obj_alloc and is live. Marks the USED block and the CONTINUE run
+ * after it UNUSED; neighbours need no merging. O(blocks of the allocation). */
+static void obj_free(void *state, uint32_t addr)
+{
+	struct obj_state *st = state;
+	agb_machine *m = st->m;
+	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
+	AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
+	for (b++; b < st->nblocks && AGB_LD8(m, MAP(st, b)) == AGB_OBJ_CONTINUE; b++)
+		AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
+}
+
+static void add_run(struct agb_heap_stats *out, uint32_t blocks)
+{
+	uint32_t bytes = blocks * AGB_OBJ_BLOCK_BYTES;
+	if (blocks == 0)
+		return;
+	out->free_bytes += bytes;
+	out->free_runs++;
+	out->free_sq_sum += (uint64_t)bytes * bytes;
+	if (bytes > out->largest_free)
+		out->largest_free = bytes;
+}
+
+/* Contract: observation only (uncounted peeks). Free runs are maximal UNUSED stretches of the
+ * usable blocks. O(blocks). */
+static void obj_stats(void *state, struct agb_heap_stats *out)
+{
+	struct obj_state *st = state;
+	uint32_t run = 0;
+	*out = (struct agb_heap_stats){0};
+	for (uint32_t b = st->first; b < st->nblocks; b++) {
+		if (AGB_PEEK8(st->m, MAP(st, b)) == AGB_OBJ_UNUSED) {
+			run++;
+		} else {
+			add_run(out, run);
+			run = 0;
+		}
+	}
+	add_run(out, run);
+}
+
+/* Contract: observation only. In bitmap modes the lower 16 KiB (the frame buffer) is reported
+ * as one META run; each allocation is one USED run, free stretches one FREE run. O(blocks). */
+static void obj_walk(void *state, agb_walk_fn fn, void *ctx)
+{
+	struct obj_state *st = state;
+	uint32_t b = st->first;
+	if (st->first != 0)
+		fn(ctx, st->arena, st->first * AGB_OBJ_BLOCK_BYTES, AGB_RUN_META);
+	while (b < st->nblocks) {
+		uint32_t v = AGB_PEEK8(st->m, MAP(st, b)), e = b + 1u;
+		if (v == AGB_OBJ_UNUSED) {
+			while (e < st->nblocks && AGB_PEEK8(st->m, MAP(st, e)) == AGB_OBJ_UNUSED)
+				e++;
+		} else {
+			while (e < st->nblocks && AGB_PEEK8(st->m, MAP(st, e)) == AGB_OBJ_CONTINUE)
+				e++;
+		}
+		fn(ctx, st->arena + b * AGB_OBJ_BLOCK_BYTES, (e - b) * AGB_OBJ_BLOCK_BYTES,
+		   v == AGB_OBJ_UNUSED ? AGB_RUN_FREE : AGB_RUN_USED);
+		b = e;
+	}
+}
+
+/* Contract: observation only. Checks that every map byte is one of the three values, that no
+ * CONTINUE starts a run, and that each allocation of n blocks starts at a multiple of n rounded
+ * to a power of two (the placement rule). O(blocks). */
+static int obj_check(void *state, const char **why)
+{
+	struct obj_state *st = state;
+	uint32_t b = st->first;
+	while (b < st->nblocks) {
+		uint32_t v = AGB_PEEK8(st->m, MAP(st, b)), e = b + 1u;
+		if (v == AGB_OBJ_UNUSED) {
+			b++;
+			continue;
+		}
+		if (v == AGB_OBJ_CONTINUE) {
+			*why = "obj: CONTINUE block without a USED block before it";
+			return 1;
+		}
+		if (v != AGB_OBJ_USED) {
+			*why = "obj: map byte is not UNUSED, USED or CONTINUE";
+			return 1;
+		}
+		while (e < st->nblocks && AGB_PEEK8(st->m, MAP(st, e)) == AGB_OBJ_CONTINUE)
+			e++;
+		if ((b & (pow2_ceil(e - b) - 1u)) != 0) {
+			*why = "obj: allocation not at a multiple of its rounded size";
+			return 1;
+		}
+		b = e;
+	}
+	return 0;
+}
+
+/* Contract: the map bytes (outside the arena). */
+static uint32_t obj_overhead(void *state)
+{
+	const struct obj_state *st = state;
+	return st->nblocks - st->first;
+}
+
+/* Sprite display ops (spr_*) do not touch OBJ VRAM: accepted and ignored, so traces that mix
+ * sprite graphics and display ops can compare the allocators. Frames are no-ops. */
+static int obj_event(void *state, const struct agb_event *ev, uint32_t *result)
+{
+	(void)state;
+	(void)result;
+	switch ((enum agb_op)ev->op) {
+	case AGB_OP_SPR_SHOW:
+	case AGB_OP_SPR_Z:
+	case AGB_OP_SPR_HIDE:
+		return AGB_EVENT_DONE;
+	default:
+		return AGB_EVENT_UNSUPPORTED;
+	}
+}
+
+/* Model: the scan loop is about six Thumb instructions per map byte (ldrb, cmp, branch, add,
+ * cmp, branch) at ~2 cycles each from ROM (WAITCNT 4317h, prefetch on): 12 cycles per access
+ * on top of the bus cycles. Not yet fitted against mGBA. */
+const struct agb_heap_core agb_obj_core = {
+	.name = "obj",
+	.summary = "OBJ VRAM: 32-byte blocks, USED/CONTINUE byte map, size-aligned first fit (seed)",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
+	.unit = AGB_OBJ_BLOCK_BYTES,
+	.state_bytes = sizeof(struct obj_state),
+	.init = obj_init,
+	.alloc = obj_alloc,
+	.free = obj_free,
+	.realloc = NULL,
+	.stats = obj_stats,
+	.walk = obj_walk,
+	.check = obj_check,
+	.overhead_bytes = obj_overhead,
+	.event = obj_event,
+	.model = {.alloc_base = 40, .free_base = 30, .realloc_base = 80, .per_access = 192},
+};

@@ -1,0 +1,638 @@
+/* Scenario generators (see gen.h). Each scenario is a small frame loop over fixed-size entity
+ * tables; every random choice is an integer drawn from MT19937, so output depends only on
+ * (scenario, seed, frames). */
+#include "trace/gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agb/mt19937.h"
+
+const char *const agb_gen_scenarios[] = {"shmup", "rpg", "particles", "ai-scratch", NULL};
+
+#define NONE 0xFFFFFFFFu
+#define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
+
+struct gen {
+	struct agb_mt mt;
+	struct agb_event *ev;
+	size_t n, cap;
+	int oom;
+	uint32_t next_id, next_sid, shown;
+};
+
+static uint32_t rnd(struct gen *g, uint32_t n)
+{
+	return agb_mt_below(&g->mt, n);
+}
+
+/* 1 with probability 1/n. */
+static int chance(struct gen *g, uint32_t n)
+{
+	return rnd(g, n) == 0;
+}
+
+static void push(struct gen *g, enum agb_op op, uint32_t id, uint32_t size, uint32_t align)
+{
+	if (g->oom)
+		return;
+	if (g->n == g->cap) {
+		size_t cap = g->cap == 0 ? 4096 : g->cap * 2;
+		struct agb_event *e = realloc(g->ev, cap * sizeof *e);
+		if (e == NULL) {
+			g->oom = 1;
+			return;
+		}
+		g->ev = e;
+		g->cap = cap;
+	}
+	g->ev[g->n++] = (struct agb_event){.op = (uint8_t)op, .id = id, .size = size, .align = align};
+}
+
+/* Sprite graphics of w x h pixels at bpp: w*h*bpp/8 bytes; 8bpp asks for an even tile index
+ * with align 64 (agb/obj.h). */
+static uint32_t gfx(struct gen *g, uint32_t w, uint32_t h, uint32_t bpp)
+{
+	uint32_t id = g->next_id++;
+	push(g, AGB_OP_ALLOC, id, w * h * bpp / 8u, bpp == 8u ? 64u : 1u);
+	return id;
+}
+
+static uint32_t alloc_bytes(struct gen *g, uint32_t size)
+{
+	uint32_t id = g->next_id++;
+	push(g, AGB_OP_ALLOC, id, size, 1u);
+	return id;
+}
+
+static void release(struct gen *g, uint32_t *id)
+{
+	if (*id != NONE)
+		push(g, AGB_OP_FREE, *id, 0, 0);
+	*id = NONE;
+}
+
+/* Shows a sprite at depth z unless the game's sprite budget is spent (then NONE). */
+static uint32_t show(struct gen *g, uint32_t z)
+{
+	uint32_t sid;
+	if (g->shown >= SPRITE_BUDGET)
+		return NONE;
+	sid = g->next_sid++;
+	g->shown++;
+	push(g, AGB_OP_SPR_SHOW, sid, z, 0);
+	return sid;
+}
+
+static void hide(struct gen *g, uint32_t *sid)
+{
+	if (*sid == NONE)
+		return;
+	push(g, AGB_OP_SPR_HIDE, *sid, 0, 0);
+	g->shown--;
+	*sid = NONE;
+}
+
+static void set_z(struct gen *g, uint32_t sid, uint32_t z)
+{
+	if (sid != NONE)
+		push(g, AGB_OP_SPR_Z, sid, z, 0);
+}
+
+static void frame(struct gen *g)
+{
+	push(g, AGB_OP_FRAME, 0, 0, 0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* shmup */
+
+struct dims {
+	uint8_t w, h;
+};
+
+#define MAX_BULLETS 64
+#define MAX_ENEMIES 24
+#define MAX_BOOMS 8
+#define MAX_WAVES 2
+
+struct thing {
+	uint32_t sid, gfx, ttl, owner;
+};
+
+struct wave {
+	int live;
+	uint32_t left, anim[4], nanim, bullet_gfx;
+};
+
+static void shmup(struct gen *g, uint32_t frames)
+{
+	static const struct dims enemy_dims[] = {{16, 16}, {32, 16}, {32, 32}, {16, 32}, {64, 32}};
+	struct thing bullets[MAX_BULLETS], enemies[MAX_ENEMIES], booms[MAX_BOOMS], item;
+	struct wave waves[MAX_WAVES];
+	uint32_t font[36], hud[11], player_gfx[2], player_shot, player_sid;
+	uint32_t boss_gfx[5], boss_sid[3] = {NONE, NONE, NONE}, boss_z = 0;
+	uint32_t boss_start = frames - frames / 4u, boss_end = frames > 90u ? frames - 60u : frames;
+	uint32_t next_wave = 30;
+	for (int i = 0; i < MAX_BULLETS; i++)
+		bullets[i] = (struct thing){NONE, NONE, 0, 0};
+	for (int i = 0; i < MAX_ENEMIES; i++)
+		enemies[i] = (struct thing){NONE, NONE, 0, 0};
+	for (int i = 0; i < MAX_BOOMS; i++)
+		booms[i] = (struct thing){NONE, NONE, 0, 0};
+	item = (struct thing){NONE, NONE, 0, 0};
+	for (int i = 0; i < MAX_WAVES; i++)
+		waves[i].live = 0;
+	for (int i = 0; i < 5; i++)
+		boss_gfx[i] = NONE;
+
+	/* Resident: a font (8x8 4bpp glyphs), the player's two frames, the player's shot. */
+	for (int i = 0; i < 36; i++)
+		font[i] = gfx(g, 8, 8, 4);
+	player_gfx[0] = gfx(g, 32, 32, 4);
+	player_gfx[1] = gfx(g, 32, 32, 4);
+	player_shot = gfx(g, 8, 16, 4);
+	for (int i = 0; i < 8; i++)
+		hud[i] = show(g, 0x0800); /* score digits, in front of the HUD layer */
+	for (int i = 8; i < 11; i++)
+		hud[i] = show(g, 0x0800); /* lives */
+	player_sid = show(g, 0x5000);
+	(void)font;
+	(void)player_gfx;
+	(void)hud;
+	(void)player_sid;
+
+	for (uint32_t f = 0; f < frames; f++) {
+		/* Waves arrive until the boss. */
+		if (f >= next_wave && f + 120u < boss_start) {
+			for (int w = 0; w < MAX_WAVES; w++) {
+				struct wave *wv = &waves[w];
+				const struct dims *d;
+				uint32_t bpp, count;
+				if (wv->live)
+					continue;
+				d = &enemy_dims[rnd(g, 5)];
+				bpp = chance(g, 4) ? 8u : 4u;
+				wv->live = 1;
+				wv->left = 240u + rnd(g, 240);
+				wv->nanim = 2u + rnd(g, 3);
+				for (uint32_t k = 0; k < wv->nanim; k++)
+					wv->anim[k] = gfx(g, d->w, d->h, bpp);
+				wv->bullet_gfx = chance(g, 2) ? gfx(g, 8, 8, 8) : gfx(g, 16, 16, 4);
+				count = 3u + rnd(g, 6);
+				for (int e = 0; e < MAX_ENEMIES && count > 0; e++) {
+					if (enemies[e].sid != NONE || enemies[e].ttl != 0)
+						continue;
+					enemies[e].sid = show(g, 0x6000u + rnd(g, 0x1000));
+					enemies[e].owner = (uint32_t)w;
+					enemies[e].ttl = 1;
+					count--;
+				}
+				break;
+			}
+			next_wave = f + 150u + rnd(g, 120);
+		}
+		/* Enemies fire, dive (Z change), die into explosions. */
+		for (int e = 0; e < MAX_ENEMIES; e++) {
+			struct thing *en = &enemies[e];
+			if (en->ttl == 0)
+				continue;
+			if (en->sid != NONE && chance(g, 90)) {
+				for (int b = 0; b < MAX_BULLETS; b++) {
+					if (bullets[b].ttl != 0)
+						continue;
+					bullets[b].sid = show(g, 0x4800u + rnd(g, 0x100));
+					bullets[b].ttl = bullets[b].sid != NONE ? 60u + rnd(g, 30) : 0u;
+					bullets[b].owner = en->owner;
+					break;
+				}
+			}
+			if (en->sid != NONE && chance(g, 300))
+				set_z(g, en->sid, 0x3000u + rnd(g, 0x3000));
+			if (chance(g, 200)) {
+				hide(g, &en->sid);
+				en->ttl = 0;
+				for (int x = 0; x < MAX_BOOMS; x++) {
+					if (booms[x].ttl != 0)
+						continue;
+					booms[x].gfx = gfx(g, 32, 32, 4); /* frames streamed into it */
+					booms[x].sid = show(g, 0x2800u + rnd(g, 0x400));
+					booms[x].ttl = 20u + rnd(g, 12);
+					break;
+				}
+			}
+		}
+		/* Wave end: survivors leave, their graphics and bullets go. */
+		for (int w = 0; w < MAX_WAVES; w++) {
+			struct wave *wv = &waves[w];
+			if (!wv->live || --wv->left != 0)
+				continue;
+			for (int e = 0; e < MAX_ENEMIES; e++)
+				if (enemies[e].ttl != 0 && enemies[e].owner == (uint32_t)w) {
+					hide(g, &enemies[e].sid);
+					enemies[e].ttl = 0;
+				}
+			for (int b = 0; b < MAX_BULLETS; b++)
+				if (bullets[b].ttl != 0 && bullets[b].owner == (uint32_t)w) {
+					hide(g, &bullets[b].sid);
+					bullets[b].ttl = 0;
+				}
+			for (uint32_t k = 0; k < wv->nanim; k++)
+				release(g, &wv->anim[k]);
+			release(g, &wv->bullet_gfx);
+			wv->live = 0;
+		}
+		/* The player shoots every 8 frames (owner MAX_WAVES: the resident shot graphic). */
+		if (f % 8u == 0) {
+			for (int b = 0; b < MAX_BULLETS; b++) {
+				if (bullets[b].ttl != 0)
+					continue;
+				bullets[b].sid = show(g, 0x4F00);
+				bullets[b].ttl = bullets[b].sid != NONE ? 40u : 0u;
+				bullets[b].owner = MAX_WAVES;
+				break;
+			}
+		}
+		/* A power-up now and then. */
+		if (item.ttl == 0 && chance(g, 400)) {
+			item.gfx = gfx(g, 16, 16, 4);
+			item.sid = show(g, 0x5800);
+			item.ttl = 300;
+		}
+		/* The boss rises from behind BG2, fights, explodes. */
+		if (f == boss_start) {
+			boss_gfx[0] = gfx(g, 64, 64, 8);
+			boss_gfx[1] = gfx(g, 64, 64, 8);
+			boss_gfx[2] = gfx(g, 32, 32, 4);
+			boss_gfx[3] = gfx(g, 32, 32, 4);
+			boss_gfx[4] = gfx(g, 16, 16, 8);
+			boss_z = 0x9000;
+			boss_sid[0] = show(g, boss_z);
+			boss_sid[1] = show(g, boss_z - 0x100u);
+			boss_sid[2] = show(g, boss_z - 0x100u);
+		}
+		if (f > boss_start && f < boss_end && boss_sid[0] != NONE) {
+			if (boss_z > 0x6000u && (f - boss_start) % 10u == 0) {
+				boss_z -= 0x800u;
+				for (int p = 0; p < 3; p++)
+					set_z(g, boss_sid[p], boss_z - (p != 0 ? 0x100u : 0u));
+			}
+			if (chance(g, 6)) {
+				for (int b = 0; b < MAX_BULLETS; b++) {
+					if (bullets[b].ttl != 0)
+						continue;
+					bullets[b].sid = show(g, 0x4800u + rnd(g, 0x100));
+					bullets[b].ttl = bullets[b].sid != NONE ? 90u : 0u;
+					bullets[b].owner = MAX_WAVES;
+					break;
+				}
+			}
+		}
+		if (f == boss_end && boss_sid[0] != NONE) {
+			for (int p = 0; p < 3; p++)
+				hide(g, &boss_sid[p]);
+			for (int i = 0; i < 5; i++)
+				release(g, &boss_gfx[i]);
+			for (int x = 0; x < MAX_BOOMS; x++) {
+				if (booms[x].ttl != 0)
+					continue;
+				booms[x].gfx = gfx(g, 64, 64, 4);
+				booms[x].sid = show(g, 0x2800);
+				booms[x].ttl = 59;
+				break;
+			}
+		}
+		/* Lifetimes. */
+		for (int b = 0; b < MAX_BULLETS; b++)
+			if (bullets[b].ttl != 0 && --bullets[b].ttl == 0)
+				hide(g, &bullets[b].sid);
+		for (int x = 0; x < MAX_BOOMS; x++)
+			if (booms[x].ttl != 0 && --booms[x].ttl == 0) {
+				hide(g, &booms[x].sid);
+				release(g, &booms[x].gfx);
+			}
+		if (item.ttl != 0 && --item.ttl == 0) {
+			hide(g, &item.sid);
+			release(g, &item.gfx);
+		}
+		frame(g);
+	}
+	(void)player_shot;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* rpg */
+
+#define MAX_NPC_TYPES 5
+#define MAX_NPCS 10
+#define MAX_PROPS 6
+
+struct npc {
+	uint32_t sid, y, type;
+};
+
+static uint32_t y_depth(uint32_t y)
+{
+	/* Lower on screen = nearer: z falls as y grows (y 0..159 -> 0x7000..0x6610). */
+	return 0x7000u - y * 16u;
+}
+
+static void rpg(struct gen *g, uint32_t frames)
+{
+	uint32_t player[12], font[48], cursor;
+	uint32_t types[MAX_NPC_TYPES][8], ntypes = 0;
+	uint32_t props[MAX_PROPS][4], nprop_frames[MAX_PROPS], nprops = 0, prop_sid[MAX_PROPS];
+	struct npc npcs[MAX_NPCS];
+	uint32_t nnpcs = 0, player_sid, player_y = 80, room_left = 0;
+	uint32_t dialog_gfx[4] = {NONE, NONE, NONE, NONE}, dialog_sid[4] = {NONE, NONE, NONE, NONE};
+	uint32_t dialog_left = 0;
+
+	/* Resident: the player's 4 directions x 3 frames (16x32 4bpp), a dialog font of 8x16
+	 * glyphs, a cursor. */
+	for (int i = 0; i < 12; i++)
+		player[i] = gfx(g, 16, 32, 4);
+	for (int i = 0; i < 48; i++)
+		font[i] = gfx(g, 8, 16, 4);
+	cursor = gfx(g, 8, 8, 4);
+	player_sid = show(g, y_depth(player_y));
+	(void)player;
+	(void)font;
+	(void)cursor;
+
+	for (uint32_t f = 0; f < frames; f++) {
+		if (room_left == 0) {
+			/* Leave the room: hide and unload its set (the frame of the fade). */
+			for (uint32_t i = 0; i < nnpcs; i++)
+				hide(g, &npcs[i].sid);
+			for (uint32_t i = 0; i < nprops; i++) {
+				hide(g, &prop_sid[i]);
+				for (uint32_t k = 0; k < nprop_frames[i]; k++)
+					release(g, &props[i][k]);
+			}
+			for (uint32_t t = 0; t < ntypes; t++)
+				for (int k = 0; k < 8; k++)
+					release(g, &types[t][k]);
+			frame(g);
+			if (++f >= frames)
+				break;
+			/* Enter the next room: 2-5 NPC types (4 directions x 2 frames each), props. */
+			ntypes = 2u + rnd(g, 4);
+			for (uint32_t t = 0; t < ntypes; t++)
+				for (int k = 0; k < 8; k++)
+					types[t][k] = chance(g, 8) ? gfx(g, 32, 32, 4) : gfx(g, 16, 32, 4);
+			nprops = 1u + rnd(g, MAX_PROPS);
+			for (uint32_t i = 0; i < nprops; i++) {
+				uint32_t kind = rnd(g, 3);
+				nprop_frames[i] = kind == 2 ? 4u : 2u;
+				for (uint32_t k = 0; k < nprop_frames[i]; k++)
+					props[i][k] = kind == 0   ? gfx(g, 16, 16, 4)
+						      : kind == 1 ? gfx(g, 32, 32, 4)
+								  : gfx(g, 16, 32, 4);
+				prop_sid[i] = show(g, y_depth(rnd(g, 160)));
+			}
+			nnpcs = 2u + rnd(g, MAX_NPCS - 1);
+			for (uint32_t i = 0; i < nnpcs; i++) {
+				npcs[i].y = rnd(g, 160);
+				npcs[i].type = rnd(g, ntypes);
+				npcs[i].sid = show(g, y_depth(npcs[i].y));
+			}
+			room_left = 300u + rnd(g, 600);
+		}
+		room_left--;
+		/* Walking changes screen y, and with it the depth. */
+		for (uint32_t i = 0; i < nnpcs; i++) {
+			if (npcs[i].sid == NONE || !chance(g, 20))
+				continue;
+			npcs[i].y = (npcs[i].y + 156u + rnd(g, 9)) % 160u;
+			set_z(g, npcs[i].sid, y_depth(npcs[i].y));
+		}
+		if (chance(g, 8)) {
+			player_y = (player_y + 158u + rnd(g, 5)) % 160u;
+			set_z(g, player_sid, y_depth(player_y));
+		}
+		/* Dialogs: a 64x64 portrait and a box of three 64x32 pieces, in front of everything. */
+		if (dialog_left == 0 && dialog_gfx[0] == NONE && chance(g, 500)) {
+			dialog_gfx[0] = gfx(g, 64, 64, 4);
+			for (int k = 1; k < 4; k++)
+				dialog_gfx[k] = gfx(g, 64, 32, 4);
+			for (int k = 0; k < 4; k++)
+				dialog_sid[k] = show(g, 0x0400);
+			dialog_left = 120u + rnd(g, 180);
+		}
+		if (dialog_left != 0 && --dialog_left == 0) {
+			for (int k = 0; k < 4; k++) {
+				hide(g, &dialog_sid[k]);
+				release(g, &dialog_gfx[k]);
+			}
+		}
+		frame(g);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* particles */
+
+#define MAX_BURSTS 6
+#define MAX_PARTICLES 120
+
+struct burst {
+	uint32_t gfx[3], ngfx, alive;
+};
+
+struct particle {
+	uint32_t sid, ttl, burst;
+};
+
+static void particles(struct gen *g, uint32_t frames)
+{
+	static const struct {
+		uint8_t w, h, bpp;
+	} kinds[] = {{8, 8, 4}, {8, 8, 8}, {16, 16, 4}, {16, 16, 8}, {32, 32, 4}};
+	struct burst bursts[MAX_BURSTS];
+	struct particle parts[MAX_PARTICLES];
+	uint32_t emitter = gfx(g, 32, 32, 4), emitter_sid = show(g, 0x5000), next = 5;
+	(void)emitter;
+	(void)emitter_sid;
+	for (int i = 0; i < MAX_BURSTS; i++)
+		bursts[i].ngfx = 0;
+	for (int i = 0; i < MAX_PARTICLES; i++)
+		parts[i].ttl = 0;
+	for (uint32_t f = 0; f < frames; f++) {
+		if (f >= next) {
+			for (int b = 0; b < MAX_BURSTS; b++) {
+				uint32_t count;
+				if (bursts[b].ngfx != 0)
+					continue;
+				bursts[b].ngfx = 1u + rnd(g, 3);
+				for (uint32_t k = 0; k < bursts[b].ngfx; k++) {
+					uint32_t kind = rnd(g, 5);
+					bursts[b].gfx[k] = gfx(g, kinds[kind].w, kinds[kind].h, kinds[kind].bpp);
+				}
+				bursts[b].alive = 0;
+				count = 16u + rnd(g, 33);
+				for (int p = 0; p < MAX_PARTICLES && count > 0; p++) {
+					if (parts[p].ttl != 0)
+						continue;
+					parts[p].sid = show(g, 0x3000u + rnd(g, 0x4000));
+					if (parts[p].sid == NONE)
+						break;
+					parts[p].ttl = 15u + rnd(g, 46);
+					parts[p].burst = (uint32_t)b;
+					bursts[b].alive++;
+					count--;
+				}
+				break;
+			}
+			next = f + 10u + rnd(g, 50);
+		}
+		for (int p = 0; p < MAX_PARTICLES; p++) {
+			struct particle *pt = &parts[p];
+			if (pt->ttl == 0)
+				continue;
+			if (chance(g, 16))
+				set_z(g, pt->sid, 0x3000u + rnd(g, 0x4000));
+			if (--pt->ttl == 0) {
+				struct burst *bu = &bursts[pt->burst];
+				hide(g, &pt->sid);
+				if (--bu->alive == 0) {
+					for (uint32_t k = 0; k < bu->ngfx; k++)
+						release(g, &bu->gfx[k]);
+					bu->ngfx = 0;
+				}
+			}
+		}
+		/* A burst whose particles all failed to show frees its graphics at once. */
+		for (int b = 0; b < MAX_BURSTS; b++)
+			if (bursts[b].ngfx != 0 && bursts[b].alive == 0) {
+				for (uint32_t k = 0; k < bursts[b].ngfx; k++)
+					release(g, &bursts[b].gfx[k]);
+				bursts[b].ngfx = 0;
+			}
+		frame(g);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* ai-scratch */
+
+#define MAX_AI 12
+
+struct ai {
+	int live;
+	uint32_t state, path, path_left, think_in;
+};
+
+static void ai_scratch(struct gen *g, uint32_t frames)
+{
+	struct ai ai[MAX_AI];
+	for (int i = 0; i < MAX_AI; i++)
+		ai[i].live = 0;
+	for (uint32_t f = 0; f < frames; f++) {
+		/* Enemies come on screen... */
+		if (chance(g, 25)) {
+			for (int i = 0; i < MAX_AI; i++) {
+				if (ai[i].live)
+					continue;
+				ai[i].live = 1;
+				ai[i].state = alloc_bytes(g, 24u + 4u * rnd(g, 11)); /* 24..64 bytes */
+				ai[i].path = NONE;
+				ai[i].path_left = 0;
+				ai[i].think_in = 1u + rnd(g, 8);
+				break;
+			}
+		}
+		for (int i = 0; i < MAX_AI; i++) {
+			struct ai *a = &ai[i];
+			if (!a->live)
+				continue;
+			if (a->think_in != 0 && --a->think_in == 0) {
+				/* ...think with a temporary (a sensor list, an option score table)... */
+				uint32_t tmp = alloc_bytes(g, 8u + 4u * rnd(g, 11));
+				if (a->path == NONE && chance(g, 3)) {
+					/* ...plan a path (4 bytes per step) and follow it for a while... */
+					a->path = alloc_bytes(g, 32u + 8u * rnd(g, 29));
+					a->path_left = 30u + rnd(g, 90);
+				}
+				release(g, &tmp);
+				a->think_in = 4u + rnd(g, 13);
+			}
+			if (a->path_left != 0 && --a->path_left == 0)
+				release(g, &a->path);
+			/* ...and leave the screen or die. */
+			if (chance(g, 240)) {
+				release(g, &a->path);
+				release(g, &a->state);
+				a->live = 0;
+			}
+		}
+		frame(g);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+uint32_t agb_gen_default_frames(const char *scenario)
+{
+	if (strcmp(scenario, "shmup") == 0)
+		return 1800;
+	if (strcmp(scenario, "rpg") == 0)
+		return 3600;
+	if (strcmp(scenario, "particles") == 0)
+		return 1200;
+	if (strcmp(scenario, "ai-scratch") == 0)
+		return 1800;
+	return 0;
+}
+
+int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out)
+{
+	struct gen *g;
+	enum agb_arena arena = AGB_ARENA_OBJ_VRAM;
+	uint32_t arena_bytes = 32768;
+	memset(out, 0, sizeof *out);
+	if (agb_gen_default_frames(scenario) == 0)
+		return -1;
+	g = calloc(1, sizeof *g); /* the MT state is 2.5 KiB */
+	if (g == NULL)
+		return -2;
+	agb_mt_seed(&g->mt, seed);
+	if (frames == 0)
+		frames = 1;
+	if (strcmp(scenario, "shmup") == 0) {
+		shmup(g, frames);
+	} else if (strcmp(scenario, "rpg") == 0) {
+		rpg(g, frames);
+	} else if (strcmp(scenario, "particles") == 0) {
+		particles(g, frames);
+	} else {
+		arena = AGB_ARENA_EWRAM;
+		arena_bytes = 4096;
+		ai_scratch(g, frames);
+	}
+	if (g->oom) {
+		free(g->ev);
+		free(g);
+		return -2;
+	}
+	out->events = g->ev;
+	snprintf(out->name, sizeof out->name, "%s", scenario);
+	snprintf(out->source, sizeof out->source,
+		 "agbsim gen %s --seed %lu --frames %lu (MT19937 scenario generator)", scenario,
+		 (unsigned long)seed, (unsigned long)frames);
+	out->trace.arena = arena;
+	out->trace.arena_bytes = arena_bytes;
+	out->trace.event_count = (uint32_t)g->n;
+	out->trace.frame_count = frames;
+	out->trace.events = g->ev;
+	out->trace.name = out->name;
+	out->trace.source = out->source;
+	free(g);
+	return 0;
+}
+
+void agb_gen_release(struct agb_gen_trace *t)
+{
+	free(t->events);
+	memset(t, 0, sizeof *t);
+}

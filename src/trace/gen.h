@@ -1,0 +1,43 @@
+/* Scenario generators (agbsim gen): game-like traces from a seeded MT19937.
+ *
+ * Scenarios:
+ *   shmup       obj_vram: shoot-'em-up: resident font and player, enemy waves with animation
+ *               frames, bullets, explosions streamed into their own buffers, power-ups, a boss
+ *               with 8bpp 64x64 parts; sprite graphics allocs plus spr_show/spr_z/spr_hide.
+ *   rpg         obj_vram: walking between rooms: each room loads its NPC and prop sprite set and
+ *               unloads the previous one; NPCs are Z-sorted by screen y (spr_z as they walk);
+ *               dialog portraits come and go.
+ *   particles   obj_vram: overlapping particle bursts, each loading a few particle graphics and
+ *               showing dozens of short-lived sprites.
+ *   ai-scratch  ewram, 4 KiB pool: the seed article's AI scratch memory: enemies on screen
+ *               allocate small state structs, path buffers and per-think temporaries.
+ *
+ * Determinism: only integer arithmetic on MT19937 outputs, no floating point, no clocks, no
+ * addresses: the same (scenario, seed, frames) gives the same events on every machine. */
+#ifndef AGB_TRACE_GEN_H
+#define AGB_TRACE_GEN_H
+
+#include <stdint.h>
+
+#include "agb/trace.h"
+
+struct agb_gen_trace {
+	struct agb_trace trace;   /* points into the members below */
+	struct agb_event *events; /* malloc'd */
+	char name[64];
+	char source[160];
+};
+
+/* Names of the scenarios, NULL-terminated. */
+extern const char *const agb_gen_scenarios[];
+
+/* Default number of frames for a scenario (0 when unknown). */
+uint32_t agb_gen_default_frames(const char *scenario);
+
+/* Generates SCENARIO with SEED over FRAMES frames (>= 1) into *OUT. Returns 0, -1 for an unknown
+ * scenario, -2 when out of memory. Release with agb_gen_release. */
+int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
+
+void agb_gen_release(struct agb_gen_trace *t);
+
+#endif

@@ -1,0 +1,395 @@
+/* `obj-fast`: every `obj` case, the differential test (same placement as obj on long random
+ * sequences and on every shipped traces/obj trace), and the PERF-TARGETS bound on its worst-case
+ * modelled alloc cost on a 1024-block map (<= 400 cycles and <= 1/5 of obj's worst). */
+#include <dirent.h>
+#include <stdio.h>
+
+#include "agb/replay.h"
+#include "core/obj_cases.h"
+#include "trace/trace_load.h"
+
+static void article_example(void **state)
+{
+	(void)state;
+	case_article_example(&agb_obj_fast_core);
+}
+
+static void placement_rule(void **state)
+{
+	(void)state;
+	case_placement_rule(&agb_obj_fast_core);
+}
+
+static void even_tile_for_8bpp(void **state)
+{
+	(void)state;
+	case_8bpp_even_tile(&agb_obj_fast_core);
+}
+
+static void bitmap_mode_upper_16k_only(void **state)
+{
+	(void)state;
+	case_bitmap_mode(&agb_obj_fast_core);
+}
+
+static void full_and_empty(void **state)
+{
+	(void)state;
+	case_full_and_empty(&agb_obj_fast_core);
+}
+
+/* The model of replay.c: base + bus cycles + per-access instruction work. */
+static uint32_t model(const struct agb_heap_core *c, uint32_t base, agb_machine *m, uint32_t bus0,
+		      uint32_t acc0)
+{
+	uint32_t bus = m->bus_cycles - bus0, acc = m->accesses - acc0;
+	return base + bus + (uint32_t)(((uint64_t)acc * c->model.per_access) >> 4);
+}
+
+struct pair {
+	struct objt *a, *b; /* obj, obj-fast */
+	uint32_t worst[2];
+	uint32_t worst_size[2];
+	uint32_t allocs;
+};
+
+/* One alloc on both cores: same address, and the modelled cost of each. */
+static uint32_t pair_alloc(struct pair *p, uint32_t size, uint32_t align)
+{
+	uint32_t addr[2];
+	struct objt *t[2] = {p->a, p->b};
+	for (int i = 0; i < 2; i++) {
+		uint32_t bus0 = t[i]->m->bus_cycles, acc0 = t[i]->m->accesses, cyc;
+		addr[i] = objt_alloc(t[i], size, align);
+		cyc = model(t[i]->core, t[i]->core->model.alloc_base, t[i]->m, bus0, acc0);
+		if (cyc > p->worst[i]) {
+			p->worst[i] = cyc;
+			p->worst_size[i] = size;
+		}
+	}
+	p->allocs++;
+	if (addr[0] != addr[1])
+		fail_msg("alloc(%u, %u) #%u: obj gives block %d, obj-fast %d", size, align, p->allocs,
+			 addr[0] ? (int)objt_block(addr[0]) : -1, addr[1] ? (int)objt_block(addr[1]) : -1);
+	return addr[0];
+}
+
+static void pair_free(struct pair *p, uint32_t addr)
+{
+	p->a->core->free(p->a->state, addr);
+	p->b->core->free(p->b->state, addr);
+}
+
+static void pair_init(struct pair *p, uint32_t arena, uint32_t flags, uint32_t meta)
+{
+	memset(p, 0, sizeof *p);
+	p->a = objt_new(&agb_obj_core, arena, flags, meta);
+	p->b = objt_new(&agb_obj_fast_core, arena, flags, meta);
+}
+
+static void pair_done(struct pair *p)
+{
+	objt_free_all(p->a);
+	objt_free_all(p->b);
+}
+
+/* Same walks, same stats. */
+static void pair_compare_views(struct pair *p)
+{
+	struct agb_heap_stats sa, sb;
+	p->a->core->stats(p->a->state, &sa);
+	p->b->core->stats(p->b->state, &sb);
+	assert_int_equal(sa.free_bytes, sb.free_bytes);
+	assert_int_equal(sa.largest_free, sb.largest_free);
+	assert_int_equal(sa.free_runs, sb.free_runs);
+	assert_true(sa.free_sq_sum == sb.free_sq_sum);
+}
+
+static void differential_random(void **state)
+{
+	(void)state;
+	for (uint32_t round = 0; round < 12; round++) {
+		struct pair p;
+		uint32_t seed = 0xC0FFEEu + round * 7919u, live[512], n = 0;
+		uint32_t flags = round % 4u == 3u ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u;
+		uint32_t arena = round % 5u == 4u ? 0x6000u + 32u * round : 0x8000u;
+		pair_init(&p, arena, flags, round % 2u ? MEM_IWRAM : MEM_EWRAM);
+		for (uint32_t i = 0; i < 20000; i++) {
+			/* Phases of growth and shrinkage so the map is seen nearly full and fragmented. */
+			uint32_t free_odds = (i / 2000u) % 2u ? 2u : 5u;
+			if (n > 0 && (n == 512 || xs32(&seed) % free_odds == 0)) {
+				uint32_t k = xs32(&seed) % n;
+				pair_free(&p, live[k]);
+				live[k] = live[--n];
+			} else {
+				uint32_t size, align, a;
+				random_request(&seed, &size, &align);
+				a = pair_alloc(&p, size, align);
+				if (a != AGB_NULL)
+					live[n++] = a;
+			}
+			if (i % 64u == 0) {
+				objt_check(p.a);
+				objt_check(p.b);
+				pair_compare_views(&p);
+			}
+		}
+		objt_check(p.b);
+		pair_done(&p);
+	}
+}
+
+/* The random sequences again, with the checker after every single op. */
+static void random_sequences_keep_invariants(void **state)
+{
+	(void)state;
+	for (uint32_t round = 0; round < 4; round++) {
+		uint32_t seed = 0xBEEFu + round, live[256], n = 0;
+		struct objt *t = objt_new(&agb_obj_fast_core, 0x8000u,
+					  round == 3 ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u, META_BASE);
+		for (uint32_t i = 0; i < 3000; i++) {
+			if (n > 0 && (n == 256 || xs32(&seed) % 3u == 0)) {
+				uint32_t k = xs32(&seed) % n;
+				t->core->free(t->state, live[k]);
+				live[k] = live[--n];
+			} else {
+				uint32_t size, align, a;
+				random_request(&seed, &size, &align);
+				a = objt_alloc(t, size, align);
+				if (a != AGB_NULL)
+					live[n++] = a;
+			}
+			objt_check(t);
+		}
+		assert_int_equal(t->m->quirk_stores, 0);
+		objt_free_all(t);
+	}
+}
+
+/* --- every shipped traces/obj trace: same placement on every event --------------------- */
+
+struct rec {
+	uint32_t *addr;
+	uint32_t n, cap;
+};
+
+static void record(void *ctx, const struct agb_replay_obs *o)
+{
+	struct rec *r = ctx;
+	if (r->n < r->cap)
+		r->addr[r->n++] = o->op == AGB_OP_ALLOC ? o->addr : 0u;
+}
+
+static void replay_into(const struct agb_trace *tr, const struct agb_heap_core *core,
+			uint32_t core_flags, struct rec *r)
+{
+	agb_machine *m = malloc(sizeof *m);
+	size_t ws_bytes = agb_replay_workspace_bytes(tr);
+	void *ws = malloc(ws_bytes);
+	struct agb_replay_config cfg = {core, 0, AGB_META_DEFAULT, core_flags,
+					AGB_REPLAY_CANARIES | AGB_REPLAY_CHECK};
+	struct agb_replay_result res;
+	assert_non_null(m);
+	assert_non_null(ws);
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	r->n = 0;
+	assert_int_equal(agb_replay_run(tr, &cfg, m, ws, ws_bytes, record, r, &res), AGB_REPLAY_OK);
+	assert_int_equal(res.corrupted_bytes, 0);
+	assert_int_equal(res.quirk_stores, 0);
+	free(ws);
+	free(m);
+}
+
+static void differential_on_shipped_traces(void **state)
+{
+	(void)state;
+	DIR *d = opendir(AGB_TRACES_DIR "/obj");
+	struct dirent *e;
+	int traces = 0;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[1024];
+		size_t len = strlen(e->d_name);
+		struct agb_loaded_trace lt;
+		struct agb_diag diag;
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/obj/%s", AGB_TRACES_DIR, e->d_name);
+		assert_int_equal(agb_trace_load_file(path, &lt, &diag), AGB_LOAD_OK);
+		if (lt.trace.arena == AGB_ARENA_OBJ_VRAM) {
+			for (uint32_t bitmap = 0; bitmap < 2; bitmap++) {
+				struct rec a = {malloc(4u * lt.trace.event_count), 0, lt.trace.event_count};
+				struct rec b = {malloc(4u * lt.trace.event_count), 0, lt.trace.event_count};
+				struct rec c = {malloc(4u * lt.trace.event_count), 0, lt.trace.event_count};
+				uint32_t fl = bitmap ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u;
+				replay_into(&lt.trace, &agb_obj_core, fl, &a);
+				replay_into(&lt.trace, &agb_obj_fast_core, fl, &b);
+				replay_into(&lt.trace, agb_heap_core_find("oam"), fl, &c);
+				assert_int_equal(a.n, lt.trace.event_count);
+				for (uint32_t i = 0; i < a.n; i++) {
+					if (a.addr[i] != b.addr[i] || a.addr[i] != c.addr[i])
+						fail_msg("%s event %u: obj %#x, obj-fast %#x, oam %#x", path, i,
+							 a.addr[i], b.addr[i], c.addr[i]);
+				}
+				free(a.addr);
+				free(b.addr);
+				free(c.addr);
+			}
+			traces++;
+		}
+		agb_trace_release(&lt);
+	}
+	closedir(d);
+	assert_true(traces >= 3);
+}
+
+/* --- worst-case modelled alloc cost on a 1024-block map ---------------------------------- */
+
+/* Fills both cores with single blocks, then frees the blocks for which keep() is false. */
+static void fill_singles(struct pair *p, uint32_t *addr, int (*keep)(uint32_t b, uint32_t arg),
+			 uint32_t arg)
+{
+	for (uint32_t b = 0; b < 1024; b++)
+		addr[b] = pair_alloc(p, 32, 1);
+	for (uint32_t b = 0; b < 1024; b++)
+		if (!keep(b, arg)) {
+			pair_free(p, addr[b]);
+			addr[b] = AGB_NULL;
+		}
+}
+
+static int keep_all_but(uint32_t b, uint32_t arg)
+{
+	return b != arg;
+}
+
+/* Per 2^(k+1)-block chunk, keep one block in the upper half: every word keeps aligned runs of
+ * 2^k but none of 2^(k+1); arg = k. */
+static int keep_one_per_chunk(uint32_t b, uint32_t arg)
+{
+	uint32_t chunk = 2u << arg;
+	return b % chunk == chunk - 1u;
+}
+
+static void note_worst(struct pair *p, uint32_t *worst, uint32_t meta)
+{
+	for (int i = 0; i < 2; i++)
+		if (p->worst[i] > worst[i]) {
+			worst[i] = p->worst[i];
+			print_message("  %s new worst %u cycles: %u-byte request, meta in %s\n",
+				      i ? "obj-fast" : "obj", p->worst[i], p->worst_size[i],
+				      meta ? "IWRAM" : "EWRAM");
+		}
+	pair_done(p);
+}
+
+static void worst_case_alloc_cost(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+	uint32_t addr[1024], worst[2] = {0, 0};
+	for (uint32_t meta = 0; meta < 2; meta++) {
+		uint32_t meta_addr = meta ? MEM_IWRAM : MEM_EWRAM;
+		/* Fit only at the very end (obj scans the whole map), or no fit at all. */
+		for (uint32_t last = 1020; last < 1024; last++) {
+			struct pair p;
+			pair_init(&p, 0x8000u, 0, meta_addr);
+			fill_singles(&p, addr, keep_all_but, last);
+			pair_alloc(&p, 32, 1);
+			pair_alloc(&p, 32, 1);
+			for (size_t s = 0; s < 8; s++)
+				pair_alloc(&p, sizes[s], 1);
+			note_worst(&p, worst, meta);
+		}
+		/* Every class present below the one asked for, in every word. */
+		for (uint32_t k = 0; k < 8; k++) {
+			struct pair p;
+			pair_init(&p, 0x8000u, 0, meta_addr);
+			fill_singles(&p, addr, keep_one_per_chunk, k);
+			for (size_t s = 0; s < 8; s++)
+				pair_alloc(&p, sizes[s], s % 2 ? 64u : 1u);
+			note_worst(&p, worst, meta);
+		}
+		/* Random fragmented states, sprite-sized requests only. */
+		for (uint32_t round = 0; round < 8; round++) {
+			struct pair p;
+			uint32_t seed = 77u + round, live[1024], n = 0;
+			pair_init(&p, 0x8000u, 0, meta_addr);
+			for (uint32_t i = 0; i < 20000; i++) {
+				if (n > 0 && (n == 1024 || xs32(&seed) % 3u == 0)) {
+					uint32_t k = xs32(&seed) % n;
+					pair_free(&p, live[k]);
+					live[k] = live[--n];
+				} else {
+					uint32_t sz = sizes[xs32(&seed) % (round < 4 ? 4u : 8u)], a;
+					a = pair_alloc(&p, sz, (xs32(&seed) & 1u) ? 64u : 1u);
+					if (a != AGB_NULL)
+						live[n++] = a;
+				}
+			}
+			note_worst(&p, worst, meta);
+		}
+	}
+	print_message("worst modelled alloc on a 1024-block map, sprite sizes: obj %u, obj-fast %u "
+		      "cycles\n",
+		      worst[0], worst[1]);
+	assert_true(worst[1] <= 400u);
+	assert_true(worst[1] * 5u <= worst[0]);
+}
+
+/* Requests no sprite makes (sizes that are not a power of two, alignments beyond the size and
+ * beyond 8bpp's) take obj-fast's slower path: still the same decisions, bounded by one check per
+ * word. Reported, and held to 1/5 of obj's worst. */
+static void worst_case_alloc_cost_general(void **state)
+{
+	(void)state;
+	uint32_t worst[2] = {0, 0};
+	for (uint32_t round = 0; round < 8; round++) {
+		struct pair p;
+		uint32_t seed = 501u + round, live[1024], n = 0;
+		pair_init(&p, 0x8000u, 0, MEM_EWRAM);
+		for (uint32_t i = 0; i < 20000; i++) {
+			if (n > 0 && (n == 1024 || xs32(&seed) % 3u == 0)) {
+				uint32_t k = xs32(&seed) % n;
+				pair_free(&p, live[k]);
+				live[k] = live[--n];
+			} else {
+				uint32_t size, align, a;
+				random_request(&seed, &size, &align);
+				a = pair_alloc(&p, size, align);
+				if (a != AGB_NULL)
+					live[n++] = a;
+			}
+		}
+		note_worst(&p, worst, 0);
+	}
+	/* Every word holds aligned pairs but no 3 blocks at a multiple of 4. */
+	{
+		struct pair p;
+		uint32_t addr[1024];
+		pair_init(&p, 0x8000u, 0, MEM_EWRAM);
+		fill_singles(&p, addr, keep_one_per_chunk, 1);
+		pair_alloc(&p, 96, 1);
+		note_worst(&p, worst, 0);
+	}
+	print_message("worst modelled alloc, any request: obj %u, obj-fast %u cycles\n", worst[0],
+		      worst[1]);
+	assert_true(worst[1] * 5u <= worst[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(article_example),
+		cmocka_unit_test(placement_rule),
+		cmocka_unit_test(even_tile_for_8bpp),
+		cmocka_unit_test(bitmap_mode_upper_16k_only),
+		cmocka_unit_test(full_and_empty),
+		cmocka_unit_test(random_sequences_keep_invariants),
+		cmocka_unit_test(differential_random),
+		cmocka_unit_test(differential_on_shipped_traces),
+		cmocka_unit_test(worst_case_alloc_cost),
+		cmocka_unit_test(worst_case_alloc_cost_general),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
