@@ -10,6 +10,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/gate.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 
@@ -27,10 +28,20 @@ static void usage(FILE *out)
 		"  --format=FMT         table (default), json (the whole result set), csv or md\n"
 		"  --check              run each core's invariant checker after every event (slow)\n"
 		"  --no-min-arena       skip the min_arena_bytes search\n"
+		"  --baseline=FILE      gate: compare with a baseline (a --format=json result); exit 1\n"
+		"                       when a metric got worse beyond tolerance or a pair is missing\n"
+		"  --tolerance=M=T      tolerance for metric M (a name, or a prefix ending in '*'):\n"
+		"                       T is N%% (relative) or N (absolute); repeatable\n"
+		"  --allow-missing      a baseline pair absent from this run is not a failure\n"
+		"  --diff-out=FILE      write the comparison as JSON\n"
+		"  --update-baseline=FILE  rewrite FILE from this run, keeping its tolerances\n"
+		"  --export=bmf|gab     print Bencher Metric Format or github-action-benchmark\n"
+		"                       (customSmallerIsBetter) JSON instead of the table\n"
 		"  -h, --help           show this help\n\n"
 		"A pair whose core cannot serve the trace's ops (free on bump) is listed as n/a with\n"
-		"the reason, never with numbers. Exit status: 0 ok, 2 bad usage or input, 3 when a\n"
-		"core broke an invariant or corrupted a block.\n");
+		"the reason, never with numbers. Exit status: 0 ok, 1 the gate found a regression,\n"
+		"2 bad usage or input (a bad baseline too), 3 when a core broke an invariant or\n"
+		"corrupted a block.\n");
 }
 
 struct trace_list {
@@ -224,37 +235,15 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 	fputc('\n', out);
 }
 
-static void report_bench_json(FILE *out, const struct agbsim_run *runs, size_t n)
-{
-	fprintf(out, "{\n  \"agbsim_bench\": 1,\n  \"cycles\": \"%s\",\n  \"runs\": [\n",
-		n ? runs[0].cycle_source : "model");
-	for (size_t i = 0; i < n; i++) {
-		const struct agbsim_run *r = &runs[i];
-		if (r->status == AGBSIM_EXIT_OK) {
-			agbsim_report_json_run(out, r, "    ");
-		} else {
-			fprintf(out, "    {\"trace\": \"%s\", \"path\": \"%s\", \"allocator\": \"%s\", "
-				     "\"arena\": \"%s\", \"error\": \"",
-				r->trace->name ? r->trace->name : r->trace_path, r->trace_path,
-				r->core->name, agb_arena_name(r->trace->arena));
-			for (const char *c = r->error; *c; c++)
-				if (*c == '"' || *c == '\\')
-					fprintf(out, "\\%c", *c);
-				else
-					fputc(*c, out);
-			fputs("\"}", out);
-		}
-		fputs(i + 1 < n ? ",\n" : "\n", out);
-	}
-	fputs("  ]\n}\n", out);
-}
-
 int agbsim_cmd_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"jobs", required_argument, NULL, 'j'},
 		{"format", required_argument, NULL, 'f'},    {"check", no_argument, NULL, 'c'},
 		{"no-min-arena", no_argument, NULL, 'm'},    {"help", no_argument, NULL, 'h'},
+		{"baseline", required_argument, NULL, 'B'},  {"update-baseline", required_argument, NULL, 'U'},
+		{"tolerance", required_argument, NULL, 'T'}, {"allow-missing", no_argument, NULL, 'A'},
+		{"diff-out", required_argument, NULL, 'D'},  {"export", required_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *allocators = NULL;
@@ -266,6 +255,13 @@ int agbsim_cmd_bench(int argc, char **argv)
 	struct agb_loaded_trace *loaded = NULL;
 	struct agbsim_run *runs = NULL;
 	size_t nruns = 0;
+	struct agbsim_gate_options gate = {0};
+	const char *export_format = NULL;
+	const char **tolerances = calloc((size_t)argc, sizeof *tolerances);
+
+	if (tolerances == NULL)
+		return AGBSIM_EXIT_IO;
+	gate.tolerances = tolerances;
 
 	optind = 1;
 	opterr = 0;
@@ -290,8 +286,29 @@ int agbsim_cmd_bench(int argc, char **argv)
 		case 'm':
 			options &= ~(unsigned)RUN_MIN_ARENA;
 			break;
+		case 'B':
+			gate.baseline_path = optarg;
+			break;
+		case 'U':
+			gate.update_path = optarg;
+			break;
+		case 'T':
+			tolerances[gate.n_tolerances++] = optarg;
+			break;
+		case 'A':
+			gate.allow_missing = 1;
+			break;
+		case 'D':
+			gate.diff_out = optarg;
+			break;
+		case 'E':
+			if (strcmp(optarg, "bmf") != 0 && strcmp(optarg, "gab") != 0)
+				return agbsim_usage_error("bench", "--export wants bmf or gab, not '%s'", optarg);
+			export_format = optarg;
+			break;
 		case 'h':
 			usage(stdout);
+			free(tolerances);
 			return AGBSIM_EXIT_OK;
 		case ':':
 			return agbsim_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
@@ -299,6 +316,12 @@ int agbsim_cmd_bench(int argc, char **argv)
 			return agbsim_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (gate.baseline_path != NULL && format != FORMAT_TABLE && format != FORMAT_MD)
+		return agbsim_usage_error("bench", "with --baseline, --format is table or md");
+	if ((gate.diff_out != NULL || gate.n_tolerances != 0 || gate.allow_missing) &&
+	    gate.baseline_path == NULL)
+		return agbsim_usage_error("bench", "--tolerance, --allow-missing and --diff-out need --baseline");
+	gate.format = (enum agbsim_format)format;
 	if (allocators != NULL && strcmp(allocators, "all") != 0 &&
 	    check_core_list(allocators) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
@@ -389,9 +412,20 @@ int agbsim_cmd_bench(int argc, char **argv)
 			rc = AGBSIM_EXIT_IO;
 		}
 	}
+	if (rc != AGBSIM_EXIT_OK)
+		goto done; /* a core broke: no numbers, no baseline */
+	if (gate.baseline_path != NULL || gate.update_path != NULL) {
+		rc = agbsim_gate(stdout, runs, nruns, &gate);
+		if (gate.baseline_path != NULL)
+			goto flush;
+	}
+	if (export_format != NULL) {
+		agbsim_export(stdout, export_format, runs, nruns);
+		goto flush;
+	}
 	switch (format) {
 	case FORMAT_JSON:
-		report_bench_json(stdout, runs, nruns);
+		agbsim_bench_write_json(stdout, runs, nruns, NULL);
 		break;
 	case FORMAT_TABLE:
 		for (int a = 0; a < AGB_ARENA_COUNT; a++)
@@ -416,6 +450,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 		break;
 	}
 	}
+flush:
 	if (fflush(stdout) != 0)
 		rc = AGBSIM_EXIT_IO;
 done:
@@ -427,5 +462,6 @@ done:
 	for (size_t i = 0; i < list.n; i++)
 		free(list.paths[i]);
 	free(list.paths);
+	free(tolerances);
 	return rc;
 }

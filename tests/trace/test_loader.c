@@ -203,7 +203,7 @@ static void op_not_a_string(void **state)
 static void unknown_op_is_rejected(void **state)
 {
 	(void)state;
-	check_bad(HEAP "[\"frame\"],\n[ \"mark\", 3]]}", 3, 3, "unknown op \"mark\"");
+	check_bad(HEAP "[\"frame\"],\n[ \"malloc\", 3]]}", 3, 3, "unknown op \"malloc\"");
 }
 
 static void wrong_arity(void **state)
@@ -324,8 +324,10 @@ static void diag_format_has_file_line_col(void **state)
 	const char *text = HEAP "[\"frame\"],\n  [\"boom\"]]}";
 	assert_int_equal(agb_trace_load_buffer("traces/x.json", text, strlen(text), &t, &d), 2);
 	agb_diag_format(&d, buf, sizeof buf);
-	assert_string_equal(buf, "traces/x.json:3:4: unknown op \"boom\" (version 1 has alloc, free, "
-				 "realloc, frame, ref, unref)");
+	/* Extension ops are listed after the v1 ones; the v1 list comes first, always. */
+	const char *want = "traces/x.json:3:4: unknown op \"boom\" (version 1 has alloc, free, "
+			   "realloc, frame, ref, unref";
+	assert_int_equal(strncmp(buf, want, strlen(want)), 0);
 }
 
 /* ---- good traces ---- */

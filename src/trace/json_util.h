@@ -1,0 +1,23 @@
+/* JSON documents other than traces (bench results, baselines), read with the trace loader's
+ * checks and line:col diagnostics. */
+#ifndef AGB_JSON_UTIL_H
+#define AGB_JSON_UTIL_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "trace/trace_load.h"
+
+/* Parses LEN bytes of TEXT (named NAME in messages) into *OUT (free with cJSON_Delete).
+ * Rejects NUL bytes, invalid UTF-8, nesting deeper than AGB_TRACE_MAX_DEPTH, syntax errors and
+ * trailing data with a positioned *DIAG. Returns AGB_LOAD_OK or AGB_LOAD_BAD_INPUT. O(len). */
+int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
+		   struct agb_diag *diag);
+
+/* Sets DIAG's line and col to the value reached from the root of TEXT by PATH, a '/'-separated
+ * list of object keys and array indices ("runs/3/cycles"); stops at the deepest part found.
+ * For error messages only: O(len). */
+void agb_json_locate(const char *text, size_t len, const char *path, struct agb_diag *diag);
+
+#endif
