@@ -140,7 +140,7 @@ static inline uint16_t agb_ld16(agb_machine *m, uint32_t a)
 	struct agb_page *p = agb__page(m, a);
 	uint16_t v;
 	agb__count(m, p, AGB_LOAD16, 1);
-	memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
+	__builtin_memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
 	return v;
 }
 
@@ -149,7 +149,7 @@ static inline uint32_t agb_ld32(agb_machine *m, uint32_t a)
 	struct agb_page *p = agb__page(m, a);
 	uint32_t v;
 	agb__count(m, p, AGB_LOAD32, 2);
-	memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
+	__builtin_memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
 	return v;
 }
 
@@ -182,7 +182,7 @@ static inline void agb_st16(agb_machine *m, uint32_t a, uint16_t v)
 	agb__count(m, p, AGB_STORE16, 1);
 	if (p->region == AGB_REGION_ROM)
 		return;
-	memcpy(p->host + (a & p->mask & ~1u), &v, sizeof v);
+	__builtin_memcpy(p->host + (a & p->mask & ~1u), &v, sizeof v);
 }
 
 static inline void agb_st32(agb_machine *m, uint32_t a, uint32_t v)
@@ -191,7 +191,7 @@ static inline void agb_st32(agb_machine *m, uint32_t a, uint32_t v)
 	agb__count(m, p, AGB_STORE32, 2);
 	if (p->region == AGB_REGION_ROM)
 		return;
-	memcpy(p->host + (a & p->mask & ~3u), &v, sizeof v);
+	__builtin_memcpy(p->host + (a & p->mask & ~3u), &v, sizeof v);
 }
 
 /* Uncounted reads for observers (stats, walk, check): never part of an op's cost. */
@@ -199,14 +199,14 @@ static inline uint32_t agb_peek32(agb_machine *m, uint32_t a)
 {
 	struct agb_page *p = agb__page(m, a);
 	uint32_t v;
-	memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
+	__builtin_memcpy(&v, p->host + (a & p->mask & ~3u), sizeof v);
 	return v;
 }
 static inline uint16_t agb_peek16(agb_machine *m, uint32_t a)
 {
 	struct agb_page *p = agb__page(m, a);
 	uint16_t v;
-	memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
+	__builtin_memcpy(&v, p->host + (a & p->mask & ~1u), sizeof v);
 	return v;
 }
 static inline uint8_t agb_peek8(agb_machine *m, uint32_t a)
@@ -221,6 +221,26 @@ static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 	agb__count(m, agb__page(m, MEM_ROM), width_log2 == 0 ? AGB_LOAD8 : AGB_LOAD16, width_log2);
 }
 
+#ifdef AGB_PLAIN_MEMORY
+/* The simulation-overhead baseline (bench --timing): the regions are mapped at their GBA
+ * addresses in the host process (agb_machine_init does it) and every access is a plain load or
+ * store, the same code the GBA build runs. Nothing is counted. */
+#define AGB_LD8(m, a) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a))
+#define AGB_LD16(m, a) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a))
+#define AGB_LD32(m, a) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a))
+#define AGB_ST8(m, a, v) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a) = (uint8_t)(v))
+#define AGB_ST16(m, a, v) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a) = (uint16_t)(v))
+#define AGB_ST32(m, a, v) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a) = (uint32_t)(v))
+#define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
+#define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
+#define AGB_PEEK8(m, a) AGB_LD8(m, a)
+#define AGB_PEEK16(m, a) AGB_LD16(m, a)
+#define AGB_PEEK32(m, a) AGB_LD32(m, a)
+
+/* Maps EWRAM, IWRAM, VRAM and OAM at their GBA addresses, once per process, before any
+ * machine is used. Provided by the host program built with AGB_PLAIN_MEMORY; returns 0 or -1. */
+int agb_plain_map_regions(void);
+#else
 #define AGB_LD8(m, a) agb_ld8((m), (a))
 #define AGB_LD16(m, a) agb_ld16((m), (a))
 #define AGB_LD32(m, a) agb_ld32((m), (a))
@@ -232,6 +252,8 @@ static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 #define AGB_PEEK8(m, a) agb_peek8((m), (a))
 #define AGB_PEEK16(m, a) agb_peek16((m), (a))
 #define AGB_PEEK32(m, a) agb_peek32((m), (a))
+
+#endif /* AGB_PLAIN_MEMORY */
 
 #endif /* host */
 

@@ -45,6 +45,8 @@ struct agbsim_run {
 	struct agb_metrics metrics;
 	const char *cycle_source; /* "model" or "mgba" */
 	int status;               /* AGBSIM_EXIT_* of the run */
+	double host_ns_per_op;    /* bench --timing: counted replay on this host, 0 if not timed */
+	double plain_ns_per_op;   /* the same with plain memory (agbsim-plain), 0 if unknown */
 	char error[512];          /* why the run produced no numbers, when status != OK */
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agb/cores.h"
@@ -35,6 +36,9 @@ static void usage(FILE *out)
 		"  --allow-missing      a baseline pair absent from this run is not a failure\n"
 		"  --diff-out=FILE      write the comparison as JSON\n"
 		"  --update-baseline=FILE  rewrite FILE from this run, keeping its tolerances\n"
+		"  --timing             also time each pair on this host (ns per event) and against\n"
+		"                       agbsim-plain, the same cores with plain memory access: the\n"
+		"                       simulation overhead (wall clock: informative, never gated)\n"
 		"  --export=bmf|gab     print Bencher Metric Format or github-action-benchmark\n"
 		"                       (customSmallerIsBetter) JSON instead of the table\n"
 		"  -h, --help           show this help\n\n"
@@ -167,6 +171,94 @@ static int check_core_list(const char *list)
 	return AGBSIM_EXIT_OK;
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ns per event of a bare replay (counting and canaries on, no sampling): median of 3. */
+static double time_replay(const struct agbsim_run *r)
+{
+	size_t ws_bytes = agb_replay_workspace_bytes(r->trace);
+	agb_machine *m = malloc(sizeof *m);
+	void *ws = malloc(ws_bytes);
+	struct agb_replay_config cfg = r->cfg;
+	struct agb_replay_result res;
+	double t[3];
+	if (m == NULL || ws == NULL || r->trace->event_count == 0) {
+		free(m);
+		free(ws);
+		return 0;
+	}
+	cfg.flags = AGB_REPLAY_CANARIES | AGB_REPLAY_NO_STATS;
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	for (int i = 0; i < 3; i++) {
+		double t0 = now_seconds();
+		agb_replay_run(r->trace, &cfg, m, ws, ws_bytes, NULL, NULL, &res);
+		t[i] = now_seconds() - t0;
+	}
+	free(m);
+	free(ws);
+	if (t[0] > t[1]) {
+		double x = t[0];
+		t[0] = t[1];
+		t[1] = x;
+	}
+	return (t[2] < t[0] ? t[0] : t[2] > t[1] ? t[1] : t[2]) * 1e9 / r->trace->event_count;
+}
+
+/* The same replay in agbsim-plain (built beside this binary with plain loads and stores). */
+static double time_plain(const struct agbsim_run *r)
+{
+	char self[4096], cmd[8192], line[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	double ns = 0;
+	FILE *p;
+	char *slash;
+	if (n <= 0)
+		return 0;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return 0;
+	*slash = '\0';
+	snprintf(cmd, sizeof cmd, "'%s/agbsim-plain' perf '%s' --allocator='%s' --repeat=3 --replay-only",
+		 self, r->trace_path, r->core->name);
+	if (strchr(r->trace_path, '\'') != NULL)
+		return 0;
+	p = popen(cmd, "r");
+	if (p == NULL)
+		return 0;
+	while (fgets(line, sizeof line, p) != NULL)
+		if (strncmp(line, "replay_ns_per_event ", 20) == 0)
+			ns = strtod(line + 20, NULL);
+	if (pclose(p) != 0)
+		return 0;
+	return ns;
+}
+
+static void timing_table(FILE *out, const struct agbsim_run *runs, size_t n)
+{
+	fprintf(out, "== host timing (ns per event, median of 3; counting and canaries on, no "
+		     "sampling; serial)\n%-24s %-9s %12s %12s %10s\n",
+		"trace", "allocator", "simulated", "plain", "overhead");
+	for (size_t i = 0; i < n; i++) {
+		const struct agbsim_run *r = &runs[i];
+		char name[25], plain[16], ratio[16];
+		if (r->host_ns_per_op <= 0)
+			continue;
+		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
+		snprintf(plain, sizeof plain, r->plain_ns_per_op > 0 ? "%.1f" : "n/a", r->plain_ns_per_op);
+		snprintf(ratio, sizeof ratio, r->plain_ns_per_op > 0 ? "%.2fx" : "n/a",
+			 r->host_ns_per_op / r->plain_ns_per_op);
+		fprintf(out, "%-24s %-9s %12.1f %12s %10s\n", name, r->core->name, r->host_ns_per_op,
+			plain, ratio);
+	}
+	fputc('\n', out);
+}
+
 static void print_cell_na(FILE *out, const struct agbsim_run *r)
 {
 	const char *why = strstr(r->error, "core '");
@@ -244,6 +336,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 		{"baseline", required_argument, NULL, 'B'},  {"update-baseline", required_argument, NULL, 'U'},
 		{"tolerance", required_argument, NULL, 'T'}, {"allow-missing", no_argument, NULL, 'A'},
 		{"diff-out", required_argument, NULL, 'D'},  {"export", required_argument, NULL, 'E'},
+		{"timing", no_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *allocators = NULL;
@@ -257,6 +350,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 	size_t nruns = 0;
 	struct agbsim_gate_options gate = {0};
 	const char *export_format = NULL;
+	int timing = 0;
 	const char **tolerances = calloc((size_t)argc, sizeof *tolerances);
 
 	if (tolerances == NULL)
@@ -294,6 +388,9 @@ int agbsim_cmd_bench(int argc, char **argv)
 			break;
 		case 'T':
 			tolerances[gate.n_tolerances++] = optarg;
+			break;
+		case 't':
+			timing = 1;
 			break;
 		case 'A':
 			gate.allow_missing = 1;
@@ -414,6 +511,15 @@ int agbsim_cmd_bench(int argc, char **argv)
 	}
 	if (rc != AGBSIM_EXIT_OK)
 		goto done; /* a core broke: no numbers, no baseline */
+	if (timing) {
+		/* Serial, after the parallel part: wall-clock figures need a quiet machine. */
+		for (size_t i = 0; i < nruns; i++) {
+			if (runs[i].status != AGBSIM_EXIT_OK)
+				continue;
+			runs[i].host_ns_per_op = time_replay(&runs[i]);
+			runs[i].plain_ns_per_op = time_plain(&runs[i]);
+		}
+	}
 	if (gate.baseline_path != NULL || gate.update_path != NULL) {
 		rc = agbsim_gate(stdout, runs, nruns, &gate);
 		if (gate.baseline_path != NULL)
@@ -430,6 +536,8 @@ int agbsim_cmd_bench(int argc, char **argv)
 	case FORMAT_TABLE:
 		for (int a = 0; a < AGB_ARENA_COUNT; a++)
 			table_for_arena(stdout, (enum agb_arena)a, runs, nruns);
+		if (timing)
+			timing_table(stdout, runs, nruns);
 		break;
 	default: {
 		/* csv/md: the per-run report of the runs that produced numbers. */

@@ -13,11 +13,12 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim perf TRACE [--allocator=NAME] [--repeat=N]\n\n"
+		"Usage: agbsim perf TRACE [--allocator=NAME] [--repeat=N] [--replay-only]\n\n"
 		"Measures agbsim's own speed on TRACE: JSON loading in MB/s, and replay in events/s\n"
 		"with bus counting and canaries on (loading excluded), both with the per-event\n"
 		"observation the reports use and without free-space sampling. Prints the median of N\n"
-		"runs (default 5) as 'key value' lines.\n");
+		"runs (default 5) as 'key value' lines. --replay-only loads once and times only the\n"
+		"bare replay (what bench --timing uses).\n");
 }
 
 static double now_seconds(void)
@@ -50,11 +51,13 @@ int agbsim_cmd_perf(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'},
 		{"repeat", required_argument, NULL, 'r'},
+		{"replay-only", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *allocator = NULL;
 	uint32_t repeat = 5;
+	int replay_only = 0;
 	int opt, rc = AGBSIM_EXIT_OK;
 	struct agb_loaded_trace lt;
 	struct agb_diag diag;
@@ -73,6 +76,9 @@ int agbsim_cmd_perf(int argc, char **argv)
 			if (agbsim_parse_u32(optarg, &repeat) != 0 || repeat == 0 || repeat > 64)
 				return agbsim_usage_error("perf", "--repeat wants 1..64, not '%s'", optarg);
 			break;
+		case 'R':
+			replay_only = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return AGBSIM_EXIT_OK;
@@ -88,7 +94,7 @@ int agbsim_cmd_perf(int argc, char **argv)
 		agbsim_error("%s: cannot open: %s", argv[optind], strerror(errno));
 		return AGBSIM_EXIT_IO;
 	}
-	for (uint32_t i = 0; i < repeat; i++) {
+	for (uint32_t i = 0; i < (replay_only ? 1u : repeat); i++) {
 		double t0 = now_seconds();
 		int st = agb_trace_load_file(argv[optind], &lt, &diag);
 		load_s[i] = now_seconds() - t0;
@@ -98,13 +104,13 @@ int agbsim_cmd_perf(int argc, char **argv)
 			agbsim_error("%s", msg);
 			return st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
 		}
-		if (i + 1 < repeat)
+		if (i + 1 < (replay_only ? 1u : repeat))
 			agb_trace_release(&lt);
 	}
 	rc = agbsim_pick_core(allocator, &lt.trace, &core);
 	if (rc != AGBSIM_EXIT_OK)
 		goto done;
-	for (uint32_t i = 0; i < repeat; i++) {
+	for (uint32_t i = 0; i < (replay_only ? 0u : repeat); i++) {
 		struct agbsim_run run = {0};
 		double t0;
 		run.trace_path = argv[optind];
@@ -144,13 +150,17 @@ int agbsim_cmd_perf(int argc, char **argv)
 	}
 	{
 		double mb = (double)sb.st_size / 1e6, ev = (double)lt.trace.event_count;
-		double lm = median(load_s, (int)repeat), fm = median(full_s, (int)repeat),
+		double lm = median(load_s, replay_only ? 1 : (int)repeat),
+		       fm = replay_only ? 0 : median(full_s, (int)repeat),
 		       bm = median(bare_s, (int)repeat);
 		printf("trace %s\nallocator %s\nbytes %lld\nevents %u\nrepeat %u\n", argv[optind],
 		       core->name, (long long)sb.st_size, lt.trace.event_count, repeat);
-		printf("load_mb_per_s %.1f\n", mb / lm);
+		if (!replay_only)
+			printf("load_mb_per_s %.1f\n", mb / lm);
 		printf("replay_events_per_s %.0f\n", ev / bm);
-		printf("replay_with_metrics_events_per_s %.0f\n", ev / fm);
+		printf("replay_ns_per_event %.1f\n", bm * 1e9 / ev);
+		if (!replay_only)
+			printf("replay_with_metrics_events_per_s %.0f\n", ev / fm);
 	}
 done:
 	agb_trace_release(&lt);

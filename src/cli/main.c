@@ -62,6 +62,12 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+#ifdef AGB_PLAIN_MEMORY
+	if (agb_plain_map_regions() != 0) {
+		agbsim_error("cannot map the GBA regions at their addresses (plain-memory build)");
+		return AGBSIM_EXIT_IO;
+	}
+#endif
 	if (argc < 2) {
 		usage(stderr);
 		return AGBSIM_EXIT_USAGE;

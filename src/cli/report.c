@@ -114,8 +114,16 @@ void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *i
 	json_cycles(out, "all_ops", &m->all_ops);
 	fprintf(out, ",\n%s    \"frame\": {\"max\": %u, \"max_frame_pct\": %.4f, \"over_budget\": %u},\n",
 		indent, m->frame_max_cycles, m->max_frame_pct, m->frames_over_budget);
-	fprintf(out, "%s    \"total\": %" PRIu64 "\n%s  }\n%s}", indent, m->total_cycles, indent,
-		indent);
+	fprintf(out, "%s    \"total\": %" PRIu64 "\n%s  }", indent, m->total_cycles, indent);
+	if (r->host_ns_per_op > 0) {
+		/* Wall-clock figures: informative, never compared by the gate. */
+		fprintf(out, ",\n%s  \"timing\": {\"host_ns_per_op\": %.1f", indent, r->host_ns_per_op);
+		if (r->plain_ns_per_op > 0)
+			fprintf(out, ", \"plain_ns_per_op\": %.1f, \"simulation_overhead\": %.2f",
+				r->plain_ns_per_op, r->host_ns_per_op / r->plain_ns_per_op);
+		fputc('}', out);
+	}
+	fprintf(out, "\n%s}", indent);
 }
 
 static void report_json(FILE *out, const struct agbsim_run *runs, size_t n)

@@ -93,7 +93,13 @@ uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len)
 		uint32_t base, size;
 	} canonical[] = {{MEM_EWRAM, EWRAM_SIZE}, {MEM_IWRAM, IWRAM_SIZE}, {MEM_VRAM, VRAM_SIZE},
 			 {MEM_OAM, OAM_SIZE}};
+#ifdef AGB_PLAIN_MEMORY
+	uint8_t *const storage[] = {(uint8_t *)(uintptr_t)MEM_EWRAM, (uint8_t *)(uintptr_t)MEM_IWRAM,
+				    (uint8_t *)(uintptr_t)MEM_VRAM, (uint8_t *)(uintptr_t)MEM_OAM};
+	(void)m;
+#else
 	uint8_t *const storage[] = {m->ewram, m->iwram, m->vram, m->oam};
+#endif
 	for (unsigned i = 0; i < sizeof canonical / sizeof canonical[0]; i++) {
 		uint32_t off = a - canonical[i].base;
 		if (a >= canonical[i].base && off < canonical[i].size && len <= canonical[i].size - off)

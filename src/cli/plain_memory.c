@@ -1,0 +1,31 @@
+/* agbsim-plain only: GBA regions mapped at their own addresses, so cores built with
+ * AGB_PLAIN_MEMORY run with plain loads and stores (the simulation-overhead baseline). */
+#ifdef AGB_PLAIN_MEMORY
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "agb/machine.h"
+
+int agb_plain_map_regions(void)
+{
+	static const struct {
+		uint32_t addr, size;
+	} regions[] = {{MEM_EWRAM, EWRAM_SIZE}, {MEM_IWRAM, IWRAM_SIZE}, {MEM_VRAM, VRAM_SIZE},
+		       {MEM_OAM, 0x1000u}};
+	static int mapped;
+	if (mapped)
+		return 0;
+	for (unsigned i = 0; i < sizeof regions / sizeof regions[0]; i++) {
+		void *want = (void *)(uintptr_t)regions[i].addr;
+		void *got = mmap(want, regions[i].size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (got != want)
+			return -1;
+	}
+	mapped = 1;
+	return 0;
+}
+#else
+/* The counting build has nothing to map. */
+typedef int agbsim_plain_memory_unused;
+#endif
