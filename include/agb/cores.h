@@ -9,5 +9,11 @@ extern const struct agb_heap_core agb_tiles_core; /* BG tile manager, ref/unref 
 extern const struct agb_heap_core agb_obj_core;      /* OBJ VRAM byte map (seed) */
 extern const struct agb_heap_core agb_obj_fast_core; /* OBJ VRAM, obj's decisions via bitmaps */
 extern const struct agb_heap_core agb_oam_core;      /* shadow OAM + obj-fast */
+extern const struct agb_heap_core agb_tlsf_core;     /* two-level segregated fit, O(1) */
+extern const struct agb_heap_core agb_buddy_core;    /* binary buddy, metadata outside */
+extern const struct agb_heap_core agb_firstfit_core; /* address-ordered first fit */
+extern const struct agb_heap_core agb_slots_core;    /* static slot classes (baseline) */
+extern const struct agb_heap_core agb_bump_core;     /* linear, mark/reset (seed) */
+extern const struct agb_heap_core agb_stack2_core;   /* double-ended linear (seed) */
 
 #endif

@@ -19,6 +19,11 @@ enum agb_op {
 	AGB_OP_SPR_SHOW,
 	AGB_OP_SPR_Z,
 	AGB_OP_SPR_HIDE,
+	/* Linear-allocator extension (docs/trace-format.md, bump and stack2): id is the marker
+	 * (mark, reset) or the side, 0 low / 1 high (side). slot is unused. */
+	AGB_OP_MARK,
+	AGB_OP_RESET,
+	AGB_OP_SIDE,
 	AGB_OP_COUNT
 };
 

@@ -9,6 +9,12 @@ const struct agb_heap_core *const agb_heap_cores[] = {
 	&agb_obj_core,
 	&agb_obj_fast_core,
 	&agb_oam_core,
+	&agb_tlsf_core,
+	&agb_buddy_core,
+	&agb_firstfit_core,
+	&agb_slots_core,
+	&agb_bump_core,
+	&agb_stack2_core,
 	NULL,
 };
 

@@ -23,6 +23,7 @@ const char *agb_op_name(enum agb_op op)
 {
 	static const char *const names[AGB_OP_COUNT] = {"alloc", "free",     "realloc",
 							"frame", "ref",      "unref",
-							"spr_show", "spr_z", "spr_hide"};
+							"spr_show", "spr_z", "spr_hide",
+							"mark",  "reset",    "side"};
 	return (unsigned)op < AGB_OP_COUNT ? names[op] : "?";
 }

@@ -122,6 +122,35 @@ static uint32_t realloc_by_move(const struct agb_heap_core *core, void *st, agb_
 	return to;
 }
 
+/* ["reset", n] (bump, stack2) frees every block allocated after marker n at once. The core is
+ * the authority on what is free now, so the engine asks it - walk(), observation only - and
+ * forgets each live allocation that lies in a free run, checking its canary first. This keeps
+ * the engine free of any core's marker semantics. O(free runs x slots); resets are rare. */
+struct release {
+	struct slot *slots;
+	uint32_t nslots;
+	agb_machine *m;
+	int canaries;
+	uint32_t corrupted, bytes, granted;
+};
+
+static void release_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct release *rel = ctx;
+	if (kind != AGB_RUN_FREE)
+		return;
+	for (uint32_t i = 0; i < rel->nslots; i++) {
+		struct slot *s = &rel->slots[i];
+		if (s->state != SLOT_LIVE || s->addr < addr || s->addr - addr >= bytes)
+			continue;
+		if (rel->canaries)
+			rel->corrupted += canary_check(rel->m, s->addr, s->requested, s->id);
+		rel->bytes += s->requested;
+		rel->granted += s->granted;
+		s->state = SLOT_EMPTY;
+	}
+}
+
 static uint32_t model_cycles(const struct agb_heap_core *core, enum agb_op op, uint32_t bus,
 			     uint32_t accesses)
 {
@@ -295,6 +324,13 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 				out->failures++;
 			} else if ((o.result & AGB_EVENT_RESULT_SKIPPED) != 0) {
 				o.outcome = AGB_OUTCOME_SKIPPED;
+			}
+			if (ev->op == AGB_OP_RESET && r == AGB_EVENT_DONE) {
+				struct release rel = {slots, t->slots, m, canaries, 0, 0, 0};
+				core->walk(st, release_run, &rel);
+				o.corrupted = rel.corrupted;
+				live -= rel.bytes;
+				live_granted -= rel.granted;
 			}
 			o.requested = ev->size;
 			break;

@@ -42,7 +42,9 @@ enum arg_kind {
 	ARG_ALIGN, /* power of two, 1 .. arena_bytes */
 	ARG_TILE,  /* 0 .. 2^31-1 */
 	ARG_BPP,   /* 4 or 8 */
-	ARG_DEPTH  /* sprite depth z: 0 .. 65535 */
+	ARG_DEPTH, /* sprite depth z: 0 .. 65535 */
+	ARG_MARKER, /* mark/reset marker: 0 .. 2^31-1 */
+	ARG_SIDE    /* stack2 side: 0 (low, grows up) or 1 (high, grows down) */
 };
 
 #define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
@@ -72,6 +74,10 @@ static const struct op_spec op_table[] = {
 	{"spr_show", AGB_OP_SPR_SHOW, 2, 2, ARENAS_SPRITES, "[\"spr_show\", id, z]", {ARG_ID, ARG_DEPTH}},
 	{"spr_z", AGB_OP_SPR_Z, 2, 2, ARENAS_SPRITES, "[\"spr_z\", id, z]", {ARG_ID, ARG_DEPTH}},
 	{"spr_hide", AGB_OP_SPR_HIDE, 1, 1, ARENAS_SPRITES, "[\"spr_hide\", id]", {ARG_ID}},
+	/* Linear-allocator extension (bump, stack2; docs/trace-format.md). */
+	{"mark", AGB_OP_MARK, 1, 1, ARENAS_HEAP, "[\"mark\", marker]", {ARG_MARKER}},
+	{"reset", AGB_OP_RESET, 1, 1, ARENAS_HEAP, "[\"reset\", marker]", {ARG_MARKER}},
+	{"side", AGB_OP_SIDE, 1, 1, ARENAS_HEAP, "[\"side\", 0 or 1]", {ARG_SIDE}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -681,7 +687,7 @@ static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t
 	return NULL;
 }
 
-static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp", "z"};
+static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp", "z", "marker", "side"};
 
 /* Checks argument EL of event EV against its kind; stores the value in *OUT. */
 static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
@@ -697,6 +703,8 @@ static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum ar
 		hi = 8;
 	} else if (kind == ARG_DEPTH) {
 		hi = 0xFFFFu;
+	} else if (kind == ARG_SIDE) {
+		hi = 1;
 	}
 	const char *why = check_uint(v, lo, hi, out);
 	if (why == NULL) {
@@ -967,7 +975,8 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 		if (spec == NULL)
 			return fail_event(L, n, 0,
 					  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, "
-					  "frame, ref, unref)",
+					  "frame, ref, unref; extensions spr_show, spr_z, spr_hide, mark, "
+					  "reset, side)",
 					  op->valuestring);
 		if ((spec->arenas & AGB_ARENA_BIT(L->arena)) == 0) {
 			if (spec->arenas == ARENAS_SPRITES)
@@ -1057,6 +1066,13 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 		}
 		case AGB_OP_FRAME:
 			out->trace.frame_count++;
+			break;
+		case AGB_OP_MARK:
+		case AGB_OP_RESET:
+		case AGB_OP_SIDE:
+			/* Ids a reset releases stay live for this check: a trace gives the next level's
+			 * blocks fresh ids (the loader does not model any core's markers). */
+			ev->id = v[0];
 			break;
 		case AGB_OP_REF:
 		case AGB_OP_UNREF: {

@@ -72,7 +72,10 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 				sep);
 			break;
 		case AGB_OP_SPR_HIDE:
-			fprintf(out, "\n[\"spr_hide\",%lu]%s", id, sep);
+		case AGB_OP_MARK:
+		case AGB_OP_RESET:
+		case AGB_OP_SIDE:
+			fprintf(out, "\n[\"%s\",%lu]%s", agb_op_name((enum agb_op)e->op), id, sep);
 			break;
 		default:
 			bad = 1; /* not an op of this format: the output would not load */

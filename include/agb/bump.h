@@ -1,0 +1,71 @@
+/* `bump`: linear allocator with markers, from the seed (shared/seeds/linear-and-double-ended-
+ * allocators.txt): allocation moves a pointer up; a marker remembers the pointer; resetting to a
+ * marker frees, at once, everything allocated after it ("allocate the level data, then reset to
+ * the stored pointer when the level ends"). There is no single-block free (the core's free is
+ * NULL: the replay stops with "this core cannot free single blocks").
+ *
+ * Trace ops (extensions, docs/trace-format.md): ["mark", n] pushes marker n at the current top;
+ * ["reset", n] moves the top back to the newest marker n and forgets markers set after it
+ * (n itself stays, so a level can be restarted). The replay engine then drops every live
+ * allocation that lies in the now-free space (it asks walk(), see src/sim/replay.c).
+ *
+ * Bookkeeping: the top pointer and a marker table of up to AGB_BUMP_MARKS (id, address) pairs in
+ * the meta area (in the arena head when there is no meta area). Allocations have no headers:
+ * 4-byte granularity, so every block is word-aligned. All accesses 32-bit. Freestanding. */
+#ifndef AGB_BUMP_H
+#define AGB_BUMP_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+#include "agb/trace.h"
+
+#define AGB_BUMP_MARKS 32u
+
+typedef struct agb_bump {
+	agb_machine *m;
+	uint32_t arena, arena_end;
+	uint32_t start;  /* first allocatable byte (after an in-arena marker table) */
+	uint32_t top;    /* next free byte */
+	uint32_t last;   /* most recent block, AGB_NULL when unknown: realloc grows it in place */
+	uint32_t floor;  /* address of the newest marker: in-place growth never crosses it */
+	uint32_t marks;  /* marker table address */
+	uint32_t nmarks;
+} agb_bump;
+
+/* Prepares an empty pool. Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT (arena/meta not
+ * 4-aligned) or AGB_HEAP_ARENA_TOO_SMALL (no byte left after an in-arena marker table). O(1). */
+int agb_bump_init(agb_bump *b, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Returns top rounded up to max(align, 4) and moves top past size (rounded up to 4; 0 counts as
+ * 4), or AGB_NULL when the pool end would be passed. *granted gets the rounded size. O(1). */
+uint32_t agb_bump_alloc(agb_bump *b, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Grows or shrinks the most recent block in place (when it lies above the newest marker).
+ * Any other block moves: there are no headers, so the old size is unknown; the core allocates
+ * anew and copies (32-bit) min(new size, top - addr) bytes, which covers the old block; the old
+ * block stays dead until a reset.
+ * AGB_NULL with the old block untouched on failure. O(1) + O(copy). */
+uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *granted);
+
+/* mark/reset (see above). Returns AGB_EVENT_DONE; AGB_EVENT_FAILED when the marker table is
+ * full (mark); AGB_EVENT_BAD for reset of an unknown marker; AGB_EVENT_UNSUPPORTED for other
+ * ops except frame (a no-op). O(markers). */
+int agb_bump_event(agb_bump *b, const struct agb_event *ev, uint32_t *result);
+
+/* One free run: top..end. O(1). */
+void agb_bump_stats(agb_bump *b, struct agb_heap_stats *out);
+
+/* META (in-arena marker table), USED start..top, FREE top..end. O(1). */
+void agb_bump_walk(agb_bump *b, agb_walk_fn fn, void *ctx);
+
+/* 0 when start <= floor <= top <= end, markers are in the pool and non-decreasing; else 1.
+ * Uncounted. O(markers). */
+int agb_bump_check(agb_bump *b, const char **why);
+
+/* The marker table. O(1). */
+uint32_t agb_bump_overhead_bytes(const agb_bump *b);
+
+extern const struct agb_heap_core agb_bump_core;
+
+#endif

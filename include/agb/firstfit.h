@@ -1,0 +1,64 @@
+/* `firstfit`: address-ordered first fit with immediate coalescing (Knuth, TAOCP vol. 1, 2.5,
+ * with boundary tags), written anew for the GBA machine - the textbook baseline.
+ *
+ * Block format as in `tlsf`: a block starts 4 mod 8 with a header word (size | FREE |
+ * PREV_FREE), its payload is 8-aligned, a free block holds next/prev links in its first payload
+ * words and its size in its last word. Free blocks form one doubly linked list in address order;
+ * the list head and tail are the core's state (two globals on the GBA): nothing lives outside
+ * the arena. alloc takes the lowest-addressed block that fits; free coalesces in O(1) with
+ * either neighbour and only walks the list when neither neighbour is free.
+ *
+ * All accesses through the machine, 32-bit only (VRAM-safe). Freestanding. */
+#ifndef AGB_FIRSTFIT_H
+#define AGB_FIRSTFIT_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+
+typedef struct agb_firstfit {
+	agb_machine *m;
+	uint32_t arena, arena_end;
+	uint32_t first, sentinel; /* first block (4 mod 8), zero-size end block */
+	uint32_t head, tail;      /* address-ordered free list */
+	/* Observation-only (stats() runs after every event): payload bytes of free blocks. The
+	 * largest is cached and rescanned lazily when the block holding it shrinks or goes. */
+	uint32_t free_bytes, free_runs;
+	uint64_t free_sq;
+	uint32_t largest, largest_valid;
+} agb_firstfit;
+
+/* Prepares an empty pool. Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT (arena not 4-aligned)
+ * or AGB_HEAP_ARENA_TOO_SMALL (under 32 bytes). O(1). */
+int agb_firstfit_init(agb_firstfit *f, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Returns the lowest address aligned to `align` (power of two) with `size` bytes (0 counts as
+ * 1) inside the lowest free block that can hold it, or AGB_NULL when none can. *granted (may be
+ * NULL) gets the usable bytes. O(free blocks). */
+uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Releases a block, coalescing with free neighbours. O(1) when a neighbour is free, else
+ * O(free blocks below it) to find its place in the address-ordered list. AGB_NULL is ignored. */
+void agb_firstfit_free(agb_firstfit *f, uint32_t addr);
+
+/* C realloc: in place when shrinking or when the next block is free and large enough, else
+ * alloc (8-aligned) + copy (32-bit) + free. AGB_NULL with the old block untouched on failure.
+ * O(free blocks) + O(old size) when it moves. */
+uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uint32_t *granted);
+
+/* From the counters; the largest block is rescanned (uncounted) only when invalidated. */
+void agb_firstfit_stats(agb_firstfit *f, struct agb_heap_stats *out);
+
+/* META head padding, every block, META sentinel + tail. Uncounted. O(blocks). */
+void agb_firstfit_walk(agb_firstfit *f, agb_walk_fn fn, void *ctx);
+
+/* 0 when the block chain, tags, PREV_FREE bits, coalescing, list order/links/membership and
+ * counters hold; else 1 with *why. Uncounted. O(blocks). */
+int agb_firstfit_check(agb_firstfit *f, const char **why);
+
+/* Head padding + sentinel + tail. O(1). */
+uint32_t agb_firstfit_overhead_bytes(const agb_firstfit *f);
+
+extern const struct agb_heap_core agb_firstfit_core;
+
+#endif

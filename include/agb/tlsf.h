@@ -1,0 +1,85 @@
+/* `tlsf`: two-level segregated fit (Masmano, Ripoll, Crespo, Real: "TLSF: a new dynamic memory
+ * allocator for real-time systems", ECRTS 2004), written anew for the GBA machine.
+ *
+ * Blocks: a block starts at an address that is 4 mod 8 with one header word (size | FREE |
+ * PREV_FREE); its payload follows at an 8-aligned address. A free block keeps next/prev free-list
+ * links in its first payload words and repeats its size in its last word (boundary tag), so
+ * free() finds both neighbours in O(1) and coalesces immediately. A used block costs 4 bytes.
+ * Minimum block 16 bytes, sizes in multiples of 8. The pool ends with a zero-size used sentinel.
+ *
+ * Free blocks are segregated by size: first level = power of two, second level = 16 linear
+ * subranges of it (sizes under 128 are mapped linearly in 8-byte steps). A 32-bit first-level
+ * bitmap, 13 16-bit second-level bitmaps and 13x16 list heads (864 bytes) form the control
+ * structure; it lives in the external meta area when that has room (IWRAM by default: the hot
+ * bitmap reads cost 1 cycle), else at the head of the arena. Good fit: a request is rounded up
+ * to the next subrange so the first block of the first non-empty list always fits; alloc and
+ * free are O(1) (two bit scans, a bounded number of list operations).
+ *
+ * All accesses go through the machine, 32-bit only (VRAM-safe). Freestanding. */
+#ifndef AGB_TLSF_H
+#define AGB_TLSF_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+
+#define AGB_TLSF_FL_COUNT 13u /* first levels: block sizes below 2^19 */
+#define AGB_TLSF_SL_LOG2 4u
+#define AGB_TLSF_CTRL_BYTES (32u + AGB_TLSF_FL_COUNT * (1u << AGB_TLSF_SL_LOG2) * 4u)
+
+typedef struct agb_tlsf {
+	agb_machine *m;
+	uint32_t arena, arena_end; /* the pool as given */
+	uint32_t ctrl;             /* control structure: fl bitmap, sl bitmaps, heads */
+	uint32_t ctrl_in_arena;    /* 1 when ctrl sits at the arena head */
+	uint32_t first;            /* first block (4 mod 8) */
+	uint32_t sentinel;         /* address of the zero-size end block */
+	/* Observation-only counters (stats() is called after every event); the core never decides
+	 * anything from them and a GBA build could drop them. Bytes are payload capacities. */
+	uint32_t free_bytes, free_runs;
+	uint64_t free_sq;
+} agb_tlsf;
+
+/* Prepares an empty pool at `cfg->arena_addr` (4-aligned) of `cfg->arena_bytes`. The control
+ * structure goes to cfg->meta_addr when meta_bytes >= AGB_TLSF_CTRL_BYTES, else into the arena.
+ * Returns AGB_HEAP_OK; AGB_HEAP_BAD_ALIGNMENT (arena or meta not 4-aligned);
+ * AGB_HEAP_ARENA_TOO_SMALL (no room for one 16-byte block after control and sentinel);
+ * AGB_HEAP_ARENA_TOO_LARGE (2^19 bytes or more). O(1) apart from zeroing the 864-byte control. */
+int agb_tlsf_init(agb_tlsf *t, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Returns an address aligned to `align` (power of two; up to 8 is free) with at least `size`
+ * bytes (0 counts as 1), or AGB_NULL when no free block of the rounded class exists (good fit:
+ * may fail while a slightly smaller-class block could have fitted; alignments over 8 search for
+ * size + align + 16 to carve the aligned part). *granted (may be NULL) gets the usable bytes.
+ * O(1). */
+uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Releases a block from alloc/realloc, coalescing with free physical neighbours. AGB_NULL is
+ * ignored. O(1). */
+void agb_tlsf_free(agb_tlsf *t, uint32_t addr);
+
+/* C realloc: shrinks in place (the tail becomes free), grows in place into a free successor,
+ * else allocates (8-aligned), copies the old payload with 32-bit accesses and frees. Returns the
+ * new address, or AGB_NULL with the old block untouched. O(1) + O(old size) when it moves. */
+uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *granted);
+
+/* Counters, and the largest block by scanning the highest non-empty list (uncounted reads).
+ * O(length of that list). */
+void agb_tlsf_stats(agb_tlsf *t, struct agb_heap_stats *out);
+
+/* META (arena head: padding and in-arena control), every block (USED/FREE, header included),
+ * META (sentinel and tail). Covers the arena exactly. Uncounted. O(blocks). */
+void agb_tlsf_walk(agb_tlsf *t, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when the physical chain, boundary tags, PREV_FREE bits, full coalescing, list
+ * membership/links/classes, both bitmap levels and the counters agree; else 1 with *why.
+ * Uncounted. O(blocks). */
+int agb_tlsf_check(agb_tlsf *t, const char **why);
+
+/* Fixed bookkeeping: control structure (wherever it is), head padding, sentinel and tail. The
+ * 4-byte header of each used block is not included (it shows as min_arena). O(1). */
+uint32_t agb_tlsf_overhead_bytes(const agb_tlsf *t);
+
+extern const struct agb_heap_core agb_tlsf_core;
+
+#endif

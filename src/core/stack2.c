@@ -1,0 +1,254 @@
+/* `stack2` core: double-ended linear allocator. See include/agb/stack2.h. */
+#include "agb/stack2.h"
+
+#define MARK_ID(s, i) ((s)->marks + (i) * 8u)
+#define MARK_AT(s, i) ((s)->marks + (i) * 8u + 4u) /* address | side (addresses are 4-aligned) */
+
+int agb_stack2_init(agb_stack2 *s, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	if ((cfg->arena_addr & 3u) != 0 || (cfg->meta_addr & 3u) != 0)
+		return AGB_HEAP_BAD_ALIGNMENT;
+	s->m = m;
+	s->arena = cfg->arena_addr;
+	s->arena_end = cfg->arena_addr + (cfg->arena_bytes & ~3u);
+	if (cfg->meta_addr != AGB_NULL && cfg->meta_bytes >= AGB_STACK2_MARKS * 8u) {
+		s->marks = cfg->meta_addr;
+		s->start = s->arena;
+	} else {
+		if (cfg->arena_bytes <= AGB_STACK2_MARKS * 8u + 4u)
+			return AGB_HEAP_ARENA_TOO_SMALL;
+		s->marks = s->arena;
+		s->start = s->arena + AGB_STACK2_MARKS * 8u;
+	}
+	s->low = s->floor_low = s->start;
+	s->high = s->arena_end;
+	s->side = 0;
+	s->last_low = AGB_NULL;
+	s->nmarks = 0;
+	return AGB_HEAP_OK;
+}
+
+static uint32_t round_size(uint32_t size)
+{
+	uint32_t need = (size + 3u) & ~3u;
+	if (need < size)
+		return 0xFFFFFFFCu;
+	return need == 0 ? 4u : need;
+}
+
+uint32_t agb_stack2_alloc(agb_stack2 *s, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	uint32_t need = round_size(size), a;
+	if (align < 4u)
+		align = 4u;
+	if (s->side == 0) {
+		a = (s->low + align - 1u) & ~(align - 1u);
+		if (a < s->low || a > s->high || need > s->high - a)
+			return AGB_NULL;
+		s->low = a + need;
+		s->last_low = a;
+	} else {
+		if (need > s->high - s->low)
+			return AGB_NULL;
+		a = (s->high - need) & ~(align - 1u);
+		if (a < s->low)
+			return AGB_NULL;
+		s->high = a;
+	}
+	if (granted != NULL)
+		*granted = need;
+	return a;
+}
+
+uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_t *granted)
+{
+	uint32_t need = round_size(size), to, n;
+	if (addr == AGB_NULL)
+		return agb_stack2_alloc(s, size, 4u, granted);
+	if (addr == s->last_low && addr >= s->floor_low && addr < s->low) {
+		if (need > s->high - addr)
+			return AGB_NULL;
+		s->low = addr + need;
+		if (granted != NULL)
+			*granted = need;
+		return addr;
+	}
+	/* No headers, so the old size is unknown: copy up to the end of the block's side, which
+	 * covers it; bytes beyond the old block are don't-care in the new one. The source is
+	 * below `low` or at/above `high`, the destination in the gap: they never overlap. */
+	n = (addr < s->low ? s->low : s->arena_end) - addr;
+	if (n > need)
+		n = need;
+	to = agb_stack2_alloc(s, size, 4u, granted);
+	if (to == AGB_NULL)
+		return AGB_NULL;
+	for (uint32_t i = 0; i < n; i += 4u)
+		AGB_ST32(s->m, to + i, AGB_LD32(s->m, addr + i));
+	return to;
+}
+
+int agb_stack2_event(agb_stack2 *s, const struct agb_event *ev, uint32_t *result)
+{
+	agb_machine *m = s->m;
+	(void)result;
+	switch ((enum agb_op)ev->op) {
+	case AGB_OP_FRAME:
+		return AGB_EVENT_DONE;
+	case AGB_OP_SIDE:
+		if (ev->id > 1u)
+			return AGB_EVENT_BAD;
+		s->side = ev->id;
+		return AGB_EVENT_DONE;
+	case AGB_OP_MARK:
+		if (s->nmarks == AGB_STACK2_MARKS)
+			return AGB_EVENT_FAILED;
+		AGB_ST32(m, MARK_ID(s, s->nmarks), ev->id);
+		AGB_ST32(m, MARK_AT(s, s->nmarks), (s->side == 0 ? s->low : s->high) | s->side);
+		s->nmarks++;
+		if (s->side == 0)
+			s->floor_low = s->low;
+		return AGB_EVENT_DONE;
+	case AGB_OP_RESET: {
+		uint32_t i = s->nmarks, at, side, kept;
+		while (i-- > 0)
+			if (AGB_LD32(m, MARK_ID(s, i)) == ev->id)
+				break;
+		if (i >= s->nmarks)
+			return AGB_EVENT_BAD;
+		at = AGB_LD32(m, MARK_AT(s, i));
+		side = at & 1u;
+		at &= ~3u;
+		/* Forget the same side's newer markers; keep the other side's (compacting). */
+		kept = i + 1u;
+		for (uint32_t j = i + 1u; j < s->nmarks; j++) {
+			uint32_t v = AGB_LD32(m, MARK_AT(s, j));
+			if ((v & 1u) != side) {
+				AGB_ST32(m, MARK_ID(s, kept), AGB_LD32(m, MARK_ID(s, j)));
+				AGB_ST32(m, MARK_AT(s, kept), v);
+				kept++;
+			}
+		}
+		s->nmarks = kept;
+		if (side == 0) {
+			s->low = s->floor_low = at;
+			s->last_low = AGB_NULL;
+		} else {
+			s->high = at;
+		}
+		return AGB_EVENT_DONE;
+	}
+	default:
+		return AGB_EVENT_UNSUPPORTED;
+	}
+}
+
+void agb_stack2_stats(agb_stack2 *s, struct agb_heap_stats *out)
+{
+	uint32_t f = s->high - s->low;
+	out->free_bytes = f;
+	out->largest_free = f;
+	out->free_runs = f != 0;
+	out->free_sq_sum = (uint64_t)f * f;
+}
+
+void agb_stack2_walk(agb_stack2 *s, agb_walk_fn fn, void *ctx)
+{
+	if (s->start > s->arena)
+		fn(ctx, s->arena, s->start - s->arena, AGB_RUN_META);
+	if (s->low > s->start)
+		fn(ctx, s->start, s->low - s->start, AGB_RUN_USED);
+	if (s->high > s->low)
+		fn(ctx, s->low, s->high - s->low, AGB_RUN_FREE);
+	if (s->arena_end > s->high)
+		fn(ctx, s->high, s->arena_end - s->high, AGB_RUN_USED);
+}
+
+#define FAIL(msg)                                                                                  \
+	do {                                                                                       \
+		if (why != NULL)                                                                   \
+			*why = (msg);                                                              \
+		return 1;                                                                          \
+	} while (0)
+
+int agb_stack2_check(agb_stack2 *s, const char **why)
+{
+	uint32_t lo = s->start, hi = s->arena_end, newest_low = s->start;
+	if (!(s->start <= s->floor_low && s->floor_low <= s->low && s->low <= s->high &&
+	      s->high <= s->arena_end))
+		FAIL("stack2: pointers out of order (start <= floor <= low <= high <= end)");
+	if (s->side > 1u || s->nmarks > AGB_STACK2_MARKS)
+		FAIL("stack2: side or marker count out of range");
+	if (s->last_low != AGB_NULL && (s->last_low < s->start || s->last_low >= s->low))
+		FAIL("stack2: last low block outside the low side");
+	for (uint32_t i = 0; i < s->nmarks; i++) {
+		uint32_t v = AGB_PEEK32(s->m, MARK_AT(s, i)), a = v & ~3u;
+		if ((v & 1u) == 0) {
+			if (a < lo || a > s->low)
+				FAIL("stack2: low markers not increasing below the low top");
+			lo = newest_low = a;
+		} else {
+			if (a > hi || a < s->high)
+				FAIL("stack2: high markers not decreasing above the high top");
+			hi = a;
+		}
+	}
+	if (newest_low != s->floor_low)
+		FAIL("stack2: low floor is not the newest low marker");
+	return 0;
+}
+
+uint32_t agb_stack2_overhead_bytes(const agb_stack2 *s)
+{
+	return AGB_STACK2_MARKS * 8u + (s->arena_end - s->arena) % 4u;
+}
+
+static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	return agb_stack2_init(st, m, cfg);
+}
+static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return agb_stack2_alloc(st, size, align, granted);
+}
+static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)
+{
+	return agb_stack2_realloc(st, addr, size, granted);
+}
+static void core_stats(void *st, struct agb_heap_stats *out)
+{
+	agb_stack2_stats(st, out);
+}
+static void core_walk(void *st, agb_walk_fn fn, void *ctx)
+{
+	agb_stack2_walk(st, fn, ctx);
+}
+static int core_check(void *st, const char **why)
+{
+	return agb_stack2_check(st, why);
+}
+static uint32_t core_overhead(void *st)
+{
+	return agb_stack2_overhead_bytes(st);
+}
+static int core_event(void *st, const struct agb_event *ev, uint32_t *result)
+{
+	return agb_stack2_event(st, ev, result);
+}
+
+const struct agb_heap_core agb_stack2_core = {
+	.name = "stack2",
+	.summary = "double-ended linear allocator: [\"side\",0|1] picks up/down, mark/reset per side",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
+	.unit = 4,
+	.state_bytes = sizeof(agb_stack2),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = NULL, /* by design: memory comes back only through reset */
+	.realloc = core_realloc,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead,
+	.event = core_event,
+	.model = {.alloc_base = 20, .free_base = 10, .realloc_base = 30, .per_access = 32},
+};

@@ -1,0 +1,141 @@
+/* Shared helpers of the allocator-zoo core tests (tlsf, buddy, firstfit, slots, bump, stack2):
+ * a machine, a core started through its interface table, and checks every test wants. */
+#ifndef ZOO_HELPERS_H
+#define ZOO_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agb/cores.h"
+#include "agb/machine.h"
+#include "agb/trace.h"
+
+static agb_machine *M;
+static _Alignas(8) uint8_t STATE[AGB_HEAP_STATE_MAX];
+
+static inline int zoo_setup(void **state)
+{
+	(void)state;
+	M = malloc(sizeof *M);
+	if (M == NULL)
+		return -1;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	return 0;
+}
+
+static inline int zoo_teardown(void **state)
+{
+	(void)state;
+	free(M);
+	return 0;
+}
+
+/* An EWRAM pool of `bytes` with the engine's default meta area (upper IWRAM half). */
+static inline struct agb_heap_config zoo_config(uint32_t bytes)
+{
+	struct agb_heap_config c = {MEM_EWRAM, bytes, MEM_IWRAM + IWRAM_SIZE / 2u,
+				    IWRAM_SIZE / 2u - 0x400u, 0};
+	return c;
+}
+
+static inline int zoo_init(const struct agb_heap_core *core, const struct agb_heap_config *c)
+{
+	assert_true(core->state_bytes <= sizeof STATE);
+	memset(M->ewram, 0, sizeof M->ewram);
+	memset(M->iwram, 0, sizeof M->iwram);
+	return core->init(STATE, M, c);
+}
+
+static inline void zoo_check(const struct agb_heap_core *core)
+{
+	const char *why = "?";
+	if (core->check(STATE, &why) != 0)
+		fail_msg("%s: check failed: %s", core->name, why);
+}
+
+struct zoo_walk {
+	uint32_t next, runs, free_runs, free_bytes, used_bytes, meta_bytes, bad;
+};
+
+static inline void zoo_walk_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct zoo_walk *w = ctx;
+	if (addr != w->next || bytes == 0)
+		w->bad++;
+	w->next = addr + bytes;
+	w->runs++;
+	if (kind == AGB_RUN_FREE) {
+		w->free_runs++;
+		w->free_bytes += bytes;
+	} else if (kind == AGB_RUN_USED) {
+		w->used_bytes += bytes;
+	} else {
+		w->meta_bytes += bytes;
+	}
+}
+
+/* Walks the pool and asserts the runs tile it exactly, in address order. */
+static inline struct zoo_walk zoo_walk(const struct agb_heap_core *core, const struct agb_heap_config *c)
+{
+	struct zoo_walk w = {c->arena_addr, 0, 0, 0, 0, 0, 0};
+	core->walk(STATE, zoo_walk_fn, &w);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.next, c->arena_addr + c->arena_bytes);
+	return w;
+}
+
+static inline struct agb_heap_stats zoo_stats(const struct agb_heap_core *core)
+{
+	struct agb_heap_stats s;
+	uint32_t acc = M->accesses;
+	core->stats(STATE, &s);
+	assert_int_equal(M->accesses, acc); /* observation only */
+	assert_true(s.largest_free <= s.free_bytes);
+	assert_true((s.free_runs == 0) == (s.free_bytes == 0));
+	return s;
+}
+
+static inline uint32_t zoo_alloc(const struct agb_heap_core *core, uint32_t size, uint32_t align)
+{
+	uint32_t granted = 0, a = core->alloc(STATE, size, align, &granted);
+	if (a != AGB_NULL) {
+		assert_true(granted >= size);
+		assert_int_equal(a & (align - 1u), 0);
+	}
+	zoo_check(core);
+	return a;
+}
+
+static inline void zoo_free(const struct agb_heap_core *core, uint32_t a)
+{
+	core->free(STATE, a);
+	zoo_check(core);
+}
+
+/* An extension event (mark/reset/side). */
+static inline int zoo_event(const struct agb_heap_core *core, enum agb_op op, uint32_t id)
+{
+	struct agb_event ev;
+	uint32_t result = 0;
+	memset(&ev, 0, sizeof ev);
+	ev.op = (uint8_t)op;
+	ev.id = id;
+	return core->event(STATE, &ev, &result);
+}
+
+/* Asserts the core got no 8-bit store and touched nothing unmapped. */
+static inline void zoo_bus_clean(void)
+{
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+		assert_int_equal(M->counts[r][AGB_STORE8], 0);
+	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+		assert_int_equal(M->counts[AGB_REGION_UNMAPPED][k], 0);
+}
+
+#endif
