@@ -84,6 +84,10 @@ struct agb_replay_result {
 /* Bytes of workspace a replay of `t` needs (slot table and core state). */
 size_t agb_replay_workspace_bytes(const struct agb_trace *t);
 
+/* The core state inside a workspace given to agb_replay_run: observers may pass it to the core's
+ * observation functions (stats, walk, check) while the run is paused in the observer. */
+void *agb_replay_core_state(void *workspace);
+
 /* Replays `t` with cfg on machine m (its arena and meta area are reset first). Calls `observe`
  * (may be NULL) after each event. Returns AGB_REPLAY_OK or why the run stopped; `out` is filled
  * either way. O(events x core cost). Deterministic: same inputs, same observations. */

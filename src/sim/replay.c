@@ -19,9 +19,51 @@ struct slot {
 #define STATE_OFFSET 0u
 #define SLOTS_OFFSET AGB_HEAP_STATE_MAX
 
+#ifdef AGB_TARGET_GBA
+/* GBA bench hooks (src/gba/bench.c overrides these weak no-ops; a game linking libagbmem gets
+ * the no-ops). op_begin/op_end bracket exactly the core call of event `index`, so the bench can
+ * time it with host markers; addr is what the call returned (AGB_NULL for free and events).
+ * slot_table says where the slot table goes: the bench keeps the core state in IWRAM (where a
+ * game keeps it) but the table only fits in VRAM or EWRAM, wherever the arena is not. */
+void agb_replay_op_begin(uint32_t index);
+void agb_replay_op_end(uint32_t index, uint32_t addr);
+void *agb_replay_slot_table(void *workspace);
+void agb_replay_calibrate_marks(uint32_t n);
+__attribute__((weak)) void agb_replay_op_begin(uint32_t index) { (void)index; }
+__attribute__((weak)) void agb_replay_op_end(uint32_t index, uint32_t addr)
+{
+	(void)index;
+	(void)addr;
+}
+__attribute__((weak)) void *agb_replay_slot_table(void *workspace)
+{
+	return (uint8_t *)workspace + SLOTS_OFFSET;
+}
+/* n empty begin/end pairs from this file's code placement: the host subtracts their cost. */
+void agb_replay_calibrate_marks(uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		agb_replay_op_begin(0xFFFFFFFFu);
+		agb_replay_op_end(0xFFFFFFFFu, AGB_NULL);
+	}
+}
+#define OP_BEGIN(i) agb_replay_op_begin(i)
+#define OP_END(i, a) agb_replay_op_end((i), (a))
+#define SLOT_TABLE(ws) ((struct slot *)agb_replay_slot_table(ws))
+#else
+#define OP_BEGIN(i) ((void)0)
+#define OP_END(i, a) ((void)0)
+#define SLOT_TABLE(ws) ((struct slot *)(void *)((uint8_t *)(ws) + SLOTS_OFFSET))
+#endif
+
 size_t agb_replay_workspace_bytes(const struct agb_trace *t)
 {
 	return SLOTS_OFFSET + (size_t)t->slots * sizeof(struct slot);
+}
+
+void *agb_replay_core_state(void *workspace)
+{
+	return (uint8_t *)workspace + STATE_OFFSET;
 }
 
 /* Meta areas: VRAM arenas keep bookkeeping in EWRAM by default, EWRAM arenas in IWRAM (the
@@ -69,7 +111,7 @@ static void canary_fill(agb_machine *m, uint32_t addr, uint32_t bytes, uint32_t 
 	if (h == NULL)
 		return;
 	for (; i + 4u <= bytes; i += 4u)
-		memcpy(h + i, &w, 4);
+		__builtin_memcpy(h + i, &w, 4);
 	for (; i < bytes; i++)
 		h[i] = (uint8_t)(w >> ((i & 3u) * 8u));
 }
@@ -85,7 +127,7 @@ static uint32_t canary_check(agb_machine *m, uint32_t addr, uint32_t bytes, uint
 		return bytes;
 	for (; i + 4u <= bytes; i += 4u) {
 		uint32_t v;
-		memcpy(&v, h + i, 4);
+		__builtin_memcpy(&v, h + i, 4);
 		if (v != w)
 			for (unsigned k = 0; k < 4u; k++)
 				bad += (uint8_t)(v >> (k * 8u)) != (uint8_t)(w >> (k * 8u));
@@ -99,11 +141,11 @@ static void zero_region(agb_machine *m, uint32_t addr, uint32_t bytes)
 {
 	uint8_t *h = agb_machine_host(m, addr, bytes);
 	if (h != NULL)
-		memset(h, 0, bytes);
+		__builtin_memset(h, 0, bytes);
 }
 #else
-#define canary_fill(m, a, b, id) ((void)0)
-#define canary_check(m, a, b, id) 0u
+#define canary_fill(m, a, b, id) ((void)(m), (void)(a), (void)(b), (void)(id))
+#define canary_check(m, a, b, id) ((void)(m), (void)(a), (void)(b), (void)(id), 0u)
 #define zero_region(m, a, b) ((void)0)
 #endif
 
@@ -197,7 +239,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 	if (workspace_bytes < agb_replay_workspace_bytes(t) || core->state_bytes > AGB_HEAP_STATE_MAX)
 		return stop(out, AGB_REPLAY_NO_WORKSPACE, 0, "workspace too small");
 	st = (uint8_t *)workspace + STATE_OFFSET;
-	slots = (struct slot *)(void *)((uint8_t *)workspace + SLOTS_OFFSET);
+	slots = SLOT_TABLE(workspace);
 	for (uint32_t i = 0; i < t->slots; i++)
 		slots[i] = (struct slot){0, 0, 0, SLOT_EMPTY, 0};
 
@@ -241,7 +283,9 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			if (core->alloc == NULL)
 				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core does not allocate blocks");
 			o.requested = ev->size;
+			OP_BEGIN(i);
 			o.addr = core->alloc(st, ev->size, ev->align, &o.granted);
+			OP_END(i, o.addr);
 			if (o.addr == AGB_NULL) {
 				o.outcome = AGB_OUTCOME_FAILED;
 				o.granted = 0;
@@ -270,7 +314,9 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			bus0 = m->bus_cycles;
 			acc0 = m->accesses;
 #endif
+			OP_BEGIN(i);
 			core->free(st, s->addr);
+			OP_END(i, AGB_NULL);
 			live -= s->requested;
 			live_granted -= s->granted;
 			s->state = SLOT_EMPTY;
@@ -290,10 +336,12 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			bus0 = m->bus_cycles;
 			acc0 = m->accesses;
 #endif
+			OP_BEGIN(i);
 			if (core->realloc != NULL)
 				to = core->realloc(st, s->addr, ev->size, &granted);
 			else
 				to = realloc_by_move(core, st, m, s->addr, s->granted, ev->size, &granted);
+			OP_END(i, to);
 			if (to == AGB_NULL) {
 				/* C semantics: the old block stays live and intact. */
 				o.outcome = AGB_OUTCOME_FAILED;
@@ -313,8 +361,10 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			break;
 		}
 		default: {
-			int r = core->event != NULL ? core->event(st, ev, &o.result)
-						    : AGB_EVENT_UNSUPPORTED;
+			int r;
+			OP_BEGIN(i);
+			r = core->event != NULL ? core->event(st, ev, &o.result) : AGB_EVENT_UNSUPPORTED;
+			OP_END(i, AGB_NULL);
 			if (r == AGB_EVENT_UNSUPPORTED && ev->op != AGB_OP_FRAME)
 				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot serve this op");
 			if (r == AGB_EVENT_BAD)
@@ -340,12 +390,16 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		o.bus_cycles = m->bus_cycles - bus0;
 		o.accesses = m->accesses - acc0;
 #else
+		/* On the GBA the cycles are measured around the call, not counted. */
+		(void)bus0;
+		(void)acc0;
 		o.bus_cycles = 0;
 		o.accesses = 0;
 #endif
-		/* Frames and extension ops (spr_* on a core without a shadow OAM) that the core
-		 * passes over without touching memory cost nothing. */
-		o.cycles = ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0)
+		/* Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
+		 * core without a shadow OAM) that the core passes over without touching memory. */
+		o.cycles = (o.outcome == AGB_OUTCOME_SKIPPED ||
+			    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0))
 				   ? 0u
 				   : model_cycles(core, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
 		if (canaries && o.outcome == AGB_OUTCOME_OK &&

@@ -1280,3 +1280,81 @@ int agb_diag_format(const struct agb_diag *d, char *buf, size_t n)
 		return snprintf(buf, n, "%s: %s", d->file, d->message);
 	return snprintf(buf, n, "%s:%u:%u: %s", d->file, d->line, d->col, d->message);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Other JSON documents (bench results, baselines) with the same checks and positions. */
+
+int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
+		   struct agb_diag *diag)
+{
+	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	const char *end = NULL;
+	cJSON *root;
+	int r;
+	*out = NULL;
+	memset(diag, 0, sizeof *diag);
+	set_file(diag, name);
+	if (root_offset(&L) >= len)
+		return fail_at(&L, 0, "empty file (expected a JSON document)");
+	r = prescan(&L);
+	if (r != AGB_LOAD_OK)
+		return r;
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root == NULL) {
+		size_t off = 0;
+		char msg[sizeof diag->message];
+		if (diagnose_syntax(text, len, &off, msg, sizeof msg))
+			return fail_at(&L, off, "%s", msg);
+		const char *ep = cJSON_GetErrorPtr();
+		off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
+		return fail_at(&L, off, "malformed JSON (rejected by cJSON here)");
+	}
+	size_t tail = end != NULL ? skip_ws(text, len, (size_t)(end - text)) : len;
+	if (tail < len) {
+		char what[16];
+		cJSON_Delete(root);
+		describe_byte(what, sizeof what, (unsigned char)text[tail]);
+		return fail_at(&L, tail, "trailing data after the JSON document: %s", what);
+	}
+	*out = root;
+	return AGB_LOAD_OK;
+}
+
+void agb_json_locate(const char *text, size_t len, const char *path, struct agb_diag *diag)
+{
+	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	size_t i = root_offset(&L);
+	while (*path != '\0' && i < len) {
+		char part[128];
+		size_t k = 0;
+		while (*path != '\0' && *path != '/' && k + 1 < sizeof part)
+			part[k++] = *path++;
+		part[k] = '\0';
+		if (*path == '/')
+			path++;
+		if (text[i] == '[') {
+			i = element_offset(text, len, i, (size_t)strtoul(part, NULL, 10));
+		} else if (text[i] == '{') {
+			size_t j = skip_ws(text, len, i + 1), found = i;
+			while (j < len && text[j] == '"') {
+				size_t after = skip_string(text, len, j);
+				int match = after - j == k + 2 && memcmp(text + j + 1, part, k) == 0;
+				j = skip_ws(text, len, skip_ws(text, len, after) + 1);
+				if (match) {
+					found = j;
+					break;
+				}
+				j = skip_ws(text, len, skip_value(text, len, j));
+				if (j >= len || text[j] != ',')
+					break;
+				j = skip_ws(text, len, j + 1);
+			}
+			if (found == i)
+				break;
+			i = found;
+		} else {
+			break;
+		}
+	}
+	set_position(diag, text, i < len ? i : len);
+}
