@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/agbsim.h"
+#include "cli/measure.h"
 
 static const struct agbsim_command commands[] = {
 	{"replay", "replay a trace on a core and report fragmentation, overhead and cycles",
@@ -13,6 +14,8 @@ static const struct agbsim_command commands[] = {
 	{"list", "list the cores and what they manage", agbsim_cmd_list},
 	{"perf", "measure agbsim's own speed: trace loading and replay", agbsim_cmd_perf},
 	{"gen", "generate a game-like scenario trace (seeded MT19937)", agbsim_cmd_gen},
+	{"measure", "replay a trace in mGBA (the GBA build) and report measured cycles",
+	 agbsim_cmd_measure},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

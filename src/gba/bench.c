@@ -1,33 +1,490 @@
-/* bench.c — agbsim-bench.gba entry point (scaffold).
+/* bench.c — agbsim-bench.gba: replays a packed trace (src/trace/trace_bin.c, bench_abi.h) on one
+ * core with the same replay engine the host runs (src/sim/replay.c), and reports each core call
+ * to the host through markers (agb_mark, SWI 0xF0) so `agbsim measure` can time it in mGBA.
  *
- * The replay engine half of the "GBA build and measured cycles" issue replaces the body of
- * bench_run() with: parse the binary event array found by agb_payload(), replay it on the
- * chosen core, and bracket each op with agb_cycles_begin()/agb_cycles_end() (per-op cycles into
- * a buffer published through agb_results.data_addr/data_words) and/or agb_mark(event_index, op).
- * Until then it validates that the payload arrived intact: status 0 and its FNV-1a checksum.
+ * Memory plan (the arena is at its real address, chosen by the engine: EWRAM 0x02000000,
+ * OBJ VRAM 0x06010000, BG VRAM 0x06000000):
+ *   core state  IWRAM .bss (where a game keeps an allocator's globals)
+ *   slot table  EWRAM traces: VRAM (after the mode-4 frame buffer when drawing live);
+ *               VRAM traces: the top of EWRAM (meta areas start at 0x02000000)
+ *   events      read straight from the payload in ROM
+ * The slot table is written by the engine with 32-bit stores only (struct slot is all u32 and
+ * memset is ours, below), so VRAM is safe for it.
+ *
+ * Screen (AGB_BENCH_SCREEN): mode 4, page 0. EWRAM and OBJ VRAM traces are drawn live (the frame
+ * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, so the map is
+ * drawn after the replay, from the final walk. All drawing happens outside the timed calls.
  */
 #include "agb_gba.h"
+#include "bench_abi.h"
 
-const char *agbmem_build_info(void); /* libagbmem.a: tells where the cores live */
+#include "agb/cores.h"
+#include "agb/replay.h"
+
+_Static_assert(sizeof(struct agb_event) == AGB_BIN_EVENT_BYTES, "payload event layout");
+
+/* The engine's GBA hooks (src/sim/replay.c). */
+void agb_replay_op_begin(uint32_t index);
+void agb_replay_op_end(uint32_t index, uint32_t addr);
+void *agb_replay_slot_table(void *workspace);
+void agb_replay_calibrate_marks(uint32_t n);
+
+#ifdef AGB_BENCH_SINGLE_CORE
+/* IWRAM ROMs hold one core: 32 KiB of IWRAM cannot take the ARM code of all of them. */
+extern const struct agb_heap_core AGB_BENCH_SINGLE_CORE;
+static const struct agb_heap_core *const bench_cores[] = {&AGB_BENCH_SINGLE_CORE, NULL};
+#else
+#define bench_cores agb_heap_cores
+#endif
+
+#ifdef AGB_PLACE_IWRAM
+#define BENCH_HOOK AGB_IWRAM_CODE
+#else
+#define BENCH_HOOK __attribute__((noinline))
+#endif
+
+/* ---- memset for the engine -------------------------------------------------------------------
+ * GCC may turn the engine's slot-table clearing loop into a memset call; newlib-nano's memset
+ * stores bytes, which VRAM widens. This one stores words when it can (the slot table is always
+ * 4-aligned and a multiple of 4 long). Overrides newlib's. */
+void *memset(void *dst, int c, size_t n);
+void *memset(void *dst, int c, size_t n)
+{
+	uint8_t *d = dst;
+	uint32_t w = (uint8_t)c * 0x01010101u;
+	while (n != 0 && ((uintptr_t)d & 3u) != 0) {
+		*d++ = (uint8_t)c;
+		n--;
+	}
+	for (; n >= 4u; n -= 4u, d += 4)
+		*(volatile uint32_t *)(void *)d = w;
+	while (n-- != 0)
+		*d++ = (uint8_t)c;
+	return dst;
+}
+
+/* ---- engine hooks: markers around each core call -------------------------------------------- */
+BENCH_HOOK void agb_replay_op_begin(uint32_t index)
+{
+	agb_mark(AGB_MARK_OP_BEGIN, index);
+}
+
+BENCH_HOOK void agb_replay_op_end(uint32_t index, uint32_t addr)
+{
+	(void)index;
+	agb_mark(AGB_MARK_OP_END, addr);
+}
+
+static uint32_t slot_table_addr;
+
+void *agb_replay_slot_table(void *workspace)
+{
+	(void)workspace;
+	return (void *)(uintptr_t)slot_table_addr;
+}
+
+/* ---- screen: mode 4 (8 bpp, page 0), 3x5 font --------------------------------------------------- */
+#define SCREEN_W 240u
+#define SCREEN_H 160u
+#define MAP_Y 18u
+#define MAP_H 96u
+#define FIG_Y 118u
+
+enum { COL_BG = 0, COL_TEXT, COL_FREE, COL_USED_A, COL_USED_B, COL_META, COL_BAR, COL_BAR_BG, COL_FAIL };
+
+static void pal_init(void)
+{
+	static const uint16_t pal[] = {
+		0x0000,              /* background: black */
+		0x7FFF,              /* text: white */
+		0x2882,              /* free: dark blue-grey */
+		0x03E0,              /* used: green */
+		0x02A0,              /* used, alternate run: darker green */
+		0x001F,              /* metadata: red */
+		0x7EC0,              /* progress bar: cyan */
+		0x1084,              /* bar background */
+		0x0BFF,              /* failure: yellow */
+	};
+	for (uint32_t i = 0; i < sizeof pal / sizeof pal[0]; i++)
+		AGB_REG16(0x05000000u + 2u * i) = pal[i];
+}
+
+/* Fills pixels [x0, x1) of row y; VRAM takes no byte stores, so odd ends are read-modify-write. */
+static void hline(uint32_t y, uint32_t x0, uint32_t x1, uint8_t c)
+{
+	volatile uint16_t *row = (volatile uint16_t *)(uintptr_t)(0x06000000u + y * SCREEN_W);
+	uint16_t cc = (uint16_t)(c | (c << 8));
+	if (x0 >= x1)
+		return;
+	if (x0 & 1u) {
+		row[x0 >> 1] = (uint16_t)((row[x0 >> 1] & 0x00FFu) | (c << 8));
+		x0++;
+	}
+	for (; x0 + 2u <= x1; x0 += 2u)
+		row[x0 >> 1] = cc;
+	if (x0 < x1)
+		row[x0 >> 1] = (uint16_t)((row[x0 >> 1] & 0xFF00u) | c);
+}
+
+static void rect(uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint8_t c)
+{
+	for (uint32_t y = y0; y < y1; y++)
+		hline(y, x0, x1, c);
+}
+
+static uint16_t glyph(char ch)
+{
+	static const char chars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ:.-/%=_()+";
+	static const uint16_t g[] = {
+		075557, 026227, 071747, 071717, 055711, 074717, 074757, 071122, 075757, 075717,
+		025755, 065656, 034443, 065556, 074647, 074644, 034553, 055755, 072227, 011152,
+		055655, 044447, 057755, 065555, 025552, 065644, 025563, 065655, 034216, 072222,
+		055557, 055552, 055775, 055255, 055222, 071247, 002020, 000002, 000700, 011244,
+		051245, 007070, 000007, 024442, 021112, 002720,
+	};
+	if (ch >= 'a' && ch <= 'z')
+		ch = (char)(ch - 'a' + 'A');
+	for (uint32_t i = 0; chars[i] != '\0'; i++)
+		if (chars[i] == ch)
+			return g[i];
+	return 0;
+}
+
+/* Draws text with 4x6 cells; returns the next x. */
+static uint32_t text(uint32_t x, uint32_t y, const char *s, uint8_t c)
+{
+	for (; *s != '\0' && x + 4u <= SCREEN_W; s++, x += 4u) {
+		uint16_t g = glyph(*s);
+		rect(x, y, x + 4u, y + 6u, COL_BG);
+		for (uint32_t r = 0; r < 5u; r++)
+			for (uint32_t b = 0; b < 3u; b++)
+				if ((g >> ((4u - r) * 3u + (2u - b))) & 1u)
+					rect(x + b, y + r, x + b + 1u, y + r + 1u, c);
+	}
+	return x;
+}
+
+static char *fmt_u(char *p, uint32_t v)
+{
+	char tmp[11];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v != 0);
+	while (n != 0)
+		*p++ = tmp[--n];
+	*p = '\0';
+	return p;
+}
+
+static char *fmt_s(char *p, const char *s)
+{
+	while (*s != '\0')
+		*p++ = *s++;
+	*p = '\0';
+	return p;
+}
+
+/* ---- the run ------------------------------------------------------------------------------------ */
+struct bench {
+	const struct agb_bin_header *h;
+	const struct agb_heap_core *core;
+	struct agb_trace trace;
+	struct agb_replay_config cfg;
+	void *state;
+	int screen, live;
+	uint32_t arena_addr, arena_bytes;
+	uint32_t next_draw, draw_step;
+	uint32_t failures;
+	/* walk state */
+	uint32_t walk_runs, walk_sum, used_flip;
+};
+
+static uint64_t state_mem[AGB_HEAP_STATE_MAX / 8u]; /* IWRAM .bss: the core's globals */
+
+static uint32_t fnv_word(uint32_t h, uint32_t w)
+{
+	for (unsigned k = 0; k < 4u; k++) {
+		h ^= (w >> (8u * k)) & 0xFFu;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static void map_run(struct bench *b, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	const uint32_t cells = SCREEN_W * MAP_H;
+	uint32_t off = addr - b->arena_addr;
+	uint32_t c0 = (uint32_t)((uint64_t)off * cells / b->arena_bytes);
+	uint32_t c1 = (uint32_t)((uint64_t)(off + bytes) * cells / b->arena_bytes);
+	uint8_t c = kind == AGB_RUN_FREE ? COL_FREE : kind == AGB_RUN_META ? COL_META
+			: (b->used_flip ^= 1u) != 0 ? COL_USED_A : COL_USED_B;
+	if (off >= b->arena_bytes)
+		return;
+	if (c1 > cells)
+		c1 = cells;
+	if (c1 == c0)
+		c1 = c0 + 1u; /* every run at least one cell: small blocks stay visible */
+	while (c0 < c1) {
+		uint32_t y = c0 / SCREEN_W, x = c0 % SCREEN_W;
+		uint32_t x1 = c1 - y * SCREEN_W < SCREEN_W ? c1 - y * SCREEN_W : SCREEN_W;
+		hline(MAP_Y + y, x, x1, c);
+		c0 = y * SCREEN_W + x1;
+	}
+}
+
+static void draw_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	map_run(ctx, addr, bytes, kind);
+}
+
+static void draw_map(struct bench *b)
+{
+	rect(0, MAP_Y, SCREEN_W, MAP_Y + MAP_H, COL_BG);
+	b->used_flip = 0;
+	b->core->walk(b->state, draw_walk, b);
+}
+
+static void draw_progress(struct bench *b, uint32_t done)
+{
+	uint32_t w = b->trace.event_count != 0
+			     ? (uint32_t)((uint64_t)done * SCREEN_W / b->trace.event_count)
+			     : SCREEN_W;
+	rect(0, 10, w, 14, COL_BAR);
+	rect(w, 10, SCREEN_W, 14, COL_BAR_BG);
+}
+
+static void draw_header(struct bench *b)
+{
+	char line[64], *p = line;
+	p = fmt_s(p, "AGBSIM ");
+	p = fmt_s(p, b->core->name);
+	p = fmt_s(p, " ON ");
+	p = fmt_s(p, agb_arena_name(b->trace.arena));
+	p = fmt_s(p, " ");
+	fmt_s(p, b->h->trace_name);
+	text(0, 2, line, COL_TEXT);
+}
+
+static void draw_figures(struct bench *b, const struct agb_replay_result *r, uint32_t events)
+{
+	char line[64], *p;
+	p = fmt_s(line, "EVENTS ");
+	p = fmt_u(p, events);
+	p = fmt_s(p, "/");
+	fmt_u(p, b->trace.event_count);
+	text(0, FIG_Y, line, COL_TEXT);
+	p = fmt_s(line, "FAILURES ");
+	fmt_u(p, r->failures);
+	text(120, FIG_Y, line, r->failures != 0 ? COL_FAIL : COL_TEXT);
+	p = fmt_s(line, "FREE ");
+	p = fmt_u(p, r->final_stats.free_bytes);
+	p = fmt_s(p, " OF ");
+	fmt_u(p, b->arena_bytes);
+	text(0, FIG_Y + 8u, line, COL_TEXT);
+	p = fmt_s(line, "LARGEST ");
+	fmt_u(p, r->final_stats.largest_free);
+	text(120, FIG_Y + 8u, line, COL_TEXT);
+	p = fmt_s(line, "FREE RUNS ");
+	fmt_u(p, r->final_stats.free_runs);
+	text(0, FIG_Y + 16u, line, COL_TEXT);
+	p = fmt_s(line, "OVERHEAD ");
+	fmt_u(p, r->overhead_bytes);
+	text(120, FIG_Y + 16u, line, COL_TEXT);
+	p = fmt_s(line, "WALK ");
+	p = fmt_u(p, b->walk_runs);
+	p = fmt_s(p, " RUNS");
+	text(0, FIG_Y + 24u, line, COL_TEXT);
+	text(0, FIG_Y + 34u, r->status == AGB_REPLAY_OK ? "DONE" : "REPLAY STOPPED", COL_TEXT);
+}
+
+static void screen_on(void)
+{
+	/* Mode 4 + BG2 (bitmap) */
+	AGB_REG16(AGB_REG_DISPCNT) = 0x0404u;
+}
+
+static void observe(void *ctx, const struct agb_replay_obs *o)
+{
+	struct bench *b = ctx;
+	if ((b->h->bench_flags & AGB_BENCH_OBS) != 0) {
+		agb_mark(AGB_MARK_OBS, o->index);
+		agb_mark(AGB_MARK_OBS_ADDR, o->addr);
+		agb_mark(AGB_MARK_OBS_GRANTED, o->granted);
+		agb_mark(AGB_MARK_OBS_INFO, (uint32_t)o->outcome | o->result << 8);
+	}
+	if (b->live && o->index + 1u >= b->next_draw) {
+		draw_progress(b, o->index + 1u);
+		draw_map(b);
+		b->next_draw += b->draw_step;
+	}
+}
+
+static void final_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct bench *b = ctx;
+	agb_mark(AGB_MARK_WALK_ADDR, addr);
+	agb_mark(AGB_MARK_WALK_BYTES, bytes << 2 | (uint32_t)kind);
+	b->walk_runs++;
+	b->walk_sum = fnv_word(fnv_word(fnv_word(b->walk_sum, addr), bytes), (uint32_t)kind);
+}
+
+static int names_equal(const char *a, const char *b)
+{
+	while (*a != '\0' && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+static int magic_ok(const char *m)
+{
+	static const char want[8] = AGB_BIN_MAGIC;
+	for (unsigned i = 0; i < 8u; i++)
+		if (m[i] != want[i])
+			return 0;
+	return 1;
+}
 
 static int32_t bench_run(const void *payload, uint32_t len)
 {
-    if (!payload) {
-        agb_printf("bench: no payload");
-        return 1;
-    }
-    agb_results.payload_len = len;
-    agb_results.payload_sum = agb_fnv1a(payload, len);
-    agb_printf("bench: payload %lu bytes at %p fnv1a %08lx", len, payload, agb_results.payload_sum);
-    return 0;
+	static struct bench b; /* IWRAM .bss */
+	const struct agb_bin_header *h = payload;
+	struct agb_replay_result r;
+	uint32_t slot_bytes, ncores = 0;
+	int rc;
+
+	if (payload == NULL)
+		return AGB_BENCH_NO_PAYLOAD;
+	if (len < sizeof *h || !magic_ok(h->magic) || h->version != AGB_BIN_VERSION ||
+	    h->event_bytes != AGB_BIN_EVENT_BYTES || (h->events_offset & 3u) != 0 ||
+	    h->events_offset + (uint64_t)h->event_count * AGB_BIN_EVENT_BYTES > len ||
+	    h->arena >= AGB_ARENA_COUNT)
+		return AGB_BENCH_BAD_PAYLOAD;
+	b.h = h;
+	/* The core: by index into the table, confirmed by name (a single-core IWRAM ROM: by name). */
+	while (bench_cores[ncores] != NULL)
+		ncores++;
+	if (h->core_index < ncores && names_equal(bench_cores[h->core_index]->name, h->core_name))
+		b.core = bench_cores[h->core_index];
+	for (uint32_t i = 0; b.core == NULL && i < ncores; i++)
+		if (names_equal(bench_cores[i]->name, h->core_name))
+			b.core = bench_cores[i];
+	if (b.core == NULL)
+		return AGB_BENCH_NO_CORE;
+
+	b.trace.arena = (enum agb_arena)h->arena;
+	b.trace.arena_bytes = h->arena_bytes;
+	b.trace.event_count = h->event_count;
+	b.trace.slots = h->slots;
+	b.trace.frame_count = h->frame_count;
+	b.trace.events = (const struct agb_event *)(const void *)((const uint8_t *)payload + h->events_offset);
+	b.trace.name = h->trace_name;
+	b.trace.source = 0;
+	b.cfg.core = b.core;
+	b.cfg.arena_bytes = h->cfg_arena_bytes;
+	b.cfg.meta = (enum agb_meta_region)h->cfg_meta;
+	b.cfg.core_flags = h->cfg_core_flags;
+	b.cfg.flags = h->cfg_flags;
+	b.state = state_mem;
+	b.arena_addr = agb_arena_base(b.trace.arena);
+	b.arena_bytes = b.cfg.arena_bytes != 0 ? b.cfg.arena_bytes : h->arena_bytes;
+	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
+
+	/* Slot table: wherever the arena is not (see the top of this file). */
+	slot_bytes = (h->slots * 20u + 7u) & ~7u;
+	if (b.trace.arena == AGB_ARENA_EWRAM) {
+		uint32_t lo = b.screen ? 0x06009600u : 0x06000000u;
+		if (lo + slot_bytes > 0x06018000u) {
+			b.screen = 0; /* no room beside the frame buffer: the whole of VRAM, no picture */
+			lo = 0x06000000u;
+		}
+		if (lo + slot_bytes > 0x06018000u)
+			return AGB_BENCH_NO_ROOM;
+		slot_table_addr = lo;
+	} else {
+		if (slot_bytes > 0x20000u)
+			return AGB_BENCH_NO_ROOM;
+		slot_table_addr = 0x02040000u - slot_bytes;
+	}
+	/* The core's IWRAM meta area (EWRAM traces) must not cover this program's IWRAM. */
+	{
+		extern uint8_t __bss_end[];
+		if (b.trace.arena == AGB_ARENA_EWRAM && b.cfg.meta != AGB_META_EWRAM &&
+		    (uint32_t)(uintptr_t)__bss_end > 0x03004000u)
+			return AGB_BENCH_NO_ROOM;
+		if ((uint32_t)(uintptr_t)__ewram_free_start != 0x02000000u)
+			return AGB_BENCH_NO_ROOM; /* the arena or meta area would cover our own data */
+	}
+	agb_results.values[AGB_BENCH_V_SLOTS_ADDR] = slot_table_addr;
+
+	b.live = b.screen && b.trace.arena != AGB_ARENA_BG_VRAM;
+	if (b.screen) {
+		pal_init();
+		if (b.live) {
+			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
+			draw_header(&b);
+			screen_on();
+		} else {
+			/* BG VRAM is the arena: keep the display blank until the replay is over. */
+			AGB_REG16(AGB_REG_DISPCNT) = 0x0080u;
+		}
+	}
+	b.draw_step = h->event_count / 16u + 1u;
+	b.next_draw = b.draw_step;
+
+	agb_replay_calibrate_marks(AGB_BENCH_CALIB_PAIRS);
+	rc = agb_replay_run(&b.trace, &b.cfg, (agb_machine *)0, b.state,
+			    agb_replay_workspace_bytes(&b.trace), observe, &b, &r);
+	agb_results.values[AGB_BENCH_V_REPLAY_STATUS] = (uint32_t)rc;
+	agb_results.values[AGB_BENCH_V_FAILED_EVENT] = r.failed_event;
+	if (rc != AGB_REPLAY_OK) {
+		agb_printf("bench: replay stopped: status %d at event %lu: %s", rc, r.failed_event,
+			   r.why != 0 ? r.why : "");
+		return AGB_BENCH_REPLAY_FAILED + rc;
+	}
+	b.walk_sum = 2166136261u;
+	b.core->walk(b.state, final_walk, &b);
+	agb_results.values[AGB_BENCH_V_EVENTS] = h->event_count;
+	agb_results.values[AGB_BENCH_V_FAILURES] = r.failures;
+	agb_results.values[AGB_BENCH_V_WALK_RUNS] = b.walk_runs;
+	agb_results.values[AGB_BENCH_V_WALK_SUM] = b.walk_sum;
+	agb_results.values[AGB_BENCH_V_FREE_BYTES] = r.final_stats.free_bytes;
+	agb_results.values[AGB_BENCH_V_LARGEST_FREE] = r.final_stats.largest_free;
+	agb_results.values[AGB_BENCH_V_FREE_RUNS] = r.final_stats.free_runs;
+	agb_results.count = AGB_BENCH_V_COUNT;
+
+	if (b.screen) {
+		if (!b.live) {
+			/* The replay is over: BG VRAM may become the frame buffer. */
+			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
+			draw_header(&b);
+		}
+		draw_progress(&b, h->event_count);
+		draw_map(&b);
+		draw_figures(&b, &r, h->event_count);
+		screen_on();
+	}
+	agb_printf("bench: %s on %s: %lu events, %lu failures, %lu free runs, walk %08lx",
+		   b.core->name, agb_arena_name(b.trace.arena), h->event_count, r.failures,
+		   b.walk_runs, b.walk_sum);
+	return AGB_BENCH_OK;
 }
 
 int main(void)
 {
-    agb_init();
-    agb_printf("bench: %s, function at %p", agbmem_build_info(), (const void *)agbmem_build_info);
-    uint32_t len;
-    const void *payload = agb_payload(&len);
-    agb_done(bench_run(payload, len));
-    agb_halt();
+	uint32_t len;
+	const void *payload;
+	int32_t status;
+	agb_init();
+	payload = agb_payload(&len);
+	if (payload != 0) {
+		agb_results.payload_len = len;
+	}
+	status = bench_run(payload, len);
+	agb_mark(AGB_MARK_DONE, (uint32_t)status);
+	agb_done(status);
+	agb_halt();
 }

@@ -1,0 +1,94 @@
+/* bench_abi.h — the contract between `agbsim measure` (host: src/trace/trace_bin.c packs,
+ * src/cli/cmd_measure.c reads the markers) and the bench ROM (src/gba/bench.c).
+ * Plain fixed-width types only: included by the freestanding ROM code and by the host.
+ *
+ * Payload (the trace blob the runner appends to the ROM, agb_gba_abi.h), little-endian:
+ *   struct agb_bin_header at offset 0, then at events_offset (4-aligned) event_count events of
+ *   20 bytes laid out exactly as struct agb_event (u8 op, u8 pad[3], u32 id, slot, size, align),
+ *   so the ROM hands the array in ROM straight to the replay engine without unpacking.
+ *
+ * Markers (agb_mark(id, value), SWI 0xF0, recorded by the host with mTimingGlobalTime):
+ *   OP_BEGIN(index) / OP_END(addr)  bracket exactly one core call (engine hooks in replay.c);
+ *                                   index 0xFFFFFFFF = an empty calibration pair.
+ *   OBS(index), OBS_ADDR(addr), OBS_GRANTED(bytes), OBS_INFO(outcome | result << 8)
+ *                                   what the engine observed for event index (untimed).
+ *   WALK_ADDR(addr), WALK_BYTES(bytes << 2 | kind)   the final walk(), one pair per run.
+ *   DONE(status)                    last marker.
+ * Results (agb_results.values[]): see AGB_BENCH_V_*.
+ */
+#ifndef AGB_BENCH_ABI_H
+#define AGB_BENCH_ABI_H
+
+#include <stdint.h>
+
+#define AGB_BIN_MAGIC "AGBTRC01"
+#define AGB_BIN_VERSION 1u
+#define AGB_BIN_EVENT_BYTES 20u
+#define AGB_BIN_NAME_BYTES 24u
+
+/* bench_flags */
+#define AGB_BENCH_SCREEN 0x1u    /* draw progress, memory map and figures (bitmap mode 4) */
+#define AGB_BENCH_OBS 0x2u       /* emit OBS* markers (placements for the equivalence check) */
+
+struct agb_bin_header {
+	char magic[8];         /* AGB_BIN_MAGIC */
+	uint32_t version;      /* AGB_BIN_VERSION */
+	uint32_t header_bytes; /* sizeof(struct agb_bin_header) */
+	uint32_t arena;        /* enum agb_arena */
+	uint32_t arena_bytes;  /* the trace's own */
+	uint32_t event_count;
+	uint32_t slots;
+	uint32_t frame_count;
+	uint32_t event_bytes;   /* AGB_BIN_EVENT_BYTES */
+	uint32_t events_offset; /* from the start of the payload, 4-aligned */
+	/* The run: the same struct agb_replay_config as the host run. */
+	uint32_t core_index;    /* index into agb_heap_cores[] (checked against core_name) */
+	uint32_t cfg_arena_bytes;
+	uint32_t cfg_meta;      /* enum agb_meta_region */
+	uint32_t cfg_core_flags;
+	uint32_t cfg_flags;     /* AGB_REPLAY_* */
+	uint32_t bench_flags;   /* AGB_BENCH_* */
+	char core_name[AGB_BIN_NAME_BYTES]; /* NUL-terminated */
+	char trace_name[AGB_BIN_NAME_BYTES]; /* for the screen, NUL-terminated (may be cut) */
+};
+
+enum {
+	AGB_MARK_OP_BEGIN = 0xB0,
+	AGB_MARK_OP_END = 0xB1,
+	AGB_MARK_OBS = 0xB2,
+	AGB_MARK_OBS_ADDR = 0xB3,
+	AGB_MARK_OBS_GRANTED = 0xB4,
+	AGB_MARK_OBS_INFO = 0xB5,
+	AGB_MARK_WALK_ADDR = 0xB8,
+	AGB_MARK_WALK_BYTES = 0xB9,
+	AGB_MARK_DONE = 0xBF
+};
+#define AGB_MARK_CALIB_INDEX 0xFFFFFFFFu
+#define AGB_BENCH_CALIB_PAIRS 16u
+
+/* agb_results.status of the bench ROM */
+enum agb_bench_status {
+	AGB_BENCH_OK = 0,
+	AGB_BENCH_NO_PAYLOAD = 1,
+	AGB_BENCH_BAD_PAYLOAD = 2,
+	AGB_BENCH_NO_CORE = 3,       /* core_index/core_name not in this ROM */
+	AGB_BENCH_NO_ROOM = 4,       /* slot table or code would overlap the arena or meta area */
+	AGB_BENCH_REPLAY_FAILED = 16 /* + enum agb_replay_status */
+};
+
+/* agb_results.values[] */
+enum {
+	AGB_BENCH_V_EVENTS = 0,   /* events replayed */
+	AGB_BENCH_V_FAILURES,
+	AGB_BENCH_V_WALK_RUNS,
+	AGB_BENCH_V_WALK_SUM,     /* FNV-1a over (addr, bytes, kind) words of the final walk */
+	AGB_BENCH_V_FREE_BYTES,   /* final stats */
+	AGB_BENCH_V_LARGEST_FREE,
+	AGB_BENCH_V_FREE_RUNS,
+	AGB_BENCH_V_REPLAY_STATUS,
+	AGB_BENCH_V_FAILED_EVENT,
+	AGB_BENCH_V_SLOTS_ADDR,   /* where the slot table went */
+	AGB_BENCH_V_COUNT
+};
+
+#endif
