@@ -21,10 +21,13 @@ static void usage(FILE *out)
 		"  shmup       OBJ VRAM: shoot-'em-up (font, waves, bullets, explosions, a boss)\n"
 		"  rpg         OBJ VRAM: walking between rooms, loading and unloading sprite sets\n"
 		"  particles   OBJ VRAM: overlapping particle bursts\n"
-		"  ai-scratch  EWRAM: a 4 KiB AI scratch pool (enemy state, paths, temporaries)\n\n"
+		"  ai-scratch  EWRAM: a 4 KiB AI scratch pool (enemy state, paths, temporaries)\n"
+		"  levels      EWRAM: loading levels and rooms, nested lifetimes, freed block by block\n"
+		"  levels-linear  the same allocations released with mark/reset (bump, stack2)\n\n"
 		"Options:\n"
 		"  --seed N      MT19937 seed (default 5489, the reference default)\n"
-		"  --frames N    frames to generate (default per scenario: 1800, 3600, 1200, 1800)\n"
+		"  --frames N    frames to generate (default: 1800 shmup, ai-scratch; 3600 rpg,\n"
+		"                levels; 1200 particles)\n"
 		"  -o FILE       output file ('-' for stdout)\n"
 		"  -h, --help    show this help\n");
 }
@@ -75,7 +78,8 @@ int agbsim_cmd_gen(int argc, char **argv)
 	if (out_path == NULL)
 		return agbsim_usage_error("gen", "no output file given (-o OUT.json)");
 	if (agb_gen_default_frames(scenario) == 0)
-		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, ai-scratch)",
+		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, ai-scratch, levels, "
+					  "levels-linear)",
 					  scenario);
 	if (frames == 0)
 		frames = agb_gen_default_frames(scenario);

@@ -9,7 +9,8 @@
 
 #include "agb/mt19937.h"
 
-const char *const agb_gen_scenarios[] = {"shmup", "rpg", "particles", "ai-scratch", NULL};
+const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "ai-scratch",
+					 "levels", "levels-linear", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -571,6 +572,73 @@ static void ai_scratch(struct gen *g, uint32_t frames)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* levels, levels-linear */
+
+#define MAX_LEVEL_BLOCKS 40
+#define MAX_ROOM_BLOCKS 24
+
+/* Sizes rounded to 32 bytes, as asset converters pad them. */
+static uint32_t asset(struct gen *g, uint32_t lo, uint32_t hi)
+{
+	return (lo + rnd(g, hi - lo + 1u)) & ~31u;
+}
+
+/* Frees in reverse order of allocation (levels) or resets to a marker (levels-linear). */
+static void drop_all(struct gen *g, uint32_t *ids, uint32_t *n, int linear, uint32_t marker)
+{
+	if (linear)
+		push(g, AGB_OP_RESET, marker, 0, 0);
+	else
+		while (*n > 0)
+			release(g, &ids[--*n]);
+	*n = 0;
+}
+
+/* A game loading levels into EWRAM: resident data for the whole run; per level its assets
+ * (tileset cache, collision map, entity table, scripts, enemy structs); per room scratch (a
+ * path grid, room variables, temporaries). Everything of a room goes at the room's end and
+ * everything of a level at the level's end, so the lifetimes nest: the pattern the seed's
+ * linear allocator with markers is made for. `linear` releases with mark/reset instead of
+ * frees (for bump and stack2); the allocation sequence is the same. */
+static void levels(struct gen *g, uint32_t frames, int linear)
+{
+	uint32_t level_ids[MAX_LEVEL_BLOCKS], room_ids[MAX_ROOM_BLOCKS];
+	uint32_t nlevel = 0, nroom = 0, f = 0;
+	const uint32_t frames_per_level = 600u;
+
+	alloc_bytes(g, 2048u); /* font */
+	alloc_bytes(g, 512u);  /* player state */
+	alloc_bytes(g, 1024u); /* save buffer */
+	alloc_bytes(g, 4096u); /* sound mixer */
+	if (linear)
+		push(g, AGB_OP_MARK, 1u, 0, 0);
+	while (f < frames) {
+		uint32_t enemies = 8u + rnd(g, 17), rooms = 3u + rnd(g, 4);
+		level_ids[nlevel++] = alloc_bytes(g, asset(g, 8192u, 24576u));  /* tileset cache */
+		level_ids[nlevel++] = alloc_bytes(g, asset(g, 2048u, 8192u));   /* collision */
+		level_ids[nlevel++] = alloc_bytes(g, asset(g, 1024u, 4096u));   /* entity table */
+		level_ids[nlevel++] = alloc_bytes(g, asset(g, 512u, 4096u));    /* scripts */
+		for (uint32_t e = 0; e < enemies && nlevel < MAX_LEVEL_BLOCKS; e++)
+			level_ids[nlevel++] = alloc_bytes(g, 96u + 16u * rnd(g, 11));
+		if (linear)
+			push(g, AGB_OP_MARK, 2u, 0, 0);
+		for (uint32_t r = 0; r < rooms && f < frames; r++) {
+			uint32_t temps = 4u + rnd(g, 9);
+			room_ids[nroom++] = alloc_bytes(g, asset(g, 1024u, 4096u)); /* path grid */
+			room_ids[nroom++] = alloc_bytes(g, asset(g, 256u, 1024u));  /* room variables */
+			for (uint32_t k = 0; k < temps && nroom < MAX_ROOM_BLOCKS; k++)
+				room_ids[nroom++] = alloc_bytes(g, 32u + 16u * rnd(g, 31));
+			for (uint32_t k = 0; k < frames_per_level / rooms && f < frames; k++, f++)
+				frame(g);
+			drop_all(g, room_ids, &nroom, linear, 2u);
+		}
+		drop_all(g, level_ids, &nlevel, linear, 1u);
+		frame(g);
+		f++;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
 
 uint32_t agb_gen_default_frames(const char *scenario)
 {
@@ -582,6 +650,8 @@ uint32_t agb_gen_default_frames(const char *scenario)
 		return 1200;
 	if (strcmp(scenario, "ai-scratch") == 0)
 		return 1800;
+	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0)
+		return 3600;
 	return 0;
 }
 
@@ -605,10 +675,14 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 		rpg(g, frames);
 	} else if (strcmp(scenario, "particles") == 0) {
 		particles(g, frames);
-	} else {
+	} else if (strcmp(scenario, "ai-scratch") == 0) {
 		arena = AGB_ARENA_EWRAM;
 		arena_bytes = 4096;
 		ai_scratch(g, frames);
+	} else {
+		arena = AGB_ARENA_EWRAM;
+		arena_bytes = 65536;
+		levels(g, frames, strcmp(scenario, "levels-linear") == 0);
 	}
 	if (g->oom) {
 		free(g->ev);

@@ -11,6 +11,9 @@
  *               showing dozens of short-lived sprites.
  *   ai-scratch  ewram, 4 KiB pool: the seed article's AI scratch memory: enemies on screen
  *               allocate small state structs, path buffers and per-think temporaries.
+ *   levels      ewram, 64 KiB pool: loading levels and rooms: resident data, per-level assets
+ *               and enemy structs, per-room scratch; all freed at the room's / level's end.
+ *   levels-linear  the same allocations released with mark/reset (for bump and stack2).
  *
  * Determinism: only integer arithmetic on MT19937 outputs, no floating point, no clocks, no
  * addresses: the same (scenario, seed, frames) gives the same events on every machine. */
