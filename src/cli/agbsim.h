@@ -90,5 +90,14 @@ int agbsim_cmd_convert(int argc, char **argv);
 int agbsim_cmd_perf(int argc, char **argv);
 int agbsim_cmd_gen(int argc, char **argv);
 int agbsim_cmd_bench(int argc, char **argv);
+int agbsim_cmd_view(int argc, char **argv);
+
+/* The viewer (cmd_view.c) on a loaded trace that cfg's core can run: a window, or with
+ * `snapshot` a PNG of the state after event `at` (-1: the last). Built without SDL2 it prints
+ * that there is no viewer. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO (no display, I/O error,
+ * no SDL2) after printing why. */
+int agbsim_view_open(const char *trace_path, const struct agb_trace *t,
+		     const struct agb_replay_config *cfg, const char *snapshot, int64_t at,
+		     int paused, const char *script);
 
 #endif

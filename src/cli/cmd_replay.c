@@ -25,6 +25,7 @@ static void usage(FILE *out)
 		"  --no-canaries        do not fill and check live blocks\n"
 		"  --no-min-arena       skip the min_arena_bytes search (about 16 more replays)\n"
 		"  --obj-bitmap         OBJ VRAM cores: bitmap modes 3-5, only tiles 512-1023\n"
+		"  --view               after the report, show the replay in a window ('agbsim view')\n"
 		"  -h, --help           show this help\n\n"
 		"Cycle figures are labelled 'model': bus accesses x GBA wait states plus per-core\n"
 		"instruction coefficients. Exit status: 0 ok, 2 bad usage or input, 3 I/O error.\n");
@@ -37,7 +38,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 		{"events-out", required_argument, NULL, 'e'}, {"arena-bytes", required_argument, NULL, 'b'},
 		{"meta", required_argument, NULL, 'M'},      {"check", no_argument, NULL, 'c'},
 		{"no-canaries", no_argument, NULL, 'C'},     {"no-min-arena", no_argument, NULL, 'm'},
-		{"obj-bitmap", no_argument, NULL, 'B'},
+		{"obj-bitmap", no_argument, NULL, 'B'},     {"view", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 	};
 	const char *allocator = NULL, *events_out = NULL;
@@ -49,7 +50,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 	struct agbsim_events_out eo = {0};
 	struct agbsim_tap tap = {agbsim_events_out_observe, &eo};
 	char *tmp_path = NULL;
-	int rc;
+	int rc, view = 0;
 
 	run.cfg.flags = AGB_REPLAY_CANARIES;
 	optind = 1;
@@ -88,6 +89,9 @@ int agbsim_cmd_replay(int argc, char **argv)
 			break;
 		case 'm':
 			options &= ~(unsigned)RUN_MIN_ARENA;
+			break;
+		case 'V':
+			view = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -158,6 +162,8 @@ int agbsim_cmd_replay(int argc, char **argv)
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}
+	if (rc == AGBSIM_EXIT_OK && view)
+		rc = agbsim_view_open(run.trace_path, run.trace, &run.cfg, NULL, -1, 0, NULL);
 done:
 	free(tmp_path);
 	agb_trace_release(&loaded);

@@ -16,6 +16,7 @@ static const struct agbsim_command commands[] = {
 	{"gen", "generate a game-like scenario trace (seeded MT19937)", agbsim_cmd_gen},
 	{"measure", "replay a trace in mGBA (the GBA build) and report measured cycles",
 	 agbsim_cmd_measure},
+	{"view", "show a replay as a live memory map (SDL2 window) or a PNG snapshot", agbsim_cmd_view},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -1,0 +1,81 @@
+/* The SDL2 memory-map viewer and its PNG export (issue 7, DESIGN sections 1 and 8).
+ *
+ * The viewer replays a trace on a core and draws the arena as a grid of allocation units
+ * (OBJ VRAM: 32-byte blocks, 32 per row; BG VRAM: 32-byte tiles, 64 per row, so each row is one
+ * 2 KiB screen map; EWRAM: 8-byte blocks, 256 per row), each live allocation in a colour derived
+ * from its id, free space dark, metadata hatched, the largest free run outlined and, at a failed
+ * request, the free space flashed red (the bytes that were free but could not serve it).
+ *
+ * The same drawing code serves the window and headless snapshots: a snapshot renders into an
+ * SDL_Surface through SDL's software renderer, so it needs no display and no video driver.
+ *
+ * This header does not include SDL: the CLI includes it only when the viewer is built
+ * (AGBSIM_HAVE_VIEW), and tests use the geometry and colour functions to check pixels. */
+#ifndef AGB_VIEW_H
+#define AGB_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agb/replay.h"
+#include "agb/trace.h"
+
+/* Size of the picture (window and snapshot), in pixels. */
+#define AGB_VIEW_WIDTH 848
+#define AGB_VIEW_HEIGHT 548
+
+/* Colours (0xRRGGBB) the map uses, fixed so tests and README readers can rely on them. */
+#define AGB_VIEW_RGB_BACKGROUND 0x0c0c10u
+#define AGB_VIEW_RGB_FREE 0x1c1e24u
+#define AGB_VIEW_RGB_FREE_FLASH 0x961818u  /* free units while a failed request is shown */
+#define AGB_VIEW_RGB_META 0x464a5au
+#define AGB_VIEW_RGB_META_HATCH 0x6e7282u
+#define AGB_VIEW_RGB_UNTRACKED 0x96a0afu   /* used, but no event of the trace placed it */
+#define AGB_VIEW_RGB_LARGEST 0xffdc00u     /* outline of the largest free run */
+#define AGB_VIEW_RGB_FAIL_BORDER 0xff2828u /* map frame at a failure */
+
+/* What to view. The trace and the core must outlive the call. */
+struct agb_view_config {
+	const char *trace_path;            /* for the title and snapshot names */
+	const struct agb_trace *trace;
+	struct agb_replay_config replay;   /* replay.core must be set */
+	int64_t start_at;                  /* window: pause first at this event (-1: event 0) */
+	int start_paused;                  /* window: start paused instead of playing */
+	const char *script;                /* window: synthetic key presses (see agb_view_window) */
+};
+
+/* Renders the state right after event `at_event` (0-based; must be < event_count, or 0 for a
+ * trace without events, which shows the initial state) and writes it as a PNG to `png_path`
+ * (through a temporary file renamed on success: never a partial PNG). Needs no display.
+ * Returns 0, or 3 with a message in err (n bytes) on I/O or SDL errors. O(events up to at_event +
+ * arena units). */
+int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const char *png_path,
+		      char *err, size_t n);
+
+/* Opens the window and runs it until the user quits: the replay runs in a worker thread that
+ * pauses after each shown event, so play/pause/step never race the core. Keys: space play/pause,
+ * right step one event, shift+right one frame, +/- speed, home restart, [ ] zoom, wheel or
+ * page up/down scroll, s PNG snapshot (agbsim-NAME-eEVENT.png in the current directory), q/Esc
+ * quit. `script` (for tests) is a comma-separated list of keys fed as SDL key events, one each
+ * time the replay is paused: space, right, shift+right, plus, minus, home, s, q, zoomin, zoomout,
+ * hover:X:Y (mouse motion), wait:MS; the window closes when the script ends. Returns 0, or 3 with
+ * a message in err when SDL cannot open a window. */
+int agb_view_window(const struct agb_view_config *c, char *err, size_t n);
+
+/* Geometry of the map at zoom 1 and no scroll, for tests: the centre pixel of the cell that
+ * shows allocation unit `unit` (unit bytes: agb_view_unit_bytes) of an arena of `arena_bytes`.
+ * Returns 0, or -1 when the unit is not on screen. */
+int agb_view_unit_centre(enum agb_arena arena, uint32_t arena_bytes, uint32_t unit, int *x, int *y);
+
+/* Bytes per drawn unit for an arena: 8 for EWRAM, 32 for VRAM. */
+uint32_t agb_view_unit_bytes(enum agb_arena arena);
+
+/* The colour (0xRRGGBB) of a live allocation with trace id `id`: a hash, so the same id keeps
+ * its colour across runs and snapshots; hues near red are avoided (red means failure). Tiles use
+ * agb_view_tile_rgb. Pure. */
+uint32_t agb_view_id_rgb(uint32_t id);
+
+/* The colour of resident ROM tile `tile` at depth `bpp`. Pure. */
+uint32_t agb_view_tile_rgb(uint32_t tile, uint32_t bpp);
+
+#endif

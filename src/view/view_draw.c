@@ -1,0 +1,524 @@
+/* Drawing the memory map and the side panel (see view_draw.h). The map is composed in a pixel
+ * buffer and copied once: exact pixels on every renderer, and cheap for EWRAM's 32768 cells. */
+#include "view/view_draw.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL_image.h>
+#include <SDL_test_font.h>
+
+#include "agb/metrics.h"
+#include "view/view.h"
+
+#define PANEL_X (MAP_X + MAP_W + 16)
+#define PANEL_W (AGB_VIEW_WIDTH - PANEL_X - 8)
+#define LINE 12
+
+/* Set once any text was drawn: SDLTest_CleanupTextDrawing dereferences its cache list
+ * unconditionally, so it must not run before the first glyph. */
+static int text_used;
+
+void view_text_cleanup(void)
+{
+	if (text_used)
+		SDLTest_CleanupTextDrawing();
+	text_used = 0;
+}
+
+/* ---- colours ------------------------------------------------------------------------------ */
+
+static uint32_t mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	h *= 0x846ca68bu;
+	h ^= h >> 16;
+	return h;
+}
+
+/* HSV with hue in degrees (integer maths: the same colour on every host). */
+static uint32_t hsv(uint32_t hue, uint32_t sat_pct, uint32_t val_pct)
+{
+	uint32_t v = val_pct * 255u / 100u;
+	uint32_t c = v * sat_pct / 100u;
+	uint32_t hp = hue % 360u;
+	uint32_t x = c * (60u - (hp % 120u >= 60u ? hp % 120u - 60u : 60u - hp % 120u)) / 60u;
+	uint32_t m = v - c, r = 0, g = 0, b = 0;
+	/* x above is c * (1 - |(h/60 mod 2) - 1|) */
+	switch (hp / 60u) {
+	case 0: r = c, g = x; break;
+	case 1: r = x, g = c; break;
+	case 2: g = c, b = x; break;
+	case 3: g = x, b = c; break;
+	case 4: r = x, b = c; break;
+	default: r = c, b = x; break;
+	}
+	return ((r + m) << 16) | ((g + m) << 8) | (b + m);
+}
+
+static uint32_t hashed_rgb(uint32_t h)
+{
+	/* Hues 35..325: red (failure) stays unmistakable. */
+	return hsv(35u + h % 291u, 45u + (h >> 12) % 36u, 78u + (h >> 20) % 20u);
+}
+
+uint32_t agb_view_id_rgb(uint32_t id)
+{
+	return hashed_rgb(mix32(id));
+}
+
+uint32_t agb_view_tile_rgb(uint32_t tile, uint32_t bpp)
+{
+	return hashed_rgb(mix32(tile * 2u + (bpp == 8u) + 0x51ed270bu));
+}
+
+/* ---- layout ------------------------------------------------------------------------------- */
+
+static uint32_t base_cols(enum agb_arena arena)
+{
+	/* OBJ VRAM: 32 blocks per row (1024 blocks: 32 x 32). BG VRAM: 64 tiles per row, so a row
+	 * is one 2 KiB screen map and the four maps are the last four rows. EWRAM: 256 blocks. */
+	switch (arena) {
+	case AGB_ARENA_OBJ_VRAM:
+		return 32u;
+	case AGB_ARENA_BG_VRAM:
+		return 64u;
+	default:
+		return 256u;
+	}
+}
+
+void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
+		      struct view_layout *L)
+{
+	uint32_t cols = base_cols(arena) >> zoom;
+	if (cols < 8u)
+		cols = 8u;
+	L->cols = cols;
+	L->cell_w = MAP_W / (int)cols;
+	L->rows = (units + cols - 1u) / cols;
+	if (L->rows == 0)
+		L->rows = 1;
+	if (zoom == 0) {
+		/* Overview: stretch rows to fill the map, at most twice as tall as wide. */
+		int h = MAP_H / (int)L->rows;
+		L->cell_h = h > 2 * L->cell_w ? 2 * L->cell_w : h < 1 ? 1 : h;
+	} else {
+		L->cell_h = L->cell_w;
+	}
+	L->vis_rows = (uint32_t)(MAP_H / L->cell_h);
+	if (L->vis_rows > L->rows)
+		L->vis_rows = L->rows;
+	if (scroll_row + L->vis_rows > L->rows)
+		scroll_row = L->rows - L->vis_rows;
+	L->first_row = scroll_row;
+}
+
+int64_t view_layout_hit(const struct view_layout *L, uint32_t units, int x, int y)
+{
+	int col, row;
+	uint64_t u;
+	if (x < MAP_X || y < MAP_Y)
+		return -1;
+	col = (x - MAP_X) / L->cell_w;
+	row = (y - MAP_Y) / L->cell_h;
+	if ((uint32_t)col >= L->cols || (uint32_t)row >= L->vis_rows)
+		return -1;
+	u = (uint64_t)(L->first_row + (uint32_t)row) * L->cols + (uint32_t)col;
+	return u < units ? (int64_t)u : -1;
+}
+
+int agb_view_unit_centre(enum agb_arena arena, uint32_t arena_bytes, uint32_t unit, int *x, int *y)
+{
+	struct view_layout L;
+	uint32_t ub = agb_view_unit_bytes(arena);
+	uint32_t units = (arena_bytes + ub - 1u) / ub;
+	if (unit >= units)
+		return -1;
+	view_layout_make(arena, units, 0, 0, &L);
+	if (unit / L.cols >= L.vis_rows)
+		return -1;
+	*x = MAP_X + (int)(unit % L.cols) * L.cell_w + (L.cell_w - (L.cell_w >= 6)) / 2;
+	*y = MAP_Y + (int)(unit / L.cols) * L.cell_h + (L.cell_h - (L.cell_h >= 6)) / 2;
+	return 0;
+}
+
+/* ---- the map ------------------------------------------------------------------------------ */
+
+static uint32_t px_map[MAP_W * MAP_H];
+
+static void fill(int x0, int y0, int w, int h, uint32_t rgb)
+{
+	for (int y = y0; y < y0 + h && y < MAP_H; y++)
+		for (int x = x0; x < x0 + w && x < MAP_W; x++)
+			px_map[y * MAP_W + x] = 0xff000000u | rgb;
+}
+
+static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
+{
+	switch (vm->kind[u]) {
+	case VK_USED:
+		if (vm->owner[u] != 0) {
+			const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
+			return rec->tile ? agb_view_tile_rgb(rec->id, rec->requested)
+					 : agb_view_id_rgb(rec->id);
+		}
+		return AGB_VIEW_RGB_UNTRACKED;
+	case VK_META:
+		return AGB_VIEW_RGB_META;
+	default:
+		return flash ? AGB_VIEW_RGB_FREE_FLASH : AGB_VIEW_RGB_FREE;
+	}
+}
+
+static int in_largest(uint64_t u, uint32_t lo, uint32_t hi)
+{
+	return u >= lo && u < hi;
+}
+
+static void draw_map(const struct view_model *vm, const struct view_ui *ui,
+		     const struct view_layout *L)
+{
+	const int gap_x = L->cell_w >= 6, gap_y = L->cell_h >= 6;
+	uint32_t lo = 0, hi = 0;
+	for (size_t i = 0; i < (size_t)MAP_W * MAP_H; i++)
+		px_map[i] = 0xff000000u | AGB_VIEW_RGB_BACKGROUND;
+	for (uint32_t row = 0; row < L->vis_rows; row++) {
+		for (uint32_t col = 0; col < L->cols; col++) {
+			uint32_t u = (L->first_row + row) * L->cols + col;
+			int x = (int)col * L->cell_w, y = (int)row * L->cell_h;
+			int w = L->cell_w - gap_x, h = L->cell_h - gap_y;
+			if (u >= vm->units)
+				break;
+			fill(x, y, w, h, unit_rgb(vm, u, ui->flash));
+			if (vm->kind[u] == VK_META)
+				/* Hatched: metadata is neither free nor anyone's allocation. */
+				for (int yy = 0; yy < h; yy++)
+					for (int xx = 0; xx < w; xx++)
+						if ((xx + yy) % 4 == 0)
+							px_map[(y + yy) * MAP_W + x + xx] =
+								0xff000000u | AGB_VIEW_RGB_META_HATCH;
+		}
+	}
+	/* The largest free run, outlined where its cells border anything else. Units fully inside
+	 * the run only: that is what a request could get. */
+	if (vm->largest_bytes != 0) {
+		uint32_t off = vm->largest_addr - vm->base;
+		lo = (off + vm->unit_bytes - 1u) / vm->unit_bytes;
+		hi = (off + vm->largest_bytes) / vm->unit_bytes;
+	}
+	for (uint32_t u = lo; u < hi; u++) {
+		uint32_t row = u / L->cols, col = u % L->cols;
+		int x, y, w = L->cell_w, h = L->cell_h, t = L->cell_w >= 12 ? 2 : 1;
+		if (row < L->first_row || row >= L->first_row + L->vis_rows)
+			continue;
+		x = (int)col * L->cell_w;
+		y = (int)(row - L->first_row) * L->cell_h;
+		if (u < L->cols || !in_largest((uint64_t)u - L->cols, lo, hi))
+			fill(x, y, w, t, AGB_VIEW_RGB_LARGEST);
+		if (!in_largest((uint64_t)u + L->cols, lo, hi))
+			fill(x, y + h - t, w, t, AGB_VIEW_RGB_LARGEST);
+		if (col == 0 || !in_largest((uint64_t)u - 1u, lo, hi))
+			fill(x, y, t, h, AGB_VIEW_RGB_LARGEST);
+		if (col + 1u == L->cols || !in_largest((uint64_t)u + 1u, lo, hi))
+			fill(x + w - t, y, t, h, AGB_VIEW_RGB_LARGEST);
+	}
+}
+
+/* ---- text and panel ----------------------------------------------------------------------- */
+
+static void set_rgb(SDL_Renderer *r, uint32_t rgb)
+{
+	SDL_SetRenderDrawColor(r, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255);
+}
+
+static void text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	set_rgb(r, rgb);
+	text_used = 1;
+	SDLTest_DrawString(r, x, y, buf);
+}
+
+static void rect(SDL_Renderer *r, int x, int y, int w, int h, uint32_t rgb, int filled)
+{
+	SDL_Rect q = {x, y, w, h};
+	set_rgb(r, rgb);
+	if (filled)
+		SDL_RenderFillRect(r, &q);
+	else
+		SDL_RenderDrawRect(r, &q);
+}
+
+static void sparkline(SDL_Renderer *r, const struct view_model *vm, int x, int y, int w, int h)
+{
+	rect(r, x, y, w, h, 0x2a2d36u, 1);
+	rect(r, x, y, w, h, 0x555a66u, 0);
+	if (vm->nspark == 0)
+		return;
+	set_rgb(r, 0x78c8ffu);
+	for (int i = 0; i < w - 2; i++) {
+		/* Each column shows the worst sample it covers: spikes must not vanish. */
+		uint64_t a = (uint64_t)i * vm->nspark / (uint64_t)(w - 2);
+		uint64_t b = (uint64_t)(i + 1) * vm->nspark / (uint64_t)(w - 2);
+		float v = 0.0f;
+		if (vm->nspark < (uint32_t)(w - 2)) {
+			a = (uint64_t)i * vm->nspark / (uint64_t)(w - 2);
+			b = a + 1u;
+		}
+		for (uint64_t k = a; k < b && k < vm->nspark; k++)
+			if (vm->spark[k] > v)
+				v = vm->spark[k];
+		SDL_RenderDrawLine(r, x + 1 + i, y + h - 2, x + 1 + i,
+				   y + h - 2 - (int)(v * (float)(h - 3) + 0.5f));
+	}
+}
+
+static const char *op_label(const struct view_model *vm, const struct agb_replay_obs *o, char *buf,
+			    size_t n)
+{
+	static const char *const outcome[] = {"", " FAILED", " skipped"};
+	switch (o->op) {
+	case AGB_OP_ALLOC:
+	case AGB_OP_REALLOC:
+		if (o->outcome == AGB_OUTCOME_OK)
+			snprintf(buf, n, "%s id %u, %u B at +0x%x (%u B)", agb_op_name(o->op), o->id,
+				 o->requested, o->addr - vm->base, o->granted);
+		else
+			snprintf(buf, n, "%s id %u, %u B%s", agb_op_name(o->op), o->id, o->requested,
+				 outcome[o->outcome]);
+		break;
+	case AGB_OP_FREE:
+		snprintf(buf, n, "free id %u%s", o->id, outcome[o->outcome]);
+		break;
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+		snprintf(buf, n, "%s tile %u %ubpp%s%s", agb_op_name(o->op), o->id, o->requested,
+			 (o->result & AGB_EVENT_RESULT_UPLOADED) != 0   ? " upload"
+			 : (o->result & AGB_EVENT_RESULT_RELEASED) != 0 ? " release"
+									 : "",
+			 outcome[o->outcome]);
+		break;
+	case AGB_OP_FRAME:
+		snprintf(buf, n, "V-blank: frame boundary");
+		break;
+	default:
+		snprintf(buf, n, "%s %u%s", agb_op_name(o->op), o->id, outcome[o->outcome]);
+		break;
+	}
+	return buf;
+}
+
+/* Extent of the run of same-kind units around u (for hovering free space and metadata). */
+static void run_around(const struct view_model *vm, uint32_t u, uint32_t *a, uint32_t *b)
+{
+	*a = u;
+	*b = u + 1u;
+	while (*a > 0 && vm->kind[*a - 1u] == vm->kind[u] && vm->owner[*a - 1u] == vm->owner[u])
+		(*a)--;
+	while (*b < vm->units && vm->kind[*b] == vm->kind[u] && vm->owner[*b] == vm->owner[u])
+		(*b)++;
+}
+
+static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui,
+			const struct view_layout *L, int x, int y)
+{
+	int64_t hu = view_layout_hit(L, vm->units, ui->hover_x, ui->hover_y);
+	uint32_t u, a, b;
+	if (hu < 0) {
+		text(r, x, y, 0x808690u, "hover a block for details");
+		return;
+	}
+	u = (uint32_t)hu;
+	text(r, x, y, 0xffffffu, "block %u at +0x%x", u, u * vm->unit_bytes);
+	if (vm->kind[u] == VK_USED && vm->owner[u] != 0) {
+		const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
+		if (rec->tile)
+			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x %u B", rec->id,
+			     rec->requested, rec->addr - vm->base, rec->granted);
+		else
+			text(r, x, y + LINE, 0xffffffu, "id %u: +0x%x size %u (%u B)", rec->id,
+			     rec->addr - vm->base, rec->requested, rec->granted);
+		text(r, x, y + 2 * LINE, 0xffffffu, "age %u frames", vm->frames - rec->birth_frame);
+		return;
+	}
+	run_around(vm, u, &a, &b);
+	text(r, x, y + LINE, 0xffffffu, "%s: +0x%x, %u B",
+	     vm->kind[u] == VK_FREE ? "free run" : vm->kind[u] == VK_META ? "metadata" : "used",
+	     a * vm->unit_bytes, (b - a) * vm->unit_bytes);
+}
+
+static void swatch(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *label)
+{
+	rect(r, x, y, 8, 8, rgb, 1);
+	text(r, x + 12, y, 0xb0b4bcu, "%s", label);
+}
+
+int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui)
+{
+	struct view_layout L;
+	SDL_Texture *tex;
+	SDL_Rect dst = {MAP_X, MAP_Y, MAP_W, MAP_H};
+	const struct agb_trace *t = vm->t;
+	char buf[128];
+	int x = PANEL_X, y = MAP_Y;
+	double frag = vm->have_stats ? agb_frag_external(&vm->stats) : 0.0;
+
+	view_layout_make(t->arena, vm->units, ui->zoom, ui->scroll_row, &L);
+	draw_map(vm, ui, &L);
+	tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, MAP_W, MAP_H);
+	if (tex == NULL)
+		return -1;
+	SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_NONE);
+	SDL_UpdateTexture(tex, NULL, px_map, MAP_W * (int)sizeof px_map[0]);
+	set_rgb(r, AGB_VIEW_RGB_BACKGROUND);
+	SDL_RenderClear(r);
+	SDL_RenderCopy(r, tex, NULL, &dst);
+	SDL_DestroyTexture(tex);
+	if (ui->flash) {
+		rect(r, MAP_X - 3, MAP_Y - 3, MAP_W + 6, MAP_H + 6, AGB_VIEW_RGB_FAIL_BORDER, 0);
+		rect(r, MAP_X - 2, MAP_Y - 2, MAP_W + 4, MAP_H + 4, AGB_VIEW_RGB_FAIL_BORDER, 0);
+	}
+
+	text(r, x, y, 0xffffffu, "agbsim view: %.26s", ui->title != NULL ? ui->title : "");
+	y += LINE;
+	text(r, x, y, 0xb0b4bcu, "%s on %s, %u B", vm->core->name, agb_arena_name(t->arena),
+	     vm->arena_bytes);
+	y += LINE;
+	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L.cols,
+	     L.vis_rows < L.rows ? " (scroll)" : "");
+	y += LINE;
+	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0) {
+		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
+		text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
+	}
+	y += 2 * LINE + 4;
+
+	if (vm->index < 0) {
+		text(r, x, y, 0xffffffu, "event -/%u (not started)", t->event_count);
+		y += 2 * LINE;
+	} else {
+		text(r, x, y, 0xffffffu, "event %lld/%u: %s", (long long)vm->index, t->event_count,
+		     agb_op_name(vm->last.op));
+		y += LINE;
+		text(r, x, y, vm->last.outcome == AGB_OUTCOME_FAILED ? 0xff6060u : 0xd0d4dcu, "  %s",
+		     op_label(vm, &vm->last, buf, sizeof buf));
+		y += LINE;
+	}
+	text(r, x, y, 0xd0d4dcu, "frame          %u/%u", vm->frames, t->frame_count);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "free bytes     %u", vm->stats.free_bytes);
+	y += LINE;
+	text(r, x, y, 0xffdc00u, "largest free   %u", vm->stats.largest_free);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "free runs      %u", vm->stats.free_runs);
+	y += LINE;
+	text(r, x, y, 0x78c8ffu, "frag_external  %.3f", frag);
+	y += LINE + 2;
+	sparkline(r, vm, x, y, PANEL_W, 40);
+	y += 44;
+	text(r, x, y, vm->failures != 0 ? 0xff6060u : 0xd0d4dcu, "failures       %u", vm->failures);
+	y += LINE;
+	if (vm->fail_index >= 0) {
+		text(r, x, y, 0xff6060u, "  last: event %lld, %u B", (long long)vm->fail_index,
+		     vm->fail.requested);
+	}
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "last op cycles %u (model)", vm->last.cycles);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "metadata       %u B", vm->overhead);
+	y += LINE + 6;
+
+	switch (ui->mode) {
+	case VIEW_MODE_PLAYING:
+		text(r, x, y, 0x60ff80u, "PLAYING  %u events/s", ui->speed);
+		break;
+	case VIEW_MODE_PAUSED:
+		text(r, x, y, 0xffc040u, "PAUSED   (speed %u events/s)", ui->speed);
+		break;
+	case VIEW_MODE_END:
+		text(r, x, y, 0xb0b4bcu, "END of trace (home restarts)");
+		break;
+	default:
+		break;
+	}
+	y += LINE + 6;
+	if (ui->mode != VIEW_MODE_SNAPSHOT)
+		hover_panel(r, vm, ui, &L, x, y);
+	y += 3 * LINE + 6;
+
+	swatch(r, x, y, AGB_VIEW_RGB_FREE, "free");
+	swatch(r, x + 80, y, AGB_VIEW_RGB_META_HATCH, "metadata");
+	swatch(r, x + 184, y, AGB_VIEW_RGB_UNTRACKED, "untracked");
+	y += LINE;
+	swatch(r, x, y, AGB_VIEW_RGB_LARGEST, "largest free run");
+	swatch(r, x + 184, y, AGB_VIEW_RGB_FREE_FLASH, "failure");
+	y += LINE + 4;
+	if (ui->status[0] != '\0')
+		text(r, x, y, 0xb0b4bcu, "%.38s", ui->status);
+
+	if (ui->mode != VIEW_MODE_SNAPSHOT)
+		text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u,
+		     "space play/pause  > step  shift+> frame  +/- speed  home restart"
+		     "  [ ] zoom  s PNG  q quit");
+	else
+		text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u, "agbsim view --snapshot: %s",
+		     ui->title != NULL ? ui->title : "");
+	return 0;
+}
+
+int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
+		  size_t n)
+{
+	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, 32,
+							SDL_PIXELFORMAT_ARGB8888);
+	SDL_Renderer *r = s != NULL ? SDL_CreateSoftwareRenderer(s) : NULL;
+	size_t len = strlen(path) + 8;
+	char *tmp = malloc(len);
+	int rc = -1;
+	if (s == NULL || r == NULL || tmp == NULL) {
+		snprintf(err, n, "cannot render off screen: %s", tmp == NULL ? "out of memory"
+										: SDL_GetError());
+		goto out;
+	}
+	if (view_draw(r, vm, ui) != 0) {
+		snprintf(err, n, "cannot draw: %s", SDL_GetError());
+		goto out;
+	}
+	SDL_RenderPresent(r); /* flushes the render batch into the surface */
+	snprintf(tmp, len, "%s.part", path);
+	if (IMG_SavePNG(s, tmp) != 0) {
+		snprintf(err, n, "%s: cannot write PNG: %s", path, IMG_GetError());
+		remove(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		snprintf(err, n, "%s: cannot write: %s", path, strerror(errno));
+		remove(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	/* Glyph textures belong to their renderer: drop them all before it goes. */
+	view_text_cleanup();
+	if (r != NULL)
+		SDL_DestroyRenderer(r);
+	if (s != NULL)
+		SDL_FreeSurface(s);
+	free(tmp);
+	return rc;
+}

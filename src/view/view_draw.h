@@ -1,0 +1,54 @@
+/* Drawing one picture of a view_model, shared by the window and PNG snapshots. Internal. */
+#ifndef AGB_VIEW_DRAW_H
+#define AGB_VIEW_DRAW_H
+
+#include <SDL.h>
+
+#include "view/view_model.h"
+
+#define MAP_X 8
+#define MAP_Y 8
+#define MAP_W 512
+#define MAP_H 512
+
+/* How the map is laid out: cols units per row, cells of cell_w x cell_h pixels, rows from
+ * first_row on screen. */
+struct view_layout {
+	uint32_t cols, rows, first_row, vis_rows;
+	int cell_w, cell_h;
+};
+
+/* What the window adds to the model: mode, speed, zoom, hover, messages. */
+struct view_ui {
+	const char *title;      /* trace name */
+	int zoom;               /* 0..3: cells 1x, 2x, 4x, 8x */
+	uint32_t scroll_row;
+	int hover_x, hover_y;   /* mouse, -1: none */
+	int mode;               /* VIEW_MODE_* */
+	uint32_t speed;         /* events per second while playing */
+	int flash;              /* draw the failure flash */
+	char status[128];       /* last message (snapshot saved, ...) */
+};
+
+enum { VIEW_MODE_SNAPSHOT, VIEW_MODE_PLAYING, VIEW_MODE_PAUSED, VIEW_MODE_END };
+
+/* The layout for an arena of `units` units at `zoom`, scrolled to `scroll_row` (clamped). */
+void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
+		      struct view_layout *L);
+
+/* The unit under map pixel (x, y) of the window, or -1. */
+int64_t view_layout_hit(const struct view_layout *L, uint32_t units, int x, int y);
+
+/* Draws the whole picture with r (any renderer: window or software). Returns 0 or -1 on SDL
+ * errors. */
+int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui);
+
+/* Renders the picture off screen with the software renderer and writes a PNG (temp file +
+ * rename). Returns 0 or -1 with a message in err. */
+int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
+		  size_t n);
+
+/* Releases the glyph textures of every renderer (before any renderer is destroyed). */
+void view_text_cleanup(void);
+
+#endif

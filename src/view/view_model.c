@@ -1,0 +1,251 @@
+/* The viewer's picture of a replay, built from observations (see view_model.h). */
+#include "view/view_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agb/machine.h"
+#include "agb/metrics.h"
+#include "view/view.h"
+
+uint32_t agb_view_unit_bytes(enum agb_arena arena)
+{
+	/* EWRAM cores work in 8-byte blocks (tree, tlsf, firstfit); VRAM in 32-byte tiles. */
+	return arena == AGB_ARENA_EWRAM ? 8u : 32u;
+}
+
+static void walk_into(struct view_model *vm, uint8_t *out, int track_largest);
+
+int view_model_init(struct view_model *vm, const struct agb_trace *t,
+		    const struct agb_replay_config *cfg)
+{
+	struct agb_trace empty = *t;
+	struct agb_replay_result res;
+	agb_machine *m;
+	void *ws;
+	size_t wsb = agb_replay_workspace_bytes(t);
+	memset(vm, 0, sizeof *vm);
+	vm->t = t;
+	vm->core = cfg->core;
+	vm->base = agb_arena_base(t->arena);
+	vm->arena_bytes = cfg->arena_bytes != 0 ? cfg->arena_bytes : t->arena_bytes;
+	vm->unit_bytes = agb_view_unit_bytes(t->arena);
+	vm->units = (vm->arena_bytes + vm->unit_bytes - 1u) / vm->unit_bytes;
+	vm->nrec = t->slots + vm->units;
+	vm->kind = calloc(vm->units + 1u, 1);
+	vm->scratch = calloc(vm->units + 1u, 1);
+	vm->initial = calloc(vm->units + 1u, 1);
+	vm->owner = calloc(vm->units + 1u, sizeof *vm->owner);
+	vm->rec = calloc(vm->nrec + 1u, sizeof *vm->rec);
+	/* One sample per event at most (traces without frames sample every event). */
+	vm->spark = malloc(((size_t)t->event_count + 1u) * sizeof *vm->spark);
+	if (vm->kind == NULL || vm->scratch == NULL || vm->initial == NULL || vm->owner == NULL ||
+	    vm->rec == NULL || vm->spark == NULL)
+		return -1;
+	/* The core right after init, through the engine itself: same placement, same meta area. */
+	m = malloc(sizeof *m);
+	ws = malloc(wsb);
+	if (m == NULL || ws == NULL) {
+		free(m);
+		free(ws);
+		return -1;
+	}
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	empty.event_count = 0;
+	agb_replay_run(&empty, cfg, m, ws, wsb, NULL, NULL, &res);
+	if (res.status == AGB_REPLAY_OK) {
+		vm->state = agb_replay_core_state(ws);
+		walk_into(vm, vm->initial, 0);
+	}
+	vm->state = NULL;
+	free(ws);
+	free(m);
+	view_model_reset(vm);
+	return res.status == AGB_REPLAY_OK ? 0 : -1;
+}
+
+void view_model_reset(struct view_model *vm)
+{
+	memset(vm->kind, VK_FREE, vm->units);
+	memset(vm->owner, 0, vm->units * sizeof *vm->owner);
+	memset(vm->rec, 0, vm->nrec * sizeof *vm->rec);
+	vm->state = NULL;
+	vm->index = -1;
+	memset(&vm->last, 0, sizeof vm->last);
+	vm->frames = 0;
+	vm->failures = 0;
+	vm->fail_index = -1;
+	vm->have_stats = 0;
+	vm->largest_addr = vm->largest_bytes = 0;
+	vm->nspark = 0;
+	vm->overhead = 0;
+}
+
+void view_model_free(struct view_model *vm)
+{
+	free(vm->kind);
+	free(vm->scratch);
+	free(vm->initial);
+	free(vm->owner);
+	free(vm->rec);
+	free(vm->spark);
+	memset(vm, 0, sizeof *vm);
+}
+
+/* Units [first, end) that bytes [addr, addr + bytes) touch, clamped to the arena. */
+static void unit_span(const struct view_model *vm, uint32_t addr, uint32_t bytes, uint32_t *first,
+		      uint32_t *end)
+{
+	uint32_t lo = addr < vm->base ? 0u : addr - vm->base;
+	uint32_t hi = addr - vm->base + bytes;
+	if (addr < vm->base || lo >= vm->arena_bytes || bytes == 0) {
+		*first = *end = 0;
+		return;
+	}
+	if (hi > vm->arena_bytes)
+		hi = vm->arena_bytes;
+	*first = lo / vm->unit_bytes;
+	*end = (hi + vm->unit_bytes - 1u) / vm->unit_bytes;
+}
+
+static void paint(struct view_model *vm, uint32_t r)
+{
+	struct view_rec *rec = &vm->rec[r];
+	uint32_t a, b;
+	unit_span(vm, rec->addr, rec->granted > rec->requested || rec->tile ? rec->granted
+									       : rec->requested,
+		  &a, &b);
+	for (uint32_t u = a; u < b; u++)
+		vm->owner[u] = r + 1u;
+}
+
+static void unpaint(struct view_model *vm, uint32_t r)
+{
+	struct view_rec *rec = &vm->rec[r];
+	uint32_t a, b;
+	unit_span(vm, rec->addr, rec->granted > rec->requested || rec->tile ? rec->granted
+									       : rec->requested,
+		  &a, &b);
+	for (uint32_t u = a; u < b; u++)
+		if (vm->owner[u] == r + 1u)
+			vm->owner[u] = 0;
+	rec->live = 0;
+}
+
+struct walk_fill {
+	struct view_model *vm;
+	uint8_t *out;
+	int track_largest;
+};
+
+static void fill_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct walk_fill *w = ctx;
+	struct view_model *vm = w->vm;
+	uint32_t a, b;
+	uint8_t k = kind == AGB_RUN_USED ? VK_USED : kind == AGB_RUN_META ? VK_META : VK_FREE;
+	if (w->track_largest && kind == AGB_RUN_FREE && bytes > vm->largest_bytes) {
+		vm->largest_addr = addr;
+		vm->largest_bytes = bytes;
+	}
+	unit_span(vm, addr, bytes, &a, &b);
+	/* A unit shared by two runs shows the busier one: a cell half used is not free. */
+	for (uint32_t u = a; u < b; u++)
+		if (k > w->out[u])
+			w->out[u] = k;
+}
+
+static void walk_into(struct view_model *vm, uint8_t *out, int track_largest)
+{
+	struct walk_fill w = {vm, out, track_largest};
+	memset(out, VK_FREE, vm->units);
+	if (track_largest)
+		vm->largest_addr = vm->largest_bytes = 0;
+	vm->core->walk(vm->state, fill_run, &w);
+}
+
+/* After ops the engine does not place (ref/unref, reset): the core says which units are used
+ * now; units newly used belong to this event's id (a tile), units now free lose their owner. */
+static void resync(struct view_model *vm, const struct agb_replay_obs *o)
+{
+	walk_into(vm, vm->scratch, 0);
+	for (uint32_t u = 0; u < vm->units; u++) {
+		if (vm->scratch[u] != VK_USED && vm->owner[u] != 0) {
+			struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
+			vm->owner[u] = 0;
+			rec->live = 0;
+		} else if (vm->scratch[u] == VK_USED && vm->owner[u] == 0 &&
+			   vm->initial[u] != VK_USED && o->op == AGB_OP_REF &&
+			   (o->result & AGB_EVENT_RESULT_UPLOADED) != 0) {
+			uint32_t r = vm->t->slots + u;
+			uint32_t e = u;
+			while (e < vm->units && vm->scratch[e] == VK_USED && vm->owner[e] == 0 &&
+			       vm->initial[e] != VK_USED)
+				e++;
+			vm->rec[r] = (struct view_rec){o->id, vm->base + u * vm->unit_bytes, o->requested,
+						       (e - u) * vm->unit_bytes, vm->frames, 1, 1};
+			paint(vm, r);
+			u = e - 1u;
+		}
+	}
+}
+
+void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
+{
+	const struct agb_event *ev = &vm->t->events[o->index];
+	vm->state = state;
+	vm->index = o->index;
+	vm->last = *o;
+	if (o->outcome == AGB_OUTCOME_FAILED) {
+		vm->failures++;
+		vm->fail_index = o->index;
+		vm->fail = *o;
+	}
+	if (o->op == AGB_OP_FRAME)
+		vm->frames++;
+	if (o->sampled == AGB_SAMPLE_REGULAR)
+		vm->spark[vm->nspark++] = (float)agb_frag_external(&o->stats);
+	if (o->outcome != AGB_OUTCOME_OK)
+		return;
+	switch (o->op) {
+	case AGB_OP_ALLOC:
+		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
+						      vm->frames, 1, 0};
+		paint(vm, ev->slot);
+		break;
+	case AGB_OP_FREE:
+		if (vm->rec[ev->slot].live)
+			unpaint(vm, ev->slot);
+		break;
+	case AGB_OP_REALLOC: {
+		/* Age counts from the first alloc: the data lives on in the moved block. */
+		uint32_t birth = vm->rec[ev->slot].live ? vm->rec[ev->slot].birth_frame : vm->frames;
+		if (vm->rec[ev->slot].live)
+			unpaint(vm, ev->slot);
+		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
+						      birth, 1, 0};
+		paint(vm, ev->slot);
+		break;
+	}
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+		if ((o->result & (AGB_EVENT_RESULT_UPLOADED | AGB_EVENT_RESULT_RELEASED)) != 0)
+			resync(vm, o);
+		break;
+	case AGB_OP_RESET:
+		resync(vm, o);
+		break;
+	default:
+		break;
+	}
+}
+
+void view_model_refresh(struct view_model *vm)
+{
+	if (vm->state == NULL)
+		return;
+	walk_into(vm, vm->kind, 1);
+	vm->core->stats(vm->state, &vm->stats);
+	vm->have_stats = 1;
+	vm->overhead = vm->core->overhead_bytes(vm->state);
+}

@@ -1,0 +1,72 @@
+/* What the viewer knows about one replay at the event it shows: per-unit kinds and owners,
+ * counters for the side panel, the fragmentation history. Built from the replay engine's
+ * observations plus the core's walk()/stats() at pauses. SDL-free. Internal to src/view. */
+#ifndef AGB_VIEW_MODEL_H
+#define AGB_VIEW_MODEL_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+#include "agb/replay.h"
+#include "agb/trace.h"
+
+enum { VK_FREE = 0, VK_META = 1, VK_USED = 2 };
+
+/* One live allocation (by slot) or resident tile (by first unit). */
+struct view_rec {
+	uint32_t id;
+	uint32_t addr;
+	uint32_t requested; /* bytes asked for; bpp for a tile */
+	uint32_t granted;
+	uint32_t birth_frame;
+	uint8_t live;
+	uint8_t tile;
+};
+
+struct view_model {
+	const struct agb_trace *t;
+	const struct agb_heap_core *core;
+	void *state;            /* core state, valid once the first event ran */
+	uint32_t base, arena_bytes, unit_bytes, units;
+	uint8_t *kind;          /* per unit, VK_*, as of the last refresh */
+	uint8_t *scratch;       /* per unit, for re-syncing owners after ref/unref/reset */
+	uint8_t *initial;       /* per unit, VK_* right after the core's init (reserved blocks) */
+	uint32_t *owner;        /* per unit: record index + 1, 0: none */
+	struct view_rec *rec;   /* t->slots allocation records, then one per unit for tiles */
+	uint32_t nrec;
+
+	int64_t index;          /* last event applied, -1: none */
+	struct agb_replay_obs last;
+	uint32_t frames;        /* frame events so far */
+	uint32_t failures;
+	int64_t fail_index;     /* event of the last failure, -1: none */
+	struct agb_replay_obs fail;
+	struct agb_heap_stats stats; /* at the last refresh */
+	int have_stats;
+	uint32_t largest_addr, largest_bytes; /* the largest free run by walk, at the last refresh */
+	uint32_t overhead;
+
+	float *spark;           /* frag_external at each regular sample */
+	uint32_t nspark;
+};
+
+/* Allocates the tables for t on cfg's core and records what the core uses right after init
+ * (by an empty replay), so reserved blocks are never taken for a tile. Returns 0 or -1 when out
+ * of memory or the core refuses the arena (then view_model_free is still safe). */
+int view_model_init(struct view_model *vm, const struct agb_trace *t,
+		    const struct agb_replay_config *cfg);
+
+/* Back to "no event applied", keeping the tables. O(units + slots). */
+void view_model_reset(struct view_model *vm);
+
+/* Takes one observation (state: the workspace's core state). O(units the event touched), plus a
+ * walk when a ref/unref/reset changed which units are used. */
+void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o);
+
+/* Refreshes kinds, stats and the largest free run from the core (observation only: call while
+ * the replay is paused or finished). O(arena). */
+void view_model_refresh(struct view_model *vm);
+
+void view_model_free(struct view_model *vm);
+
+#endif
