@@ -275,6 +275,12 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		goto done;
 	}
 
+	if (res.results.count != AGB_BENCH_V_COUNT || res.results.values[AGB_BENCH_V_EVENTS] != n) {
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
+			  rom, res.results.values[AGB_BENCH_V_EVENTS], n);
+		goto done;
+	}
+
 	/* 3. Markers -> per-op cycles and the GBA's decisions. */
 	for (size_t k = 0; k < res.marker_count; k++) {
 		const struct agb_mgba_marker *mk = &res.markers[k];

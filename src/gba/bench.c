@@ -64,15 +64,30 @@ void *memset(void *dst, int c, size_t n)
 }
 
 /* ---- engine hooks: markers around each core call -------------------------------------------- */
+#ifdef AGB_PLACE_IWRAM
+/* agb_mark picks the SWI encoding by __thumb__, which describes the file (Thumb), not these
+ * target("arm") functions: spell the ARM encoding out. */
+AGB_ALWAYS_INLINE void hook_mark(uint32_t id, uint32_t value)
+{
+	if (agb_host_markers) {
+		register uint32_t r0 __asm__("r0") = id;
+		register uint32_t r1 __asm__("r1") = value;
+		__asm__ volatile("swi 0xF00000" : "+r"(r0), "+r"(r1) : : "r2", "r3", "memory");
+	}
+}
+#else
+#define hook_mark agb_mark
+#endif
+
 BENCH_HOOK void agb_replay_op_begin(uint32_t index)
 {
-	agb_mark(AGB_MARK_OP_BEGIN, index);
+	hook_mark(AGB_MARK_OP_BEGIN, index);
 }
 
 BENCH_HOOK void agb_replay_op_end(uint32_t index, uint32_t addr)
 {
 	(void)index;
-	agb_mark(AGB_MARK_OP_END, addr);
+	hook_mark(AGB_MARK_OP_END, addr);
 }
 
 static uint32_t slot_table_addr;
@@ -358,7 +373,12 @@ static int32_t bench_run(const void *payload, uint32_t len)
 
 	if (payload == NULL)
 		return AGB_BENCH_NO_PAYLOAD;
-	if (len < sizeof *h || !magic_ok(h->magic) || h->version != AGB_BIN_VERSION ||
+	if (len >= 8u && !magic_ok(h->magic)) {
+		/* Not a packed trace: only say whether it arrived intact (the runner's payload test). */
+		agb_results.payload_sum = agb_fnv1a(payload, len);
+		return AGB_BENCH_OK;
+	}
+	if (len < sizeof *h || h->version != AGB_BIN_VERSION ||
 	    h->event_bytes != AGB_BIN_EVENT_BYTES || (h->events_offset & 3u) != 0 ||
 	    h->events_offset + (uint64_t)h->event_count * AGB_BIN_EVENT_BYTES > len ||
 	    h->arena >= AGB_ARENA_COUNT)
