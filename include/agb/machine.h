@@ -59,19 +59,20 @@ typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is 
 
 /* One 64 KiB page of the GBA address space as the machine maps it. */
 struct agb_page {
-	uint8_t *host;     /* host storage for this page (offset already applied) */
-	uint32_t mask;     /* offset mask within the page: region mirroring */
-	uint8_t region;    /* enum agb_region */
-	uint8_t cost[3];   /* cycles for an 8/16/32-bit access */
+	uint8_t *host;       /* host storage for this page (offset already applied) */
+	uint32_t *counts;    /* the machine's counters row of this page's region */
+	uint32_t mask;       /* offset mask within the page: region mirroring */
+	uint8_t region;      /* enum agb_region */
+	uint8_t cost[3];     /* cycles for an 8/16/32-bit access */
 };
 
 #define AGB_PAGE_COUNT 4096u /* 0x00000000..0x0FFFFFFF in 64 KiB pages */
 
 typedef struct agb_machine {
-	/* Running totals since the last agb_machine_reset_counters: wrap-around is fine for deltas. */
-	uint32_t bus_cycles;
-	uint32_t accesses;
+	/* Accesses since the last agb_machine_reset_counters, by region and kind: the only thing an
+	 * access updates (one increment), totals are derived. Wrap-around is fine for deltas. */
 	uint32_t counts[AGB_REGION_COUNT][AGB_ACCESS_COUNT];
+	uint8_t region_cost[AGB_REGION_COUNT][3];
 	/* 8-bit stores the hardware ignores or widens: a core doing this has a bug. */
 	uint32_t quirk_stores;
 
@@ -110,8 +111,27 @@ uint32_t agb_machine_cost(const agb_machine *m, uint32_t a, unsigned width_log2)
  * region at its canonical (unmirrored) address. For observers (canaries, viewer), never for cores: accesses are not counted. */
 uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len);
 
-/* Sum of bus cycles implied by the counters (same as bus_cycles unless counters were edited). */
+/* Bus cycles of every counted access (64-bit: never wraps in practice). O(regions). */
 uint64_t agb_machine_counted_cycles(const agb_machine *m);
+
+/* Accesses and bus cycles so far, modulo 2^32: take differences around an op. O(regions). */
+static inline uint32_t agb_machine_accesses(const agb_machine *m)
+{
+	uint32_t n = 0;
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+			n += m->counts[r][k];
+	return n;
+}
+
+static inline uint32_t agb_machine_bus_cycles(const agb_machine *m)
+{
+	uint32_t c = 0;
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+			c += m->counts[r][k] * m->region_cost[r][k % 3u];
+	return c;
+}
 
 const char *agb_region_name(enum agb_region r);
 
@@ -123,9 +143,9 @@ static inline struct agb_page *agb__page(agb_machine *m, uint32_t a)
 static inline void agb__count(agb_machine *m, const struct agb_page *p, enum agb_access kind,
 			      unsigned width_log2)
 {
-	m->counts[p->region][kind]++;
-	m->accesses++;
-	m->bus_cycles += p->cost[width_log2];
+	(void)m;
+	(void)width_log2;
+	p->counts[kind]++;
 }
 
 static inline uint8_t agb_ld8(agb_machine *m, uint32_t a)

@@ -18,7 +18,8 @@ static void usage(FILE *out)
 		"Options:\n"
 		"  --allocator=NAME     core to run (default: the arena's own; see 'agbsim list')\n"
 		"  --format=FMT         table (default), json, csv or md\n"
-		"  --events-out=FILE    write one JSON line per event with its outcome\n"
+		"  --events-out=FILE    write one JSON line per event with its outcome ('-': stdout,\n"
+		"                       before the report)\n"
 		"  --arena-bytes=N      pool size instead of the trace's arena_bytes\n"
 		"  --meta=REGION        where the core keeps external bookkeeping: ewram or iwram\n"
 		"  --check              run the core's invariant checker after every event (slow)\n"
@@ -49,7 +50,8 @@ int agbsim_cmd_replay(int argc, char **argv)
 	struct agb_diag diag;
 	struct agbsim_events_out eo = {0};
 	struct agbsim_tap tap = {agbsim_events_out_observe, &eo};
-	char *tmp_path = NULL;
+	char *tmp_path = NULL, *mem = NULL;
+	size_t mem_len = 0;
 	int rc, view = 0;
 
 	run.cfg.flags = AGB_REPLAY_CANARIES;
@@ -125,15 +127,20 @@ int agbsim_cmd_replay(int argc, char **argv)
 		goto done;
 	}
 	if (events_out != NULL) {
-		/* Written beside the target and renamed on success: never a partial events file. */
-		size_t n = strlen(events_out) + 8;
-		tmp_path = malloc(n);
-		if (tmp_path == NULL) {
-			rc = AGBSIM_EXIT_IO;
-			goto done;
+		/* Written beside the target and renamed on success, or for '-' buffered and printed
+		 * before the report: never a partial events file. */
+		if (strcmp(events_out, "-") == 0) {
+			eo.out = open_memstream(&mem, &mem_len);
+		} else {
+			size_t n = strlen(events_out) + 8;
+			tmp_path = malloc(n);
+			if (tmp_path == NULL) {
+				rc = AGBSIM_EXIT_IO;
+				goto done;
+			}
+			snprintf(tmp_path, n, "%s.part", events_out);
+			eo.out = fopen(tmp_path, "w");
 		}
-		snprintf(tmp_path, n, "%s.part", events_out);
-		eo.out = fopen(tmp_path, "w");
 		if (eo.out == NULL) {
 			agbsim_error("%s: cannot write: %s", events_out, strerror(errno));
 			rc = AGBSIM_EXIT_IO;
@@ -147,7 +154,10 @@ int agbsim_cmd_replay(int argc, char **argv)
 		agbsim_error("%s", run.error);
 	if (eo.out != NULL) {
 		int bad = ferror(eo.out) | fclose(eo.out);
-		if (rc == AGBSIM_EXIT_OK && bad == 0 && rename(tmp_path, events_out) == 0) {
+		if (tmp_path == NULL) {
+			if (rc == AGBSIM_EXIT_OK && bad == 0)
+				fwrite(mem, 1, mem_len, stdout);
+		} else if (rc == AGBSIM_EXIT_OK && bad == 0 && rename(tmp_path, events_out) == 0) {
 			/* kept */
 		} else {
 			if (rc == AGBSIM_EXIT_OK) {
@@ -166,6 +176,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 		rc = agbsim_view_open(run.trace_path, run.trace, &run.cfg, NULL, -1, 0, NULL);
 done:
 	free(tmp_path);
+	free(mem);
 	agb_trace_release(&loaded);
 	return rc;
 }

@@ -18,8 +18,10 @@ static void map_range(agb_machine *m, uint32_t base, uint32_t span, uint8_t *hos
 		p->host = host + ((a - base) & mask & ~0xFFFFu);
 		p->mask = mask < 0xFFFFu ? mask : 0xFFFFu;
 		p->region = (uint8_t)region;
+		p->counts = m->counts[region];
 		memcpy(p->cost, cost, sizeof p->cost);
 	}
+	memcpy(m->region_cost[region], cost, 3);
 }
 
 static void map_rom(agb_machine *m, uint16_t waitcnt)
@@ -36,8 +38,10 @@ static void map_rom(agb_machine *m, uint16_t waitcnt)
 		p->host = off < m->rom_size ? (uint8_t *)(uintptr_t)(m->rom + off) : (uint8_t *)(uintptr_t)zero_rom;
 		p->mask = 0xFFFFu;
 		p->region = AGB_REGION_ROM;
+		p->counts = m->counts[AGB_REGION_ROM];
 		memcpy(p->cost, cost, sizeof p->cost);
 	}
+	memcpy(m->region_cost[AGB_REGION_ROM], cost, 3);
 }
 
 void agb_machine_init(agb_machine *m, uint16_t waitcnt)
@@ -69,8 +73,6 @@ void agb_machine_init(agb_machine *m, uint16_t waitcnt)
 
 void agb_machine_reset_counters(agb_machine *m)
 {
-	m->bus_cycles = 0;
-	m->accesses = 0;
 	m->quirk_stores = 0;
 	memset(m->counts, 0, sizeof m->counts);
 }
@@ -111,19 +113,9 @@ uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len)
 uint64_t agb_machine_counted_cycles(const agb_machine *m)
 {
 	uint64_t total = 0;
-	for (unsigned r = 0; r < AGB_REGION_COUNT; r++) {
-		const struct agb_page *p = NULL;
-		for (uint32_t i = 0; i < AGB_PAGE_COUNT; i++) {
-			if (m->page[i].region == r) {
-				p = &m->page[i];
-				break;
-			}
-		}
-		if (p == NULL)
-			continue;
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
 		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
-			total += (uint64_t)m->counts[r][k] * p->cost[k % 3u];
-	}
+			total += (uint64_t)m->counts[r][k] * m->region_cost[r][k % 3u];
 	return total;
 }
 

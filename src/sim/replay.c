@@ -1,5 +1,6 @@
 /* Replay engine (DESIGN section 1): one core, one trace, one machine. */
 #include "agb/replay.h"
+#include "agb/cycle_model.h"
 
 #ifndef AGB_TARGET_GBA
 #include <string.h>
@@ -193,10 +194,14 @@ static void release_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_k
 	}
 }
 
-static uint32_t model_cycles(const struct agb_heap_core *core, enum agb_op op, uint32_t bus,
-			     uint32_t accesses)
+/* The fitted model (src/sim/cycle_model.c) where it has a row for this op, else the core's own
+ * first estimate. */
+static uint32_t model_cycles(const struct agb_heap_core *core, const struct agb_cycle_model *fit,
+			     enum agb_op op, uint32_t bus, uint32_t accesses)
 {
 	uint32_t base = 0;
+	if (fit != NULL && fit->op[op].fitted)
+		return agb_cycle_model_eval(&fit->op[op], bus, accesses);
 	switch (op) {
 	case AGB_OP_ALLOC:
 		base = core->model.alloc_base;
@@ -227,6 +232,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		   struct agb_replay_result *out)
 {
 	const struct agb_heap_core *core = cfg->core;
+	const struct agb_cycle_model *fit = agb_cycle_model_find(core->name);
 	const int canaries = (cfg->flags & AGB_REPLAY_CANARIES) != 0;
 	const int sample_every_event = t->frame_count == 0 && (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
 	const int sample_frames = (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
@@ -275,8 +281,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		o.corrupted = 0;
 		o.sampled = 0;
 #ifndef AGB_TARGET_GBA
-		bus0 = m->bus_cycles;
-		acc0 = m->accesses;
+		bus0 = agb_machine_bus_cycles(m);
+		acc0 = agb_machine_accesses(m);
 #endif
 		switch ((enum agb_op)ev->op) {
 		case AGB_OP_ALLOC:
@@ -311,8 +317,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			if (canaries)
 				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
 #ifndef AGB_TARGET_GBA
-			bus0 = m->bus_cycles;
-			acc0 = m->accesses;
+			bus0 = agb_machine_bus_cycles(m);
+			acc0 = agb_machine_accesses(m);
 #endif
 			OP_BEGIN(i);
 			core->free(st, s->addr);
@@ -333,8 +339,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			if (canaries)
 				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
 #ifndef AGB_TARGET_GBA
-			bus0 = m->bus_cycles;
-			acc0 = m->accesses;
+			bus0 = agb_machine_bus_cycles(m);
+			acc0 = agb_machine_accesses(m);
 #endif
 			OP_BEGIN(i);
 			if (core->realloc != NULL)
@@ -387,8 +393,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		}
 		}
 #ifndef AGB_TARGET_GBA
-		o.bus_cycles = m->bus_cycles - bus0;
-		o.accesses = m->accesses - acc0;
+		o.bus_cycles = agb_machine_bus_cycles(m) - bus0;
+		o.accesses = agb_machine_accesses(m) - acc0;
 #else
 		/* On the GBA the cycles are measured around the call, not counted. */
 		(void)bus0;
@@ -401,7 +407,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		o.cycles = (o.outcome == AGB_OUTCOME_SKIPPED ||
 			    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0))
 				   ? 0u
-				   : model_cycles(core, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
+				   : model_cycles(core, fit, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
 		if (canaries && o.outcome == AGB_OUTCOME_OK &&
 		    (ev->op == AGB_OP_ALLOC || ev->op == AGB_OP_REALLOC))
 			canary_fill(m, o.addr, ev->size, ev->id);

@@ -633,8 +633,10 @@ static void levels(struct gen *g, uint32_t frames, int linear)
 			drop_all(g, room_ids, &nroom, linear, 2u);
 		}
 		drop_all(g, level_ids, &nlevel, linear, 1u);
-		frame(g);
-		f++;
+		if (f < frames) {
+			frame(g); /* the loading screen */
+			f++;
+		}
 	}
 }
 

@@ -42,7 +42,7 @@ static void full_and_empty(void **state)
 static uint32_t model(const struct agb_heap_core *c, uint32_t base, agb_machine *m, uint32_t bus0,
 		      uint32_t acc0)
 {
-	uint32_t bus = m->bus_cycles - bus0, acc = m->accesses - acc0;
+	uint32_t bus = agb_machine_bus_cycles(m) - bus0, acc = agb_machine_accesses(m) - acc0;
 	return base + bus + (uint32_t)(((uint64_t)acc * c->model.per_access) >> 4);
 }
 
@@ -59,7 +59,7 @@ static uint32_t pair_alloc(struct pair *p, uint32_t size, uint32_t align)
 	uint32_t addr[2];
 	struct objt *t[2] = {p->a, p->b};
 	for (int i = 0; i < 2; i++) {
-		uint32_t bus0 = t[i]->m->bus_cycles, acc0 = t[i]->m->accesses, cyc;
+		uint32_t bus0 = agb_machine_bus_cycles(t[i]->m), acc0 = agb_machine_accesses(t[i]->m), cyc;
 		addr[i] = objt_alloc(t[i], size, align);
 		cyc = model(t[i]->core, t[i]->core->model.alloc_base, t[i]->m, bus0, acc0);
 		if (cyc > p->worst[i]) {

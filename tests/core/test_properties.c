@@ -118,13 +118,13 @@ static void after_op(const struct agb_heap_core *core, uint32_t bytes, uint32_t 
 {
 	const char *why = "?";
 	struct agb_heap_stats s;
-	uint32_t acc = M->accesses;
+	uint32_t acc = agb_machine_accesses(M);
 	if (core->check(STATE, &why) != 0)
 		fail_msg("%s: check failed after op %u: %s", core->name, op, why);
-	if (M->accesses != acc)
+	if (agb_machine_accesses(M) != acc)
 		fail_msg("%s: check() touched the bus", core->name);
 	core->stats(STATE, &s);
-	if (M->accesses != acc)
+	if (agb_machine_accesses(M) != acc)
 		fail_msg("%s: stats() touched the bus", core->name);
 	if (s.largest_free > s.free_bytes || s.free_bytes > bytes)
 		fail_msg("%s: insane stats after op %u", core->name, op);

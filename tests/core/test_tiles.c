@@ -110,7 +110,7 @@ static void transparent_tile_is_never_allocated(void **state)
 	assert_int_equal(ref(0, 4, &up), 0);
 	assert_int_equal(up, 0);
 	assert_int_equal(ref(0, 8, &up), 0);
-	assert_int_equal(M->accesses, 0); /* no bookkeeping at all */
+	assert_int_equal(agb_machine_accesses(M), 0); /* no bookkeeping at all */
 	/* Fill VRAM completely with 8bpp then 4bpp tiles: no block below 2 is ever used. */
 	while ((b = ref(1 + n, 8, NULL)) != 0xFFFFu) {
 		assert_true(b >= 2u && b % 2u == 0);
@@ -286,14 +286,14 @@ static void costs(void **state)
 	ref(9, 4, NULL);
 	agb_machine_reset_counters(M);
 	ref(9, 4, NULL);
-	assert_int_equal(M->accesses, 3);
-	assert_int_equal(M->bus_cycles, 9); /* EWRAM: 3 cycles per halfword */
+	assert_int_equal(agb_machine_accesses(M), 3);
+	assert_int_equal(agb_machine_bus_cycles(M), 9); /* EWRAM: 3 cycles per halfword */
 	agb_machine_reset_counters(M);
 	ref(10, 8, NULL);
 	assert_int_equal(M->counts[AGB_REGION_ROM][AGB_LOAD32], 16);
 	assert_int_equal(M->counts[AGB_REGION_VRAM_BG][AGB_STORE32], 16);
 	assert_int_equal(M->quirk_stores, 0);
-	assert_true(M->accesses <= 16u * 2u + 10u);
+	assert_true(agb_machine_accesses(M) <= 16u * 2u + 10u);
 }
 
 /* The engine: a ref that finds no room is a tile_failure and its unref is skipped. */

@@ -90,9 +90,9 @@ static void assert_walk_consistent(agb_tree *t, uint32_t arena, uint32_t bytes, 
 	}
 	assert_int_equal(at, arena + bytes);
 	struct agb_heap_stats st;
-	uint32_t before = M->accesses;
+	uint32_t before = agb_machine_accesses(M);
 	agb_tree_stats(t, &st);
-	assert_int_equal(M->accesses, before);
+	assert_int_equal(agb_machine_accesses(M), before);
 	assert_int_equal(st.free_bytes, free_bytes);
 	assert_int_equal(st.free_runs, runs);
 	assert_int_equal(st.largest_free, largest);
@@ -334,12 +334,12 @@ static void free_cost_is_independent_of_size(void **state)
 	uint32_t big = agb_tree_alloc(&t, 200000, 1, NULL);
 	uint32_t small = agb_tree_alloc(&t, 24, 1, NULL);
 	uint32_t guard = agb_tree_alloc(&t, 8, 1, NULL);
-	uint32_t before = M->accesses;
+	uint32_t before = agb_machine_accesses(M);
 	agb_tree_free(&t, big);
-	uint32_t big_cost = M->accesses - before;
-	before = M->accesses;
+	uint32_t big_cost = agb_machine_accesses(M) - before;
+	before = agb_machine_accesses(M);
 	agb_tree_free(&t, small);
-	uint32_t small_cost = M->accesses - before;
+	uint32_t small_cost = agb_machine_accesses(M) - before;
 	assert_true(big_cost < 40);
 	assert_true(small_cost < 60);
 	assert_ok(&t);

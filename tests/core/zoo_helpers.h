@@ -93,9 +93,9 @@ static inline struct zoo_walk zoo_walk(const struct agb_heap_core *core, const s
 static inline struct agb_heap_stats zoo_stats(const struct agb_heap_core *core)
 {
 	struct agb_heap_stats s;
-	uint32_t acc = M->accesses;
+	uint32_t acc = agb_machine_accesses(M);
 	core->stats(STATE, &s);
-	assert_int_equal(M->accesses, acc); /* observation only */
+	assert_int_equal(agb_machine_accesses(M), acc); /* observation only */
 	assert_true(s.largest_free <= s.free_bytes);
 	assert_true((s.free_runs == 0) == (s.free_bytes == 0));
 	return s;

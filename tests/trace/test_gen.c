@@ -64,8 +64,12 @@ static void output_loads_and_replays(void **state)
 		if (rc != AGB_LOAD_OK)
 			fail_msg("%s: %u:%u: %s", agb_gen_scenarios[i], d.line, d.col, d.message);
 		assert_int_equal(lt.trace.frame_count, 900);
-		cfg.core = lt.trace.arena == AGB_ARENA_OBJ_VRAM ? agb_heap_core_find("oam")
-								: agb_heap_core_default(lt.trace.arena);
+		/* Sprites need oam; mark/reset need a linear core. */
+		cfg.core = lt.trace.arena == AGB_ARENA_OBJ_VRAM
+				   ? agb_heap_core_find("oam")
+				   : strcmp(agb_gen_scenarios[i], "levels-linear") == 0
+					     ? agb_heap_core_find("bump")
+					     : agb_heap_core_default(lt.trace.arena);
 		cfg.flags = AGB_REPLAY_CANARIES | AGB_REPLAY_CHECK;
 		ws = malloc(agb_replay_workspace_bytes(&lt.trace));
 		agb_machine_init(m, AGB_WAITCNT_DEFAULT);
