@@ -12,6 +12,7 @@
 #include "agb/cores.h"
 #include "cli/agbsim.h"
 #include "cli/gate.h"
+#include "cli/measure.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 
@@ -21,7 +22,8 @@ static void usage(FILE *out)
 		"Usage: agbsim bench [TRACE|DIR ...] [OPTIONS]\n\n"
 		"Replays every trace on every chosen core that can manage its arena, in parallel, and\n"
 		"prints one comparison table per arena. A DIR contributes its *.json traces and those\n"
-		"of its subdirectories (except 'maps' and 'inputs', and baseline*.json files).\n"
+		"of its subdirectories (except 'maps', 'inputs' and 'calib' — the cycle model's\n"
+		"calibration set — and baseline*.json files).\n"
 		"Default: traces/.\n\n"
 		"Options:\n"
 		"  --allocator=LIST     comma-separated cores, or 'all' (default: each arena's default)\n"
@@ -36,6 +38,9 @@ static void usage(FILE *out)
 		"  --allow-missing      a baseline pair absent from this run is not a failure\n"
 		"  --diff-out=FILE      write the comparison as JSON\n"
 		"  --update-baseline=FILE  rewrite FILE from this run, keeping its tolerances\n"
+		"  --cycles=SRC         model (default: the host's cycle model), mgba (every pair\n"
+		"                       measured on the emulated ARM7TDMI, serially), or both (model\n"
+		"                       figures plus the model's error against mgba per pair)\n"
 		"  --timing             also time each pair on this host (ns per event) and against\n"
 		"                       agbsim-plain, the same cores with plain memory access: the\n"
 		"                       simulation overhead (wall clock: informative, never gated)\n"
@@ -97,7 +102,8 @@ static int scan_dir(struct trace_list *l, const char *dir)
 		if (stat(path, &sb) != 0)
 			continue;
 		if (S_ISDIR(sb.st_mode)) {
-			if (strcmp(e->d_name, "maps") != 0 && strcmp(e->d_name, "inputs") != 0)
+			if (strcmp(e->d_name, "maps") != 0 && strcmp(e->d_name, "inputs") != 0 &&
+			    strcmp(e->d_name, "calib") != 0)
 				push_path(&here, path);
 		} else if (ends_with(e->d_name, ".json") && strncmp(e->d_name, "baseline", 8) != 0) {
 			push_path(&here, path);
@@ -259,6 +265,54 @@ static void timing_table(FILE *out, const struct agbsim_run *runs, size_t n)
 	fputc('\n', out);
 }
 
+/* Relative error of the model against mGBA, in percent (0 when both are 0). */
+static double rel_err(double model, double mgba)
+{
+	if (mgba == 0)
+		return model == 0 ? 0 : 100.0;
+	return (model - mgba) * 100.0 / mgba;
+}
+
+/* --cycles=both: how far the model is from the measurement, per pair: total cycles, and the
+ * worst per-op-type p95 (the figures a frame budget is planned with). */
+static void model_error_table(FILE *out, const struct agbsim_run *model,
+			      const struct agbsim_run *mgba, size_t n)
+{
+	static const enum agb_op ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
+					  AGB_OP_UNREF};
+	fprintf(out, "== cycle model vs mgba (targets: total within 5%%, p95 within 15%%)\n"
+		     "%-24s %-9s %12s %12s %8s %9s %-8s\n",
+		"trace", "allocator", "model", "mgba", "total", "worst p95", "op");
+	for (size_t i = 0; i < n; i++) {
+		char name[25];
+		double worst = 0;
+		const char *worst_op = "-";
+		if (model[i].status != AGBSIM_EXIT_OK)
+			continue;
+		for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+			const struct agb_cycle_stats *a = &model[i].metrics.cycles[ops[k]];
+			const struct agb_cycle_stats *b = &mgba[i].metrics.cycles[ops[k]];
+			double e;
+			if (b->count == 0)
+				continue;
+			e = rel_err(a->p95, b->p95);
+			if (e < 0 ? -e > worst : e > worst) {
+				worst = e < 0 ? -e : e;
+				worst_op = agb_op_name(ops[k]);
+			}
+		}
+		snprintf(name, sizeof name, "%s",
+			 model[i].trace->name ? model[i].trace->name : model[i].trace_path);
+		fprintf(out, "%-24s %-9s %12llu %12llu %+7.1f%% %8.1f%% %-8s\n", name,
+			model[i].core->name, (unsigned long long)model[i].metrics.total_cycles,
+			(unsigned long long)mgba[i].metrics.total_cycles,
+			rel_err((double)model[i].metrics.total_cycles,
+				(double)mgba[i].metrics.total_cycles),
+			worst, worst_op);
+	}
+	fputc('\n', out);
+}
+
 static void print_cell_na(FILE *out, const struct agbsim_run *r)
 {
 	const char *why = strstr(r->error, "core '");
@@ -337,6 +391,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 		{"tolerance", required_argument, NULL, 'T'}, {"allow-missing", no_argument, NULL, 'A'},
 		{"diff-out", required_argument, NULL, 'D'},  {"export", required_argument, NULL, 'E'},
 		{"timing", no_argument, NULL, 't'},
+		{"cycles", required_argument, NULL, 'Y'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *allocators = NULL;
@@ -351,6 +406,8 @@ int agbsim_cmd_bench(int argc, char **argv)
 	struct agbsim_gate_options gate = {0};
 	const char *export_format = NULL;
 	int timing = 0;
+	enum { CYCLES_MODEL, CYCLES_MGBA, CYCLES_BOTH } cycles = CYCLES_MODEL;
+	struct agbsim_run *measured = NULL;
 	const char **tolerances = calloc((size_t)argc, sizeof *tolerances);
 
 	if (tolerances == NULL)
@@ -391,6 +448,17 @@ int agbsim_cmd_bench(int argc, char **argv)
 			break;
 		case 't':
 			timing = 1;
+			break;
+		case 'Y':
+			if (strcmp(optarg, "model") == 0)
+				cycles = CYCLES_MODEL;
+			else if (strcmp(optarg, "mgba") == 0)
+				cycles = CYCLES_MGBA;
+			else if (strcmp(optarg, "both") == 0)
+				cycles = CYCLES_BOTH;
+			else
+				return agbsim_usage_error("bench", "--cycles wants model, mgba or both, not '%s'",
+							  optarg);
 			break;
 		case 'A':
 			gate.allow_missing = 1;
@@ -511,6 +579,36 @@ int agbsim_cmd_bench(int argc, char **argv)
 	}
 	if (rc != AGBSIM_EXIT_OK)
 		goto done; /* a core broke: no numbers, no baseline */
+	if (cycles != CYCLES_MODEL) {
+		/* mGBA's logger is process-wide: one emulated run at a time. */
+		struct agbsim_measure_opts mo = {PLACEMENT_ROM, 0, NULL, NULL, 1};
+		if (!agbsim_measure_available()) {
+			agbsim_error("bench: --cycles=%s needs libmgba and the bench ROMs; this agbsim was "
+				     "built without them",
+				     cycles == CYCLES_MGBA ? "mgba" : "both");
+			rc = AGBSIM_EXIT_IO;
+			goto done;
+		}
+		measured = calloc(nruns, sizeof *measured);
+		if (measured == NULL) {
+			rc = AGBSIM_EXIT_IO;
+			goto done;
+		}
+		for (size_t i = 0; i < nruns; i++) {
+			measured[i] = runs[i];
+			if (runs[i].status != AGBSIM_EXIT_OK)
+				continue;
+			if (agbsim_measure_run(&measured[i], 0, &mo, NULL) != AGBSIM_EXIT_OK) {
+				agbsim_error("%s", measured[i].error);
+				rc = AGBSIM_EXIT_IO;
+				goto done;
+			}
+			/* Memory figures are the same run's; only the cycles come from mGBA. */
+			measured[i].metrics.min_arena_bytes = runs[i].metrics.min_arena_bytes;
+		}
+		if (cycles == CYCLES_MGBA)
+			memcpy(runs, measured, nruns * sizeof *runs);
+	}
 	if (timing) {
 		/* Serial, after the parallel part: wall-clock figures need a quiet machine. */
 		for (size_t i = 0; i < nruns; i++) {
@@ -538,6 +636,8 @@ int agbsim_cmd_bench(int argc, char **argv)
 			table_for_arena(stdout, (enum agb_arena)a, runs, nruns);
 		if (timing)
 			timing_table(stdout, runs, nruns);
+		if (cycles == CYCLES_BOTH)
+			model_error_table(stdout, runs, measured, nruns);
 		break;
 	default: {
 		/* csv/md: the per-run report of the runs that produced numbers. */
@@ -567,6 +667,7 @@ done:
 			agb_trace_release(&loaded[i]);
 	free(loaded);
 	free(runs);
+	free(measured);
 	for (size_t i = 0; i < list.n; i++)
 		free(list.paths[i]);
 	free(list.paths);
