@@ -521,15 +521,9 @@ int agbsim_cmd_bench(int argc, char **argv)
 		goto done;
 	}
 	for (size_t i = 0; i < list.n; i++) {
-		struct agb_diag diag;
-		int st = agb_trace_load_file(list.paths[i], &loaded[i], &diag);
-		if (st != AGB_LOAD_OK) {
-			char msg[1024];
-			agb_diag_format(&diag, msg, sizeof msg);
-			agbsim_error("%s", msg);
-			rc = st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+		rc = agbsim_load_trace(list.paths[i], &loaded[i]);
+		if (rc != AGBSIM_EXIT_OK)
 			goto done;
-		}
 	}
 	for (size_t i = 0; i < list.n; i++) {
 		const struct agb_trace *t = &loaded[i].trace;

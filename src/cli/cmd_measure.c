@@ -480,7 +480,6 @@ int agbsim_cmd_measure(int argc, char **argv)
 	struct agbsim_measure_opts mo = {0};
 	struct agbsim_run run = {0};
 	struct agb_loaded_trace loaded;
-	struct agb_diag diag;
 	char *mem = NULL, *tmp_path = NULL;
 	size_t mem_len = 0;
 
@@ -536,13 +535,9 @@ int agbsim_cmd_measure(int argc, char **argv)
 		return AGBSIM_EXIT_IO;
 	}
 	run.trace_path = argv[optind];
-	rc = agb_trace_load_file(run.trace_path, &loaded, &diag);
-	if (rc != AGB_LOAD_OK) {
-		char msg[1024];
-		agb_diag_format(&diag, msg, sizeof msg);
-		agbsim_error("%s", msg);
-		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
-	}
+	rc = agbsim_load_trace(run.trace_path, &loaded);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	run.trace = &loaded.trace;
 	rc = agbsim_pick_core(allocator, run.trace, &run.core);
 	if (rc != AGBSIM_EXIT_OK)

@@ -60,7 +60,6 @@ int agbsim_cmd_perf(int argc, char **argv)
 	int replay_only = 0;
 	int opt, rc = AGBSIM_EXIT_OK;
 	struct agb_loaded_trace lt;
-	struct agb_diag diag;
 	struct stat sb;
 	double load_s[64], full_s[64], bare_s[64];
 	const struct agb_heap_core *core;
@@ -96,14 +95,10 @@ int agbsim_cmd_perf(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < (replay_only ? 1u : repeat); i++) {
 		double t0 = now_seconds();
-		int st = agb_trace_load_file(argv[optind], &lt, &diag);
+		int st = agbsim_load_trace(argv[optind], &lt);
 		load_s[i] = now_seconds() - t0;
-		if (st != AGB_LOAD_OK) {
-			char msg[1024];
-			agb_diag_format(&diag, msg, sizeof msg);
-			agbsim_error("%s", msg);
-			return st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
-		}
+		if (st != AGBSIM_EXIT_OK)
+			return st;
 		if (i + 1 < (replay_only ? 1u : repeat))
 			agb_trace_release(&lt);
 	}

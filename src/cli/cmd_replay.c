@@ -36,18 +36,17 @@ int agbsim_cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"format", required_argument, NULL, 'f'},
-		{"events-out", required_argument, NULL, 'e'}, {"arena-bytes", required_argument, NULL, 'b'},
-		{"meta", required_argument, NULL, 'M'},      {"check", no_argument, NULL, 'c'},
+		{"events-out", required_argument, NULL, 'e'}, {"check", no_argument, NULL, 'c'},
 		{"no-canaries", no_argument, NULL, 'C'},     {"no-min-arena", no_argument, NULL, 'm'},
-		{"obj-bitmap", no_argument, NULL, 'B'},     {"view", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+		{"view", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
+		{NULL, 0, NULL, 0},
 	};
 	const char *allocator = NULL, *events_out = NULL;
 	int format = FORMAT_TABLE, opt;
 	unsigned options = RUN_MIN_ARENA;
 	struct agbsim_run run = {0};
 	struct agb_loaded_trace loaded;
-	struct agb_diag diag;
 	struct agbsim_events_out eo = {0};
 	struct agbsim_tap tap = {agbsim_events_out_observe, &eo};
 	char *tmp_path = NULL, *mem = NULL;
@@ -71,23 +70,11 @@ int agbsim_cmd_replay(int argc, char **argv)
 		case 'e':
 			events_out = optarg;
 			break;
-		case 'b':
-			if (agbsim_parse_u32(optarg, &run.cfg.arena_bytes) != 0 || run.cfg.arena_bytes == 0)
-				return agbsim_usage_error("replay", "--arena-bytes wants a positive integer, not '%s'",
-							  optarg);
-			break;
-		case 'M':
-			if (agbsim_parse_meta(optarg, &run.cfg.meta) != 0)
-				return agbsim_usage_error("replay", "--meta wants ewram or iwram, not '%s'", optarg);
-			break;
 		case 'c':
 			run.cfg.flags |= AGB_REPLAY_CHECK;
 			break;
 		case 'C':
 			run.cfg.flags &= ~AGB_REPLAY_CANARIES;
-			break;
-		case 'B':
-			run.cfg.core_flags |= AGB_HEAP_FLAG_OBJ_BITMAP_MODE;
 			break;
 		case 'm':
 			options &= ~(unsigned)RUN_MIN_ARENA;
@@ -100,8 +87,14 @@ int agbsim_cmd_replay(int argc, char **argv)
 			return AGBSIM_EXIT_OK;
 		case ':':
 			return agbsim_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
+		default: {
+			int r = agbsim_replay_option("replay", opt, optarg, &run.cfg);
+			if (r == -1)
+				return agbsim_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
+			if (r != AGBSIM_EXIT_OK)
+				return r;
+			break;
+		}
 		}
 	}
 	if (optind != argc - 1)
@@ -109,13 +102,9 @@ int agbsim_cmd_replay(int argc, char **argv)
 								   : "exactly one TRACE expected");
 	run.trace_path = argv[optind];
 
-	rc = agb_trace_load_file(run.trace_path, &loaded, &diag);
-	if (rc != AGB_LOAD_OK) {
-		char msg[1024];
-		agb_diag_format(&diag, msg, sizeof msg);
-		agbsim_error("%s", msg);
-		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
-	}
+	rc = agbsim_load_trace(run.trace_path, &loaded);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	run.trace = &loaded.trace;
 	rc = agbsim_pick_core(allocator, run.trace, &run.core);
 	if (rc != AGBSIM_EXIT_OK)

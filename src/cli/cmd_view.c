@@ -107,9 +107,9 @@ int agbsim_cmd_view(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"snapshot", required_argument, NULL, 'o'},
 		{"at", required_argument, NULL, 't'},        {"paused", no_argument, NULL, 'p'},
-		{"arena-bytes", required_argument, NULL, 'b'}, {"meta", required_argument, NULL, 'M'},
-		{"obj-bitmap", no_argument, NULL, 'B'},      {"script", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+		{"script", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
+		{NULL, 0, NULL, 0},
 	};
 	const char *allocator = NULL, *snapshot = NULL, *at_text = NULL, *script = NULL;
 	int opt, paused = 0, rc;
@@ -117,7 +117,6 @@ int agbsim_cmd_view(int argc, char **argv)
 	uint32_t ev = 0;
 	struct agbsim_run run = {0};
 	struct agb_loaded_trace loaded;
-	struct agb_diag diag;
 
 	optind = 1;
 	opterr = 0;
@@ -138,25 +137,19 @@ int agbsim_cmd_view(int argc, char **argv)
 		case 'S': /* hidden: synthetic keys for the window test (see src/view/view.h) */
 			script = optarg;
 			break;
-		case 'b':
-			if (agbsim_parse_u32(optarg, &run.cfg.arena_bytes) != 0 || run.cfg.arena_bytes == 0)
-				return agbsim_usage_error("view", "--arena-bytes wants a positive integer, not '%s'",
-							  optarg);
-			break;
-		case 'M':
-			if (agbsim_parse_meta(optarg, &run.cfg.meta) != 0)
-				return agbsim_usage_error("view", "--meta wants ewram or iwram, not '%s'", optarg);
-			break;
-		case 'B':
-			run.cfg.core_flags |= AGB_HEAP_FLAG_OBJ_BITMAP_MODE;
-			break;
 		case 'h':
 			usage(stdout);
 			return AGBSIM_EXIT_OK;
 		case ':':
 			return agbsim_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("view", "unknown option '%s'", argv[optind - 1]);
+		default: {
+			int r = agbsim_replay_option("view", opt, optarg, &run.cfg);
+			if (r == -1)
+				return agbsim_usage_error("view", "unknown option '%s'", argv[optind - 1]);
+			if (r != AGBSIM_EXIT_OK)
+				return r;
+			break;
+		}
 		}
 	}
 #ifndef AGBSIM_HAVE_VIEW
@@ -170,13 +163,9 @@ int agbsim_cmd_view(int argc, char **argv)
 		return agbsim_usage_error("view", "--snapshot wants a file name");
 	run.trace_path = argv[optind];
 
-	rc = agb_trace_load_file(run.trace_path, &loaded, &diag);
-	if (rc != AGB_LOAD_OK) {
-		char msg[1024];
-		agb_diag_format(&diag, msg, sizeof msg);
-		agbsim_error("%s", msg);
-		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
-	}
+	rc = agbsim_load_trace(run.trace_path, &loaded);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	run.trace = &loaded.trace;
 	if (at_text != NULL) {
 		if (parse_at(at_text, run.trace, &ev) != 0) {

@@ -6,6 +6,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "trace/trace_load.h"
 
 int agbsim_parse_u32(const char *s, uint32_t *out)
 {
@@ -53,4 +54,36 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 	}
 	*out = core;
 	return AGBSIM_EXIT_OK;
+}
+
+int agbsim_load_trace(const char *path, struct agb_loaded_trace *out)
+{
+	struct agb_diag diag;
+	int st = agb_trace_load_file(path, out, &diag);
+	char msg[1024];
+	if (st == AGB_LOAD_OK)
+		return AGBSIM_EXIT_OK;
+	agb_diag_format(&diag, msg, sizeof msg);
+	agbsim_error("%s", msg);
+	return st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+}
+
+int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_replay_config *cfg)
+{
+	switch (opt) {
+	case AGBSIM_OPT_ARENA_BYTES:
+		if (agbsim_parse_u32(arg, &cfg->arena_bytes) != 0 || cfg->arena_bytes == 0)
+			return agbsim_usage_error(cmd, "--arena-bytes wants a positive integer, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_META:
+		if (agbsim_parse_meta(arg, &cfg->meta) != 0)
+			return agbsim_usage_error(cmd, "--meta wants ewram or iwram, not '%s'", arg);
+		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_OBJ_BITMAP:
+		cfg->core_flags |= AGB_HEAP_FLAG_OBJ_BITMAP_MODE;
+		return AGBSIM_EXIT_OK;
+	default:
+		return -1;
+	}
 }

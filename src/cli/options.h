@@ -19,4 +19,25 @@ int agbsim_parse_meta(const char *s, enum agb_meta_region *out);
  * Prints why and returns AGBSIM_EXIT_USAGE when it cannot run this trace. */
 int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct agb_heap_core **out);
 
+struct agb_loaded_trace;
+
+/* Loads the trace at PATH ('-': stdin). On bad input prints "agbsim: FILE:LINE:COL: message"
+ * and returns AGBSIM_EXIT_USAGE; AGBSIM_EXIT_IO when it cannot be read; else AGBSIM_EXIT_OK. */
+int agbsim_load_trace(const char *path, struct agb_loaded_trace *out);
+
+/* getopt values of the options every replaying command shares (replay, view, measure). */
+enum {
+	AGBSIM_OPT_ARENA_BYTES = 0x1000, /* --arena-bytes=N */
+	AGBSIM_OPT_META,                 /* --meta=ewram|iwram */
+	AGBSIM_OPT_OBJ_BITMAP            /* --obj-bitmap: OBJ VRAM limited to bitmap modes' 16 KiB */
+};
+#define AGBSIM_REPLAY_LONGOPTS                                                                     \
+	{"arena-bytes", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},                          \
+		{"meta", required_argument, NULL, AGBSIM_OPT_META},                                \
+		{"obj-bitmap", no_argument, NULL, AGBSIM_OPT_OBJ_BITMAP}
+
+/* Applies one of those options to CFG. Returns AGBSIM_EXIT_OK, AGBSIM_EXIT_USAGE after printing
+ * why the value is bad, or -1 when OPT is not one of them. */
+int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_replay_config *cfg);
+
 #endif
