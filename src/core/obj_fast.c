@@ -38,6 +38,7 @@ struct objf_state {
 	uint32_t first;   /* first usable block */
 	uint32_t nblocks;
 	uint32_t nwords;
+	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
 };
 
 _Static_assert(sizeof(struct objf_state) <= AGB_HEAP_STATE_MAX, "state too large");
@@ -52,14 +53,14 @@ static const uint8_t debruijn_ctz[32] = {
 };
 
 /* Index of the lowest set bit of x != 0: one multiply and one ROM table read. */
-static uint32_t ctz(agb_machine *m, uint32_t x)
+static inline uint32_t ctz(agb_machine *m, uint32_t x)
 {
 	uint32_t i = ((x & (0u - x)) * 0x077CB531u) >> 27;
 	return AGB_ROM_LD8(m, debruijn_ctz, i);
 }
 
 /* Bit i set where i is a multiple of s (s a power of two <= 32). */
-static uint32_t multiples(uint32_t s)
+static inline uint32_t multiples(uint32_t s)
 {
 	switch (s) {
 	case 1:
@@ -91,31 +92,52 @@ static uint32_t run_mask(uint32_t x, uint32_t n)
 	return r;
 }
 
-/* Aligned-run mask of class k: bit i (a multiple of 2^k) set when blocks i .. i+2^k-1 are free. */
-static uint32_t aligned_runs(uint32_t f, uint32_t k)
+/* Aligned-run mask of class k: bit i (a multiple of 2^k) set when blocks i .. i+2^k-1 are free.
+ * Unrolled, the masks are immediates (no table reads). */
+static inline uint32_t aligned_runs(uint32_t f, uint32_t k)
 {
-	static const uint32_t keep[CLASSES] = {0xFFFFFFFFu, 0x55555555u, 0x11111111u,
-					       0x01010101u, 0x00010001u, 0x00000001u};
 	uint32_t r = f;
-	for (uint32_t i = 0; i < k; i++)
-		r = r & (r >> (1u << i)) & keep[i + 1u];
-	return r;
+	if (k == 0)
+		return r;
+	r &= (r >> 1) & 0x55555555u;
+	if (k == 1)
+		return r;
+	r &= (r >> 2) & 0x11111111u;
+	if (k == 2)
+		return r;
+	r &= (r >> 4) & 0x01010101u;
+	if (k == 3)
+		return r;
+	r &= (r >> 8) & 0x00010001u;
+	if (k == 4)
+		return r;
+	return r & (r >> 16);
 }
 
-/* Which classes (bit k) word value f has an aligned free run of, and bit EVEN. */
-static uint32_t classes_of(uint32_t f)
+/* Which classes (bit k) word value f has an aligned free run of, and bit EVEN. The classes are
+ * nested (a run of 2^(k+1) holds one of 2^k), so the first empty level ends the chain. */
+static inline uint32_t classes_of(uint32_t f)
 {
-	uint32_t c = (f & 0x55555555u) != 0 ? 1u << EVEN : 0u, r = f;
-	static const uint32_t keep[CLASSES] = {0xFFFFFFFFu, 0x55555555u, 0x11111111u,
-					       0x01010101u, 0x00010001u, 0x00000001u};
-	for (uint32_t k = 0; k < CLASSES; k++) {
-		if (k != 0)
-			r = r & (r >> (1u << (k - 1u))) & keep[k];
-		if (r == 0)
-			break;
-		c |= 1u << k;
-	}
-	return c;
+	uint32_t c, r;
+	if (f == 0)
+		return 0;
+	c = (f & 0x55555555u) != 0 ? (1u << EVEN) | 1u : 1u;
+	r = f & (f >> 1) & 0x55555555u;
+	if (r == 0)
+		return c;
+	r &= (r >> 2) & 0x11111111u;
+	if (r == 0)
+		return c | 0x02u;
+	r &= (r >> 4) & 0x01010101u;
+	if (r == 0)
+		return c | 0x06u;
+	r &= (r >> 8) & 0x00010001u;
+	if (r == 0)
+		return c | 0x0Eu;
+	r &= r >> 16;
+	if (r == 0)
+		return c | 0x1Eu;
+	return c | 0x3Eu;
 }
 
 /* Mask of blocks lo..hi-1 within one word (0 <= lo < hi <= 32). */
@@ -152,6 +174,7 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
 	st->first = first;
 	st->nblocks = nblocks;
 	st->nwords = nwords;
+	st->tail = span(0, nblocks - 32u * (nwords - 1u));
 	for (uint32_t w = 0; w < nwords; w++) {
 		uint32_t lo = w * 32u, hi = lo + 32u, f = 0, c;
 		if (lo < first)
@@ -172,132 +195,168 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
 	return AGB_HEAP_OK;
 }
 
-/* Applies per-class summary changes gathered over the touched words: clear[k] bits go to 0,
- * set[k] bits to 1. One load and store per class that changed. */
-static void update_summaries(struct objf_state *st, const uint32_t *clear, const uint32_t *set)
+/* Levels of aligned free runs word value f holds: 0 when f has no free block, else L when it
+ * holds aligned runs of 1, 2, .., 2^(L-1) blocks and none of 2^L (classes 0 .. L-1; the classes
+ * are nested). Unrolled with the first empty level ending it. */
+static inline uint32_t levels(uint32_t r)
 {
-	for (uint32_t k = 0; k < SUMMARIES; k++) {
-		if ((clear[k] | set[k]) != 0) {
-			uint32_t v = AGB_LD32(st->m, SUMMARY(st, k));
-			AGB_ST32(st->m, SUMMARY(st, k), (v & ~clear[k]) | set[k]);
-		}
-	}
+	if (r == 0)
+		return 0;
+	r &= (r >> 1) & 0x55555555u;
+	if (r == 0)
+		return 1;
+	r &= (r >> 2) & 0x11111111u;
+	if (r == 0)
+		return 2;
+	r &= (r >> 4) & 0x01010101u;
+	if (r == 0)
+		return 3;
+	r &= (r >> 8) & 0x00010001u;
+	if (r == 0)
+		return 4;
+	return (r & (r >> 16)) != 0 ? 6u : 5u;
 }
 
-/* Records in clear/set how word w's classes changed from old to new. */
-static void note_change(uint32_t w, uint32_t old, uint32_t new_, uint32_t *clear, uint32_t *set)
-{
-	uint32_t co = classes_of(old), cn = classes_of(new_);
-	for (uint32_t k = 0; k < SUMMARIES; k++) {
-		uint32_t bit = 1u << k;
-		if ((co & bit) && !(cn & bit))
-			clear[k] |= 1u << w;
-		else if (!(co & bit) && (cn & bit))
-			set[k] |= 1u << w;
-	}
-}
-
-/* Finds the first candidate for n blocks at multiples of s (s a power of two >= n). Returns the
- * block index, or nblocks when none fits. `first_word_value` receives the free word of the
- * chosen block's word when it was loaded (n <= 32 paths), else is left alone. */
-static uint32_t find(struct objf_state *st, uint32_t n, uint32_t s, uint32_t *wordval)
+/* Writes word w's new free value and brings the summaries along: the classes of word w that
+ * changed are the levels between the old and the new level count (one load and store of the
+ * summary word each), and EVEN when the word gained or lost its last even free block. The
+ * summaries always match the old values, so flipping bit w is the update. */
+static inline void set_free_word(const struct objf_state *st, uint32_t w, uint32_t old,
+				 uint32_t new_)
 {
 	agb_machine *m = st->m;
-	if (s <= 32u) {
-		uint32_t kf = 0;
-		while ((2u << kf) <= n)
-			kf++; /* largest power of two <= n is 2^kf */
-		uint32_t cand = AGB_LD32(m, SUMMARY(st, kf));
-		if (n == 1u && s == 2u) {
-			/* One block at an even index (an 8bpp tile): the EVEN summary. */
-			uint32_t w, f;
-			cand = AGB_LD32(m, SUMMARY(st, EVEN));
-			if (cand == 0)
-				return st->nblocks;
-			w = ctz(m, cand);
-			f = AGB_LD32(m, FREE_W(st, w));
-			*wordval = f;
-			return w * 32u + ctz(m, f & 0x55555555u);
-		}
-		if (n == s) {
-			/* Power of two, no extra align: the first word with the class holds the answer. */
-			uint32_t w, f;
-			if (cand == 0)
-				return st->nblocks;
-			w = ctz(m, cand);
-			f = AGB_LD32(m, FREE_W(st, w));
-			*wordval = f;
-			return w * 32u + ctz(m, aligned_runs(f, kf));
-		}
-		/* Exact check of each word that could hold a candidate, lowest first. */
-		while (cand != 0) {
-			uint32_t w = ctz(m, cand), f, r;
-			cand &= cand - 1u;
-			f = AGB_LD32(m, FREE_W(st, w));
-			r = run_mask(f, n) & multiples(s);
-			if (r != 0) {
-				*wordval = f;
-				return w * 32u + ctz(m, r);
-			}
-		}
-		return st->nblocks;
+	uint32_t lo = levels(old), hi = levels(new_), bit = 1u << w, a;
+	AGB_ST32(m, FREE_W(st, w), new_);
+	if (lo > hi) {
+		uint32_t t = lo;
+		lo = hi;
+		hi = t;
 	}
-	/* s > 32: candidates are word-aligned at multiples of q = s / 32 words; n = 32 a + rem. */
-	{
-		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u;
-		uint32_t full = AGB_LD32(m, SUMMARY(st, 5u)), cand;
-		cand = (a != 0 ? run_mask(full, a) : 0xFFFFFFFFu) & multiples(q);
-		if (rem == 0) {
-			/* Bits past nwords are 0 in summary[5], so the run mask never runs off the end. */
-			return cand != 0 ? ctz(m, cand) * 32u : st->nblocks;
-		}
-		while (cand != 0) {
-			uint32_t w = ctz(m, cand);
-			cand &= cand - 1u;
-			if (w + a < st->nwords &&
-			    (AGB_LD32(m, FREE_W(st, w + a)) & span(0, rem)) == span(0, rem))
-				return w * 32u;
-		}
-		return st->nblocks;
+	for (a = SUMMARY(st, lo); lo < hi; lo++, a += 4u)
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	if (((old & 0x55555555u) != 0) != ((new_ & 0x55555555u) != 0)) {
+		a = SUMMARY(st, EVEN);
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
 	}
 }
 
-/* Contract: as obj_alloc (same decision on every state). Cost for a power-of-two request:
- * one summary read, one free-word read, two ROM table reads, then the marking: one word store
- * per touched word and a load/store for each summary class that changed. */
+/* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
+static inline void flip_all(const struct objf_state *st, uint32_t bits)
+{
+	agb_machine *m = st->m;
+	uint32_t a = SUMMARY(st, 0);
+	for (uint32_t k = 0; k < SUMMARIES; k++, a += 4u)
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bits);
+}
+
+/* First candidate for n blocks (not a power of two, or with an align above its rounding) at
+ * multiples of s <= 32: every word whose summary says it holds an aligned run of the largest
+ * power of two <= n (necessary for any candidate), checked exactly, lowest first. Returns the
+ * block index or nblocks; *wordval receives the chosen word's free bits. */
+static uint32_t find_slow(const struct objf_state *st, uint32_t n, uint32_t s, uint32_t *wordval)
+{
+	agb_machine *m = st->m;
+	uint32_t kf = 0, cand, ms = multiples(s);
+	while ((2u << kf) <= n)
+		kf++; /* largest power of two <= n is 2^kf */
+	cand = AGB_LD32(m, SUMMARY(st, kf));
+	while (cand != 0) {
+		uint32_t w = ctz(m, cand), f, r;
+		cand &= cand - 1u;
+		f = AGB_LD32(m, FREE_W(st, w));
+		r = run_mask(f, n) & ms;
+		if (r != 0) {
+			*wordval = f;
+			return w * 32u + ctz(m, r);
+		}
+	}
+	return st->nblocks;
+}
+
+/* Contract: as obj_alloc (same decision on every state). Cost for a power-of-two request of up
+ * to 32 blocks: one summary read, one free-word read, two ROM table reads, the free-word store,
+ * a load/store for each summary class that changed and the start-word load/store. */
 static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	struct objf_state *st = state;
 	agb_machine *m = st->m;
-	uint32_t n, s, b, w, last, f0 = 0;
-	uint32_t clear[SUMMARIES] = {0}, set[SUMMARIES] = {0};
+	uint32_t n, s, b, w, f, nf;
 	*granted = 0;
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
-	s = 1;
-	while (s < n)
-		s <<= 1;
-	if (align / AGB_OBJ_BLOCK_BYTES > s)
-		s = align / AGB_OBJ_BLOCK_BYTES;
-	b = find(st, n, s, &f0);
-	if (b >= st->nblocks)
-		return AGB_NULL;
-	/* Mark blocks b .. b+n-1 used. Words wholly inside the run were wholly free (the finder
-	 * only takes whole free words there), so only the first and last word need a load. */
-	last = b + n - 1u;
-	for (w = b / 32u; w <= last / 32u; w++) {
-		uint32_t lo = w == b / 32u ? b % 32u : 0u;
-		uint32_t hi = w == last / 32u ? last % 32u + 1u : 32u;
-		uint32_t old = (lo == 0 && hi == 32u)
-				       ? 0xFFFFFFFFu
-				       : (w == b / 32u && n <= 32u && s <= 32u ? f0
-									  : AGB_LD32(m, FREE_W(st, w)));
-		uint32_t new_ = old & ~span(lo, hi);
-		AGB_ST32(m, FREE_W(st, w), new_);
-		note_change(w, old, new_, clear, set);
+	s = n;
+	if ((n & (n - 1u)) != 0) {
+		s = 1;
+		while (s < n)
+			s <<= 1;
 	}
-	update_summaries(st, clear, set);
+	align /= AGB_OBJ_BLOCK_BYTES;
+	if (align > s)
+		s = align;
+	if (s <= 32u) {
+		/* The allocation lies inside one word. */
+		if (n == s) {
+			/* Power of two, no extra align: the first word with the class holds the
+			 * answer, at its lowest aligned run. */
+			uint32_t k = ctz(m, n), cand = AGB_LD32(m, SUMMARY(st, k));
+			if (cand == 0)
+				return AGB_NULL;
+			w = ctz(m, cand);
+			f = AGB_LD32(m, FREE_W(st, w));
+			b = ctz(m, aligned_runs(f, k));
+		} else if (n == 1u && s == 2u) {
+			/* One block at an even index (an 8bpp tile): the EVEN summary. */
+			uint32_t cand = AGB_LD32(m, SUMMARY(st, EVEN));
+			if (cand == 0)
+				return AGB_NULL;
+			w = ctz(m, cand);
+			f = AGB_LD32(m, FREE_W(st, w));
+			b = ctz(m, f & 0x55555555u);
+		} else {
+			b = find_slow(st, n, s, &f);
+			if (b >= st->nblocks)
+				return AGB_NULL;
+			w = b / 32u;
+			b %= 32u;
+		}
+		nf = f & ~((n == 32u ? 0xFFFFFFFFu : (1u << n) - 1u) << b);
+		set_free_word(st, w, f, nf);
+		b += w * 32u;
+	} else {
+		/* s > 32: candidates are word-aligned at multiples of q = s / 32 words, the first a
+		 * words wholly free, then rem blocks at the start of the next one. */
+		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u, full, cand, bits;
+		full = AGB_LD32(m, SUMMARY(st, 5u));
+		cand = (a != 0 ? run_mask(full, a) : 0xFFFFFFFFu) & multiples(q);
+		if (cand == 0)
+			return AGB_NULL;
+		if (rem == 0) {
+			/* Bits past nwords are 0 in summary[5], so the run mask never runs off
+			 * the end. */
+			w = ctz(m, cand);
+		} else {
+			uint32_t need = (1u << rem) - 1u;
+			for (;;) {
+				w = ctz(m, cand);
+				cand &= cand - 1u;
+				if (w + a < st->nwords) {
+					f = AGB_LD32(m, FREE_W(st, w + a));
+					if ((f & need) == need)
+						break;
+				}
+				if (cand == 0)
+					return AGB_NULL;
+			}
+			set_free_word(st, w + a, f, f & ~need);
+		}
+		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
+		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
+		for (uint32_t v = w; v < w + a; v++)
+			AGB_ST32(m, FREE_W(st, v), 0);
+		flip_all(st, bits);
+		b = w * 32u;
+	}
 	w = b / 32u;
 	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | (1u << (b % 32u)));
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -312,35 +371,38 @@ static void objf_free(void *state, uint32_t addr)
 	struct objf_state *st = state;
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t w = b / 32u, end = st->nblocks;
-	uint32_t clear[SUMMARIES] = {0}, set[SUMMARIES] = {0};
-	uint32_t sw = AGB_LD32(m, START_W(st, w)) & ~(1u << (b % 32u));
+	uint32_t w = b / 32u, lb = 1u << (b % 32u), last = st->nwords - 1u, full = 0;
+	uint32_t sw = AGB_LD32(m, START_W(st, w)) & ~lb;
 	uint32_t f0 = AGB_LD32(m, FREE_W(st, w));
-	uint32_t y = (sw | f0) & ((0xFFFFFFFFu << (b % 32u)) << 1);
+	/* Start or free bits above the allocation's first block. */
+	uint32_t y = (sw | f0) & ~((lb << 1) - 1u);
 	AGB_ST32(m, START_W(st, w), sw);
 	if (y != 0) {
-		end = w * 32u + ctz(m, y);
-	} else {
-		for (uint32_t v = w + 1u; v < st->nwords; v++) {
-			uint32_t x = AGB_LD32(m, START_W(st, v)) | AGB_LD32(m, FREE_W(st, v));
-			if (x != 0) {
-				end = v * 32u + ctz(m, x);
-				break;
-			}
+		/* Ends inside this word, just below the lowest such bit. */
+		set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
+		return;
+	}
+	/* Runs to the end of this word (or of the arena) and maybe on. */
+	set_free_word(st, w, f0, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
+	for (uint32_t v = w + 1u; v <= last; v++) {
+		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
+		uint32_t x = AGB_LD32(m, START_W(st, v)) | fv;
+		if (x != 0) {
+			uint32_t mask = (x & (0u - x)) - 1u;
+			if (mask != 0)
+				set_free_word(st, v, fv, fv | mask);
+			break;
 		}
-		if (end > st->nblocks)
-			end = st->nblocks;
+		/* Wholly inside the allocation: all used before, all usable blocks free now. */
+		if (v == last && st->tail != 0xFFFFFFFFu) {
+			set_free_word(st, v, 0, st->tail);
+			break;
+		}
+		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
+		full |= 1u << v;
 	}
-	/* Blocks b .. end-1 become free. */
-	for (uint32_t v = w; v * 32u < end; v++) {
-		uint32_t lo = v == w ? b % 32u : 0u;
-		uint32_t hi = (end - v * 32u) >= 32u ? 32u : end - v * 32u;
-		uint32_t old = v == w ? f0 : (lo == 0 && hi == 32u ? 0u : AGB_LD32(m, FREE_W(st, v)));
-		uint32_t new_ = old | span(lo, hi);
-		AGB_ST32(m, FREE_W(st, v), new_);
-		note_change(v, old, new_, clear, set);
-	}
-	update_summaries(st, clear, set);
+	if (full != 0)
+		flip_all(st, full);
 }
 
 static int is_free(struct objf_state *st, uint32_t b)
