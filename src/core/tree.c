@@ -271,16 +271,34 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 
 /* ---- free-run bookkeeping ------------------------------------------------------------------- */
 
+/* The observation counters are host-only: on the GBA they would be real work in every op (a
+ * multiply and 64-bit arithmetic), so there stats() recounts with a walk instead. */
+#ifdef AGB_TARGET_GBA
+#define COUNTERS 0
+#else
+#define COUNTERS 1
+#endif
+
 static inline void runs_add(agb_tree *t, uint32_t size)
 {
-	t->free_runs++;
-	t->free_sq += size * size;
+	if (COUNTERS) {
+		t->free_runs++;
+		t->free_sq += size * size;
+	}
 }
 
 static inline void runs_drop(agb_tree *t, uint32_t size)
 {
-	t->free_runs--;
-	t->free_sq -= size * size;
+	if (COUNTERS) {
+		t->free_runs--;
+		t->free_sq -= size * size;
+	}
+}
+
+static inline void blocks_add(agb_tree *t, uint32_t n)
+{
+	if (COUNTERS)
+		t->free_blocks += n;
 }
 
 /* Makes [x, x+size) a free run: boundary tag and tree node. Its first and last map entries must
@@ -388,7 +406,7 @@ static void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t 
 	uint32_t tail = rsize - head - len;
 	tree_remove(t, p);
 	runs_drop(t, rsize);
-	t->free_blocks -= len;
+	blocks_add(t, 0u - len);
 	mark_used(t, s, len, tail != 0u);
 	if (head != 0u) {
 		map_set(t, s - 1u, E_FREE);
@@ -555,7 +573,7 @@ void agb_tree_free(agb_tree *t, uint32_t addr)
 		AGB_ST16(t->m, a0, w0);
 
 	uint32_t start = b, size = len;
-	t->free_blocks += len;
+	blocks_add(t, len);
 	if (left) {
 		uint32_t ls = ld(t, b - 1u, N_SIZE);
 		start = b - ls;
@@ -609,7 +627,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 		mark_used(t, b, want, rest != 0u);
 		if (rs == 0u && want + 1u < len)
 			map_set(t, end - 1u, E_FREE);
-		t->free_blocks = t->free_blocks + len - want;
+		blocks_add(t, len - want);
 		if (rest != 0u)
 			make_free(t, b + want, rest);
 		if (granted != NULL)
@@ -632,8 +650,34 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 	return to;
 }
 
+/* Sets the observation counters from the map and the tags (address order, uncounted reads). */
+static void recount(agb_tree *t)
+{
+	uint32_t runs = 0, fblocks = 0;
+	uint64_t sq = 0;
+	for (uint32_t b = 0; b < t->nblocks;) {
+		uint32_t len;
+		if (entry_peek(t, b) == E_FREE) {
+			len = pk(t, b, N_SIZE);
+			runs++;
+			fblocks += len;
+			sq += len * len;
+		} else {
+			len = used_len_quiet(t, b);
+		}
+		if (len == 0u || len > t->nblocks - b)
+			break; /* corrupt: check() says why */
+		b += len;
+	}
+	t->free_blocks = fblocks;
+	t->free_runs = runs;
+	t->free_sq = sq;
+}
+
 void agb_tree_stats(agb_tree *t, struct agb_heap_stats *out)
 {
+	if (!COUNTERS)
+		recount(t);
 	out->free_bytes = t->free_blocks << 3;
 	out->free_runs = t->free_runs;
 	out->free_sq_sum = t->free_sq << 6;
@@ -807,7 +851,7 @@ int agb_tree_check(agb_tree *t, const char **why)
 	}
 	if (count != runs)
 		FAIL("tree has fewer nodes than free runs");
-	if (fblocks != t->free_blocks || runs != t->free_runs || sq != t->free_sq)
+	if (COUNTERS && (fblocks != t->free_blocks || runs != t->free_runs || sq != t->free_sq))
 		FAIL("observation counters disagree with a recount");
 	return 0;
 }
