@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agb/cores.h"
+#include "agb/tiles.h"
 #include "cli/agbsim.h"
 #include "trace/trace_load.h"
 
@@ -83,6 +84,21 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	case AGBSIM_OPT_OBJ_BITMAP:
 		cfg->core_flags |= AGB_HEAP_FLAG_OBJ_BITMAP_MODE;
 		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_ROM_TILES: {
+		uint32_t n;
+		if (agbsim_parse_u32(arg, &n) != 0 || n == 0 || n > 65280u)
+			return agbsim_usage_error(cmd, "--rom-tiles wants 1..65280, not '%s'", arg);
+		cfg->core_flags = (cfg->core_flags & ~AGB_TILES_FLAG_ROM_TILES(0xFF00u)) |
+				  AGB_TILES_FLAG_ROM_TILES(n);
+		return AGBSIM_EXIT_OK;
+	}
+	case AGBSIM_OPT_SCREEN_MAPS: {
+		uint32_t n;
+		if (agbsim_parse_u32(arg, &n) != 0 || n > 14u)
+			return agbsim_usage_error(cmd, "--screen-maps wants 0..14, not '%s'", arg);
+		cfg->core_flags = (cfg->core_flags & ~(0xFu << 24)) | AGB_TILES_FLAG_MAPS(n);
+		return AGBSIM_EXIT_OK;
+	}
 	default:
 		return -1;
 	}

@@ -29,12 +29,16 @@ int agbsim_load_trace(const char *path, struct agb_loaded_trace *out);
 enum {
 	AGBSIM_OPT_ARENA_BYTES = 0x1000, /* --arena-bytes=N */
 	AGBSIM_OPT_META,                 /* --meta=ewram|iwram */
-	AGBSIM_OPT_OBJ_BITMAP            /* --obj-bitmap: OBJ VRAM limited to bitmap modes' 16 KiB */
+	AGBSIM_OPT_OBJ_BITMAP,           /* --obj-bitmap: OBJ VRAM limited to bitmap modes' 16 KiB */
+	AGBSIM_OPT_ROM_TILES,            /* --rom-tiles=N: tiles' ROM->VRAM map size per depth */
+	AGBSIM_OPT_SCREEN_MAPS           /* --screen-maps=N: tiles' screen maps in the arena */
 };
 #define AGBSIM_REPLAY_LONGOPTS                                                                     \
 	{"arena-bytes", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},                          \
 		{"meta", required_argument, NULL, AGBSIM_OPT_META},                                \
-		{"obj-bitmap", no_argument, NULL, AGBSIM_OPT_OBJ_BITMAP}
+		{"obj-bitmap", no_argument, NULL, AGBSIM_OPT_OBJ_BITMAP},                          \
+		{"rom-tiles", required_argument, NULL, AGBSIM_OPT_ROM_TILES},                      \
+		{"screen-maps", required_argument, NULL, AGBSIM_OPT_SCREEN_MAPS}
 
 /* Applies one of those options to CFG. Returns AGBSIM_EXIT_OK, AGBSIM_EXIT_USAGE after printing
  * why the value is bad, or -1 when OPT is not one of them. */

@@ -82,11 +82,21 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 			  init_failure(run->result.init_status));
 		goto done;
 	case AGB_REPLAY_UNSUPPORTED:
-	case AGB_REPLAY_BAD_EVENT:
-		rc = fail(run, AGBSIM_EXIT_USAGE, "%s: event %u (%s): core '%s': %s", run->trace_path,
-			  run->result.failed_event, agb_op_name(t->events[run->result.failed_event].op),
-			  run->core->name, run->result.why);
+	case AGB_REPLAY_BAD_EVENT: {
+		const struct agb_event *ev = &t->events[run->result.failed_event];
+		int tile = ev->op == AGB_OP_REF || ev->op == AGB_OP_UNREF;
+		if (tile && run->result.status == AGB_REPLAY_BAD_EVENT)
+			rc = fail(run, AGBSIM_EXIT_USAGE,
+				  "%s: event %u (%s of ROM tile %u at %ubpp): core '%s' rejected it "
+				  "(a tile number beyond what --rom-tiles covers?)",
+				  run->trace_path, run->result.failed_event, agb_op_name(ev->op), ev->id,
+				  ev->size, run->core->name);
+		else
+			rc = fail(run, AGBSIM_EXIT_USAGE, "%s: event %u (%s): core '%s': %s",
+				  run->trace_path, run->result.failed_event, agb_op_name(ev->op),
+				  run->core->name, run->result.why);
 		goto done;
+	}
 	case AGB_REPLAY_CHECK_FAILED:
 		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': invariant check failed after event %u (%s): %s",
 			  run->trace_path, run->core->name, run->result.failed_event,
