@@ -221,12 +221,18 @@ static inline uint32_t levels(uint32_t r)
  * changed are the levels between the old and the new level count (one load and store of the
  * summary word each), and EVEN when the word gained or lost its last even free block. The
  * summaries always match the old values, so flipping bit w is the update. */
-static inline void set_free_word(const struct objf_state *st, uint32_t w, uint32_t old,
-				 uint32_t new_)
+__attribute__((noinline)) static void set_free_word(const struct objf_state *st, uint32_t w,
+						    uint32_t old, uint32_t new_)
 {
 	agb_machine *m = st->m;
-	uint32_t lo = levels(old), hi = levels(new_), bit = 1u << w, a;
+	uint32_t lo, hi, bit = 1u << w, a;
 	AGB_ST32(m, FREE_W(st, w), new_);
+	a = SUMMARY(st, EVEN);
+	if (((old ^ new_) & 0x55555555u) != 0 &&
+	    ((old & 0x55555555u) == 0 || (new_ & 0x55555555u) == 0))
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	lo = levels(old);
+	hi = levels(new_);
 	if (lo > hi) {
 		uint32_t t = lo;
 		lo = hi;
@@ -234,10 +240,6 @@ static inline void set_free_word(const struct objf_state *st, uint32_t w, uint32
 	}
 	for (a = SUMMARY(st, lo); lo < hi; lo++, a += 4u)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
-	if (((old & 0x55555555u) != 0) != ((new_ & 0x55555555u) != 0)) {
-		a = SUMMARY(st, EVEN);
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
-	}
 }
 
 /* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
@@ -273,24 +275,19 @@ static uint32_t find_slow(const struct objf_state *st, uint32_t n, uint32_t s, u
 	return st->nblocks;
 }
 
-/* Contract: as obj_alloc (same decision on every state). Cost for a power-of-two request of up
- * to 32 blocks: one summary read, one free-word read, two ROM table reads, the free-word store,
- * a load/store for each summary class that changed and the start-word load/store. */
-static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+/* Every request objf_alloc's fast path does not take: sizes that are not a power of two of at
+ * most 32 blocks, a larger align, size 0 or past the arena. Same rule, same decisions. */
+__attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st, uint32_t size,
+							  uint32_t align, uint32_t *granted)
 {
-	struct objf_state *st = state;
 	agb_machine *m = st->m;
 	uint32_t n, s, b, w, f, nf;
-	*granted = 0;
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
-	s = n;
-	if ((n & (n - 1u)) != 0) {
-		s = 1;
-		while (s < n)
-			s <<= 1;
-	}
+	s = 1;
+	while (s < n)
+		s <<= 1;
 	align /= AGB_OBJ_BLOCK_BYTES;
 	if (align > s)
 		s = align;
@@ -363,26 +360,42 @@ static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t 
 	return st->arena + b * AGB_OBJ_BLOCK_BYTES;
 }
 
-/* Contract: addr came from objf_alloc and is live. The allocation ends at the next start bit or
- * free bit (or the end of the arena); its blocks become free and the summaries follow.
- * O(words the allocation spans). */
-static void objf_free(void *state, uint32_t addr)
+/* Contract: as obj_alloc (same decision on every state). The fast path is every sprite shape: a
+ * power of two of n <= 32 blocks with no align above it. Cost: one summary read, one free-word
+ * read, three ROM table reads (log2 n and two lowest bits), the free-word store, a load/store
+ * for each summary class that changed and the start-word load/store. */
+static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	struct objf_state *st = state;
 	agb_machine *m = st->m;
-	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t w = b / 32u, lb = 1u << (b % 32u), last = st->nwords - 1u, full = 0;
-	uint32_t sw = AGB_LD32(m, START_W(st, w)) & ~lb;
-	uint32_t f0 = AGB_LD32(m, FREE_W(st, w));
-	/* Start or free bits above the allocation's first block. */
-	uint32_t y = (sw | f0) & ~((lb << 1) - 1u);
-	AGB_ST32(m, START_W(st, w), sw);
-	if (y != 0) {
-		/* Ends inside this word, just below the lowest such bit. */
-		set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
-		return;
-	}
-	/* Runs to the end of this word (or of the arena) and maybe on. */
+	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
+	uint32_t k, cand, w, sa, f, b;
+	*granted = 0;
+	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
+	 * needs no arena-size check: the summaries have no class that big then. */
+	if (n - 1u >= 32u || (n & (n - 1u)) != 0 || align > n * AGB_OBJ_BLOCK_BYTES)
+		return objf_alloc_slow(st, size, align, granted);
+	k = ctz(m, n);
+	cand = AGB_LD32(m, SUMMARY(st, k));
+	if (cand == 0)
+		return AGB_NULL;
+	w = ctz(m, cand);
+	f = AGB_LD32(m, FREE_W(st, w));
+	b = ctz(m, aligned_runs(f, k));
+	sa = START_W(st, w);
+	AGB_ST32(m, sa, AGB_LD32(m, sa) | (1u << b));
+	*granted = n * AGB_OBJ_BLOCK_BYTES;
+	set_free_word(st, w, f, f & ~((0xFFFFFFFFu >> (32u - n)) << b));
+	return st->arena + (w * 32u + b) * AGB_OBJ_BLOCK_BYTES;
+}
+
+/* The rest of objf_free when the allocation runs to the end of its first word w (whose free
+ * value was f0, lb its first block's bit) or beyond. */
+__attribute__((noinline)) static void objf_free_long(struct objf_state *st, uint32_t w,
+						     uint32_t f0, uint32_t lb)
+{
+	agb_machine *m = st->m;
+	uint32_t last = st->nwords - 1u, full = 0;
 	set_free_word(st, w, f0, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
 	for (uint32_t v = w + 1u; v <= last; v++) {
 		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
@@ -403,6 +416,28 @@ static void objf_free(void *state, uint32_t addr)
 	}
 	if (full != 0)
 		flip_all(st, full);
+}
+
+/* Contract: addr came from objf_alloc and is live. The allocation ends at the next start bit or
+ * free bit (or the end of the arena); its blocks become free and the summaries follow.
+ * O(words the allocation spans). */
+static void objf_free(void *state, uint32_t addr)
+{
+	struct objf_state *st = state;
+	agb_machine *m = st->m;
+	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
+	uint32_t w = b / 32u, lb = 1u << (b % 32u);
+	uint32_t sa = START_W(st, w), sw = AGB_LD32(m, sa) & ~lb;
+	uint32_t f0 = AGB_LD32(m, FREE_W(st, w));
+	/* Start or free bits above the allocation's first block. */
+	uint32_t y = (sw | f0) & (0u - (lb << 1));
+	AGB_ST32(m, sa, sw);
+	if (y == 0) {
+		objf_free_long(st, w, f0, lb);
+		return;
+	}
+	/* Ends inside this word, just below the lowest such bit. */
+	set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
 }
 
 static int is_free(struct objf_state *st, uint32_t b)
