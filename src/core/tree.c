@@ -28,6 +28,10 @@
 /* Beyond this many blocks sizes and indices no longer fit the u16 fields (0xFFFF is NIL). */
 #define MAX_BLOCKS 0xFFFEu
 
+/* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
+ * 20 instructions, about as much as three levels of a tree walk. */
+#define HOT static inline __attribute__((always_inline))
+
 /* ---- small accessors ------------------------------------------------------------------------ */
 
 static inline uint32_t node(const agb_tree *t, uint32_t i)
@@ -72,7 +76,7 @@ static inline uint32_t entry_peek(const agb_tree *t, uint32_t i)
 }
 
 /* Sets entry i (read-modify-write of its halfword; the map is never written bytewise). */
-static void map_set(agb_tree *t, uint32_t i, uint32_t v)
+HOT void map_set(agb_tree *t, uint32_t i, uint32_t v)
 {
 	uint32_t a = map_hw(t, i);
 	uint32_t sh = (i & 7u) << 1;
@@ -81,7 +85,7 @@ static void map_set(agb_tree *t, uint32_t i, uint32_t v)
 }
 
 /* Sets entries i and j (i < j), sharing the read-modify-write when one halfword holds both. */
-static void map_set2(agb_tree *t, uint32_t i, uint32_t vi, uint32_t j, uint32_t vj)
+HOT void map_set2(agb_tree *t, uint32_t i, uint32_t vi, uint32_t j, uint32_t vj)
 {
 	if ((i >> 3) != (j >> 3)) {
 		map_set(t, i, vi);
@@ -152,15 +156,18 @@ static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
  * Top-down: descend while the nodes outrank x, put x there and split the subtree it displaces
  * by x's key into x's two children. Links are written only where the split path switches sides,
  * so a step costs two loads (size, child) instead of a rotation's ten accesses. */
-static void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
+HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 {
+	/* Keys compare as one word: size above index (both < 2^16). */
+	const uint32_t kx = (size << 16) | x;
 	const uint32_t px = prio(x);
 	uint32_t parent = NIL, slot = NIL;
 	uint32_t y = root_get(t);
 	while (y != NIL && prio(y) > px) {
+		uint32_t ay = node(t, y);
 		parent = y;
-		slot = key_less(size, x, ld(t, y, N_SIZE), y) ? N_SMALLER : N_LARGER;
-		y = ld(t, y, slot);
+		slot = kx < ((AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
+		y = AGB_LD16(t->m, ay + slot);
 	}
 	if (parent == NIL)
 		root_set(t, x);
@@ -174,7 +181,7 @@ static void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 	uint32_t prev = parent, cur = y;
 	while (cur != NIL) {
 		uint32_t next;
-		if (key_less(ld(t, cur, N_SIZE), cur, size, x)) {
+		if (((ld(t, cur, N_SIZE) << 16) | cur) < kx) {
 			if (lown == NIL)
 				lroot = cur;
 			else if (lheld != cur)
@@ -208,7 +215,7 @@ static void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
  * subtree and the smaller-spine of the larger one, taking the higher priority each step. Links are
  * written only where the walk switches sides, so a step costs one load; the walk is expected to be
  * under two steps long. */
-static void tree_remove(agb_tree *t, uint32_t z)
+HOT void tree_remove_inl(agb_tree *t, uint32_t z)
 {
 	uint32_t kids = AGB_LD32(t->m, node(t, z));
 	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
@@ -247,6 +254,12 @@ static void tree_remove(agb_tree *t, uint32_t z)
 		else
 			r = held;
 	}
+}
+
+/* Out of line for free(), whose two removals inlined would crowd Thumb's eight registers. */
+static __attribute__((noinline)) void tree_remove(agb_tree *t, uint32_t z)
+{
+	tree_remove_inl(t, z);
 }
 
 /* In-order successor (next larger key), NIL after the largest. */
@@ -303,7 +316,7 @@ static inline void blocks_add(agb_tree *t, uint32_t n)
 
 /* Makes [x, x+size) a free run: boundary tag and tree node. Its first and last map entries must
  * already be E_FREE. */
-static void make_free(agb_tree *t, uint32_t x, uint32_t size)
+HOT void make_free(agb_tree *t, uint32_t x, uint32_t size)
 {
 	if (size > 1u)
 		st(t, x + size - 1u, N_SIZE, size);
@@ -313,7 +326,7 @@ static void make_free(agb_tree *t, uint32_t x, uint32_t size)
 
 /* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
  * (the first entry of a run carved off behind it), in the same halfword write when possible. */
-static void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
+HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
 {
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
@@ -360,7 +373,7 @@ static void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
 
 /* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
  * had to be read (else it is left alone), so callers can reuse it. */
-static uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *have1)
+HOT uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *have1)
 {
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t e = (w0 >> sh) & 3u;
@@ -400,11 +413,11 @@ static uint32_t used_len_quiet(const agb_tree *t, uint32_t b)
 }
 
 /* Takes [s, s+len) out of free run [p, p+rsize); whatever is left before and after stays free. */
-static void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len)
+HOT void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len)
 {
 	uint32_t head = s - p;
 	uint32_t tail = rsize - head - len;
-	tree_remove(t, p);
+	tree_remove_inl(t, p);
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - len);
 	mark_used(t, s, len, tail != 0u);
@@ -459,7 +472,7 @@ int agb_tree_init(agb_tree *t, agb_machine *m, uint32_t arena, uint32_t bytes)
 	return AGB_HEAP_OK;
 }
 
-uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
+HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	if (granted != NULL)
 		*granted = 0;
@@ -522,7 +535,7 @@ uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 	return node(t, start);
 }
 
-void agb_tree_free(agb_tree *t, uint32_t addr)
+HOT void tree_free(agb_tree *t, uint32_t addr)
 {
 	if (addr == AGB_NULL)
 		return;
@@ -588,6 +601,16 @@ void agb_tree_free(agb_tree *t, uint32_t addr)
 		runs_drop(t, rs);
 	}
 	make_free(t, start, size);
+}
+
+uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return tree_alloc(t, size, align, granted);
+}
+
+void agb_tree_free(agb_tree *t, uint32_t addr)
+{
+	tree_free(t, addr);
 }
 
 uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted)
@@ -870,12 +893,12 @@ static int core_init(void *state, agb_machine *m, const struct agb_heap_config *
 
 static uint32_t core_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
 {
-	return agb_tree_alloc(state, size, align, granted);
+	return tree_alloc(state, size, align, granted);
 }
 
 static void core_free(void *state, uint32_t addr)
 {
-	agb_tree_free(state, addr);
+	tree_free(state, addr);
 }
 
 static uint32_t core_realloc(void *state, uint32_t addr, uint32_t size, uint32_t *granted)
