@@ -196,26 +196,11 @@ static void upload(const struct tiles *t, uint32_t rom_tile, uint32_t bpp, uint3
 		AGB_ST32(t->m, dst + i, AGB_LD32(t->m, src + i));
 }
 
-uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *uploaded)
+/* A ref of a tile that is not resident (map: its rom2ram entry): take a slot and upload. */
+__attribute__((noinline)) static uint32_t ref_miss(const struct tiles *t, uint32_t rom_tile,
+						   uint32_t bpp, uint32_t map)
 {
-	struct tiles *t = state;
-	uint32_t map, b, c;
-
-	*uploaded = 0;
-	if (rom_tile == 0)
-		return 0; /* the transparent tile: no bookkeeping at all */
-	if (rom_tile >= t->rom_tiles)
-		return 0xFFFEu;
-	map = map_at(t, rom_tile, bpp);
-	b = ld(t, map);
-	if (b != UNUSED) {
-		/* Already in VRAM: the common case when scrolling, three accesses. */
-		c = ld(t, rc_at(t, b));
-		if (c >= COUNT_MAX)
-			return 0xFFFEu;
-		st(t, rc_at(t, b), c + 1u);
-		return b;
-	}
+	uint32_t b;
 	if (bpp == 8u) {
 		/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
 		b = pop(t, t->meta + HEAD_B, 0);
@@ -238,27 +223,45 @@ uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *upload
 	st(t, r2r_at(t, b), rom_tile);
 	st(t, map, b);
 	upload(t, rom_tile, bpp, b);
-	*uploaded = 1;
 	return b;
 }
 
-int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp)
+uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *uploaded)
 {
 	struct tiles *t = state;
-	uint32_t c, partner, pc;
+	uint32_t map, b, c;
 
-	if (block < 2u)
-		return 0;
-	c = ld(t, rc_at(t, block));
-	if (c > 1u) {
-		st(t, rc_at(t, block), c - 1u);
-		return 0;
+	*uploaded = 0;
+	if (rom_tile == 0)
+		return 0; /* the transparent tile: no bookkeeping at all */
+	if (rom_tile >= t->rom_tiles)
+		return 0xFFFEu;
+	map = map_at(t, rom_tile, bpp);
+	b = ld(t, map);
+	if (b != UNUSED) {
+		/* Already in VRAM: the common case when scrolling, three accesses. */
+		c = ld(t, rc_at(t, b));
+		if (c >= COUNT_MAX)
+			return 0xFFFEu;
+		st(t, rc_at(t, b), c + 1u);
+		return b;
 	}
+	b = ref_miss(t, rom_tile, bpp, map);
+	if (b != 0xFFFFu)
+		*uploaded = 1;
+	return b;
+}
+
+/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot. */
+__attribute__((noinline)) static void unref_last(const struct tiles *t, uint32_t block,
+						 uint32_t bpp)
+{
+	uint32_t partner, pc;
 	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
 	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), UNUSED);
 	if (bpp == 8u) {
 		push_pair(t, block);
-		return 1;
+		return;
 	}
 	/* 4bpp: if the other half of the pair is a free single, the pair is whole again. */
 	partner = block ^ 1u;
@@ -269,6 +272,21 @@ int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp)
 	} else {
 		push_c(t, block);
 	}
+}
+
+int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp)
+{
+	struct tiles *t = state;
+	uint32_t c;
+
+	if (block < 2u)
+		return 0;
+	c = ld(t, rc_at(t, block));
+	if (c > 1u) {
+		st(t, rc_at(t, block), c - 1u);
+		return 0;
+	}
+	unref_last(t, block, bpp);
 	return 1;
 }
 
@@ -279,20 +297,21 @@ void agb_tiles_set_rom(void *state, uint32_t rom4_addr, uint32_t rom8_addr)
 	t->rom8 = rom8_addr;
 }
 
-static int event(void *state, const struct agb_event *ev, uint32_t *result)
+/* Everything in a ref or unref event but the resident-tile hit: out of line, so the hit path
+ * in event() stays a few loads and one store without the miss path's register pressure. */
+__attribute__((noinline)) static int event_slow(struct tiles *t, const struct agb_event *ev,
+						uint32_t *result)
 {
-	struct tiles *t = state;
 	uint32_t b;
 	int up;
 
-	*result = 0;
 	switch ((enum agb_op)ev->op) {
 	case AGB_OP_FRAME:
 		return AGB_EVENT_DONE;
 	case AGB_OP_REF:
 		if (ev->size != 4u && ev->size != 8u)
 			return AGB_EVENT_BAD;
-		b = agb_tiles_ref(state, ev->id, ev->size, &up);
+		b = agb_tiles_ref(t, ev->id, ev->size, &up);
 		if (b == 0xFFFFu)
 			return AGB_EVENT_FAILED;
 		if (b == 0xFFFEu)
@@ -315,12 +334,59 @@ static int event(void *state, const struct agb_event *ev, uint32_t *result)
 			*result = AGB_EVENT_RESULT_SKIPPED;
 			return AGB_EVENT_DONE;
 		}
-		if (agb_tiles_unref_block(state, b, ev->size))
+		if (agb_tiles_unref_block(t, b, ev->size))
 			*result = AGB_EVENT_RESULT_RELEASED;
 		return AGB_EVENT_DONE;
 	default:
 		return AGB_EVENT_UNSUPPORTED;
 	}
+}
+
+/* Ref and unref with exactly the accesses of agb_tiles_ref / agb_tiles_unref_block: the hit
+ * paths (map, count, count store) inline, the miss and last-ref work out of line (ref_miss,
+ * unref_last), everything else (frames, bad sizes, tile 0, out of range) in event_slow. */
+static int event(void *state, const struct agb_event *ev, uint32_t *result)
+{
+	struct tiles *t = state;
+	uint32_t op = ev->op, id = ev->id, size = ev->size, map, b, a, c;
+
+	*result = 0;
+	if ((op != AGB_OP_REF && op != AGB_OP_UNREF) || (size != 4u && size != 8u) || id == 0 ||
+	    id >= t->rom_tiles)
+		return event_slow(t, ev, result);
+	map = (size == 8u ? t->map8 : t->map4) + 2u * id;
+	b = ld(t, map);
+	if (op == AGB_OP_REF) {
+		if (b == UNUSED) {
+			if (ref_miss(t, id, size, map) == 0xFFFFu)
+				return AGB_EVENT_FAILED;
+			*result = AGB_EVENT_RESULT_UPLOADED;
+			return AGB_EVENT_DONE;
+		}
+		a = rc_at(t, b);
+		c = ld(t, a);
+		if (c >= COUNT_MAX)
+			return AGB_EVENT_BAD;
+		st(t, a, c + 1u);
+		return AGB_EVENT_DONE;
+	}
+	if (b == UNUSED) {
+		/* No live upload: every ref still outstanding for this tile failed, so this unref
+		 * belongs to a failed one (the loader has ruled out unmatched unrefs). */
+		*result = AGB_EVENT_RESULT_SKIPPED;
+		return AGB_EVENT_DONE;
+	}
+	if (b < 2u)
+		return AGB_EVENT_DONE;
+	a = rc_at(t, b);
+	c = ld(t, a);
+	if (c > 1u) {
+		st(t, a, c - 1u);
+		return AGB_EVENT_DONE;
+	}
+	unref_last(t, b, size);
+	*result = AGB_EVENT_RESULT_RELEASED;
+	return AGB_EVENT_DONE;
 }
 
 /* What one block is, for stats, walk and check. */
