@@ -13,7 +13,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim gen SCENARIO [--seed N] [--frames N] -o OUT.json\n\n"
+		"Usage: agbsim gen SCENARIO [--seed N] [--frames N] [--name NAME] -o OUT.json\n\n"
 		"Writes a game-like trace (JSON, format v1 with the spr_* extension) made by an\n"
 		"MT19937 generator. The same scenario, seed and frame count give byte-identical\n"
 		"output on every run and machine.\n\n"
@@ -29,6 +29,8 @@ static void usage(FILE *out)
 		"  --frames N    frames to generate (default: 1800 shmup, ai-scratch; 3600 rpg,\n"
 		"                levels; 1200 particles)\n"
 		"  -o FILE       output file ('-' for stdout)\n"
+		"  --name NAME   the trace's name (default: the scenario; reports and the gate key\n"
+		"                runs by it, so traces compared together need distinct names)\n"
 		"  -h, --help    show this help\n");
 }
 
@@ -37,9 +39,10 @@ int agbsim_cmd_gen(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"seed", required_argument, NULL, 's'}, {"frames", required_argument, NULL, 'n'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{"name", required_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *out_path = NULL, *scenario;
+	const char *out_path = NULL, *scenario, *name = NULL;
 	uint32_t seed = 5489, frames = 0;
 	struct agb_gen_trace t;
 	FILE *out;
@@ -61,6 +64,11 @@ int agbsim_cmd_gen(int argc, char **argv)
 			break;
 		case 'o':
 			out_path = optarg;
+			break;
+		case 'N':
+			if (optarg[0] == '\0' || strlen(optarg) >= sizeof t.name)
+				return agbsim_usage_error("gen", "--name wants 1..63 characters");
+			name = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -88,6 +96,8 @@ int agbsim_cmd_gen(int argc, char **argv)
 		agbsim_error("gen: out of memory");
 		return AGBSIM_EXIT_IO;
 	}
+	if (name != NULL)
+		snprintf(t.name, sizeof t.name, "%s", name); /* trace.name points at it */
 	out = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
 	if (out == NULL) {
 		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));

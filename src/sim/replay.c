@@ -371,7 +371,11 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			OP_BEGIN(i);
 			r = core->event != NULL ? core->event(st, ev, &o.result) : AGB_EVENT_UNSUPPORTED;
 			OP_END(i, AGB_NULL);
-			if (r == AGB_EVENT_UNSUPPORTED && ev->op != AGB_OP_FRAME)
+			/* Frames and sprite display ops describe the game, not its memory: a core that
+			 * does not manage OAM ignores them. Anything else it cannot serve stops the run. */
+			if (r == AGB_EVENT_UNSUPPORTED && ev->op != AGB_OP_FRAME &&
+			    ev->op != AGB_OP_SPR_SHOW && ev->op != AGB_OP_SPR_Z &&
+			    ev->op != AGB_OP_SPR_HIDE)
 				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot serve this op");
 			if (r == AGB_EVENT_BAD)
 				return stop(out, AGB_REPLAY_BAD_EVENT, i, "the core rejected this op");
