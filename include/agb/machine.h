@@ -72,7 +72,9 @@ typedef struct agb_machine {
 	/* Accesses since the last agb_machine_reset_counters, by region and kind: the only thing an
 	 * access updates (one increment), totals are derived. Wrap-around is fine for deltas. */
 	uint32_t counts[AGB_REGION_COUNT][AGB_ACCESS_COUNT];
-	uint8_t region_cost[AGB_REGION_COUNT][3];
+	/* Cycles of one access of each kind per region: laid out like counts so totals are one
+	 * flat dot product. */
+	uint32_t region_cost[AGB_REGION_COUNT][AGB_ACCESS_COUNT];
 	/* 8-bit stores the hardware ignores or widens: a core doing this has a bug. */
 	uint32_t quirk_stores;
 
@@ -115,22 +117,31 @@ uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len);
 uint64_t agb_machine_counted_cycles(const agb_machine *m);
 
 /* Accesses and bus cycles so far, modulo 2^32: take differences around an op. O(regions). */
+static inline void agb_machine_totals(const agb_machine *m, uint32_t *bus_cycles,
+				      uint32_t *accesses)
+{
+	const uint32_t *c = &m->counts[0][0], *w = &m->region_cost[0][0];
+	uint32_t bus = 0, n = 0;
+	for (unsigned i = 0; i < AGB_REGION_COUNT * AGB_ACCESS_COUNT; i++) {
+		n += c[i];
+		bus += c[i] * w[i];
+	}
+	*bus_cycles = bus;
+	*accesses = n;
+}
+
 static inline uint32_t agb_machine_accesses(const agb_machine *m)
 {
-	uint32_t n = 0;
-	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
-		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
-			n += m->counts[r][k];
+	uint32_t bus, n;
+	agb_machine_totals(m, &bus, &n);
 	return n;
 }
 
 static inline uint32_t agb_machine_bus_cycles(const agb_machine *m)
 {
-	uint32_t c = 0;
-	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
-		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
-			c += m->counts[r][k] * m->region_cost[r][k % 3u];
-	return c;
+	uint32_t bus, n;
+	agb_machine_totals(m, &bus, &n);
+	return bus;
 }
 
 const char *agb_region_name(enum agb_region r);

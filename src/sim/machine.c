@@ -21,7 +21,8 @@ static void map_range(agb_machine *m, uint32_t base, uint32_t span, uint8_t *hos
 		p->counts = m->counts[region];
 		memcpy(p->cost, cost, sizeof p->cost);
 	}
-	memcpy(m->region_cost[region], cost, 3);
+	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+		m->region_cost[region][k] = cost[k % 3u];
 }
 
 static void map_rom(agb_machine *m, uint16_t waitcnt)
@@ -41,7 +42,8 @@ static void map_rom(agb_machine *m, uint16_t waitcnt)
 		p->counts = m->counts[AGB_REGION_ROM];
 		memcpy(p->cost, cost, sizeof p->cost);
 	}
-	memcpy(m->region_cost[AGB_REGION_ROM], cost, 3);
+	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+		m->region_cost[AGB_REGION_ROM][k] = cost[k % 3u];
 }
 
 void agb_machine_init(agb_machine *m, uint16_t waitcnt)
@@ -115,7 +117,7 @@ uint64_t agb_machine_counted_cycles(const agb_machine *m)
 	uint64_t total = 0;
 	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
 		for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
-			total += (uint64_t)m->counts[r][k] * m->region_cost[r][k % 3u];
+			total += (uint64_t)m->counts[r][k] * m->region_cost[r][k];
 	return total;
 }
 

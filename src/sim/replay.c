@@ -265,11 +265,13 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 	agb_machine_reset_counters(m);
 #endif
 
+	/* Counter totals at the end of the previous event. Between events nothing counted runs
+	 * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
+	uint32_t bus_prev = 0, acc_prev = 0;
 	for (uint32_t i = 0; i < t->event_count; i++) {
 		const struct agb_event *ev = &t->events[i];
 		struct agb_replay_obs o;
 		struct slot *s = ev->op <= AGB_OP_REALLOC ? &slots[ev->slot] : NULL;
-		uint32_t bus0 = 0, acc0 = 0;
 		o.index = i;
 		o.op = ev->op;
 		o.outcome = AGB_OUTCOME_OK;
@@ -280,10 +282,6 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		o.result = 0;
 		o.corrupted = 0;
 		o.sampled = 0;
-#ifndef AGB_TARGET_GBA
-		bus0 = agb_machine_bus_cycles(m);
-		acc0 = agb_machine_accesses(m);
-#endif
 		switch ((enum agb_op)ev->op) {
 		case AGB_OP_ALLOC:
 			if (core->alloc == NULL)
@@ -316,10 +314,6 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			o.granted = s->granted;
 			if (canaries)
 				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
-#ifndef AGB_TARGET_GBA
-			bus0 = agb_machine_bus_cycles(m);
-			acc0 = agb_machine_accesses(m);
-#endif
 			OP_BEGIN(i);
 			core->free(st, s->addr);
 			OP_END(i, AGB_NULL);
@@ -338,10 +332,6 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			o.requested = ev->size;
 			if (canaries)
 				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
-#ifndef AGB_TARGET_GBA
-			bus0 = agb_machine_bus_cycles(m);
-			acc0 = agb_machine_accesses(m);
-#endif
 			OP_BEGIN(i);
 			if (core->realloc != NULL)
 				to = core->realloc(st, s->addr, ev->size, &granted);
@@ -397,12 +387,18 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		}
 		}
 #ifndef AGB_TARGET_GBA
-		o.bus_cycles = agb_machine_bus_cycles(m) - bus0;
-		o.accesses = agb_machine_accesses(m) - acc0;
+		{
+			uint32_t bus, acc;
+			agb_machine_totals(m, &bus, &acc);
+			o.bus_cycles = bus - bus_prev;
+			o.accesses = acc - acc_prev;
+			bus_prev = bus;
+			acc_prev = acc;
+		}
 #else
 		/* On the GBA the cycles are measured around the call, not counted. */
-		(void)bus0;
-		(void)acc0;
+		(void)bus_prev;
+		(void)acc_prev;
 		o.bus_cycles = 0;
 		o.accesses = 0;
 #endif
