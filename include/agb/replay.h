@@ -41,8 +41,10 @@ struct agb_replay_obs {
 	uint32_t addr;    /* granted address (alloc/realloc), AGB_NULL otherwise */
 	uint32_t granted; /* bytes reserved */
 	uint32_t result;  /* event() detail bits */
-	uint32_t bus_cycles;
-	uint32_t accesses;
+	uint32_t bus_cycles; /* wait-state cycles of the counted accesses (host only, else 0) */
+	uint32_t accesses;   /* counted accesses, all kinds (host only, else 0) */
+	uint32_t stores;     /* of which stores, any width and region (cycle model feature) */
+	uint32_t rom_reads;  /* of which ROM loads: const-table reads (cycle model feature) */
 	uint32_t cycles; /* model estimate: bus cycles + instruction work */
 	uint32_t live_bytes;
 	uint32_t live_granted;

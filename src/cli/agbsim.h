@@ -80,6 +80,7 @@ struct agbsim_events_out {
 	FILE *out;
 	const struct agb_trace *trace;
 	uint32_t arena_addr;
+	int features; /* also print the cycle model's other inputs ("stores", "rom_reads", "size_log2") */
 };
 void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *obs);
 

@@ -380,6 +380,7 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		eo.out = mo->events_out;
 		eo.trace = t;
 		eo.arena_addr = agb_arena_base(t->arena);
+		eo.features = 1; /* the host's counts beside the measured cycles: what the fit needs */
 		sub.eo = &eo;
 	}
 	{
@@ -457,7 +458,9 @@ static void usage(FILE *out)
 		"                       ship); iwram: ARM code in IWRAM\n"
 		"  --format=FMT         table (default), json, csv or md\n"
 		"  --events-out=FILE    one JSON line per event as the GBA decided it ('-': stdout,\n"
-		"                       before the report), cycles measured\n"
+		"                       before the report), cycles measured; bus_cycles, accesses,\n"
+		"                       stores, rom_reads and size_log2 are the host's cycle model\n"
+		"                       inputs\n"
 		"  --png=FILE           save the ROM's last frame (memory map and figures) as PNG\n"
 		"  --no-min-arena       skip the min_arena_bytes search (host side)\n"
 		"  -h, --help           show this help\n\n"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agb/cycle_model.h"
 #include "cli/agbsim.h"
 
 uint32_t agbsim_min_arena_step(enum agb_arena arena)
@@ -150,6 +151,10 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 	default:
 		break;
 	}
-	fprintf(e->out, ",\"outcome\":\"%s\",\"cycles\":%u,\"bus_cycles\":%u,\"accesses\":%u}\n",
+	fprintf(e->out, ",\"outcome\":\"%s\",\"cycles\":%u,\"bus_cycles\":%u,\"accesses\":%u",
 		outcome[o->outcome], o->cycles, o->bus_cycles, o->accesses);
+	if (e->features)
+		fprintf(e->out, ",\"stores\":%u,\"rom_reads\":%u,\"size_log2\":%u", o->stores,
+			o->rom_reads, agb_cycle_size_log2(o->requested));
+	fputs("}\n", e->out);
 }

@@ -197,11 +197,12 @@ static void release_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_k
 /* The fitted model (src/sim/cycle_model.c) where it has a row for this op, else the core's own
  * first estimate. */
 static uint32_t model_cycles(const struct agb_heap_core *core, const struct agb_cycle_model *fit,
-			     enum agb_op op, uint32_t bus, uint32_t accesses)
+			     enum agb_op op, const struct agb_replay_obs *o)
 {
 	uint32_t base = 0;
 	if (fit != NULL && fit->op[op].fitted)
-		return agb_cycle_model_eval(&fit->op[op], bus, accesses);
+		return agb_cycle_model_eval(&fit->op[op], o->bus_cycles, o->accesses, o->stores,
+					    o->rom_reads, agb_cycle_size_log2(o->requested));
 	switch (op) {
 	case AGB_OP_ALLOC:
 		base = core->model.alloc_base;
@@ -216,7 +217,7 @@ static uint32_t model_cycles(const struct agb_heap_core *core, const struct agb_
 		base = core->model.free_base;
 		break;
 	}
-	return base + bus + (uint32_t)(((uint64_t)accesses * core->model.per_access) >> 4);
+	return base + o->bus_cycles + (uint32_t)(((uint64_t)o->accesses * core->model.per_access) >> 4);
 }
 
 static int stop(struct agb_replay_result *out, int status, uint32_t event, const char *why)
@@ -267,7 +268,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 
 	/* Counter totals at the end of the previous event. Between events nothing counted runs
 	 * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
-	uint32_t bus_prev = 0, acc_prev = 0;
+	uint32_t bus_prev = 0, acc_prev = 0, st_prev = 0, rom_prev = 0;
 	for (uint32_t i = 0; i < t->event_count; i++) {
 		const struct agb_event *ev = &t->events[i];
 		struct agb_replay_obs o;
@@ -389,25 +390,40 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 #ifndef AGB_TARGET_GBA
 		{
 			uint32_t bus, acc;
+			/* The cycle model's other inputs: stores (any region) and ROM loads. */
+			uint32_t stn = 0, rom;
 			agb_machine_totals(m, &bus, &acc);
+			for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+				stn += m->counts[r][AGB_STORE8] + m->counts[r][AGB_STORE16] +
+				      m->counts[r][AGB_STORE32];
+			rom = m->counts[AGB_REGION_ROM][AGB_LOAD8] + m->counts[AGB_REGION_ROM][AGB_LOAD16] +
+			      m->counts[AGB_REGION_ROM][AGB_LOAD32];
 			o.bus_cycles = bus - bus_prev;
 			o.accesses = acc - acc_prev;
+			o.stores = stn - st_prev;
+			o.rom_reads = rom - rom_prev;
 			bus_prev = bus;
 			acc_prev = acc;
+			st_prev = stn;
+			rom_prev = rom;
 		}
 #else
 		/* On the GBA the cycles are measured around the call, not counted. */
 		(void)bus_prev;
 		(void)acc_prev;
+		(void)st_prev;
+		(void)rom_prev;
 		o.bus_cycles = 0;
 		o.accesses = 0;
+		o.stores = 0;
+		o.rom_reads = 0;
 #endif
 		/* Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
 		 * core without a shadow OAM) that the core passes over without touching memory. */
 		o.cycles = (o.outcome == AGB_OUTCOME_SKIPPED ||
 			    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0))
 				   ? 0u
-				   : model_cycles(core, fit, (enum agb_op)ev->op, o.bus_cycles, o.accesses);
+				   : model_cycles(core, fit, (enum agb_op)ev->op, &o);
 		if (canaries && o.outcome == AGB_OUTCOME_OK &&
 		    (ev->op == AGB_OP_ALLOC || ev->op == AGB_OP_REALLOC))
 			canary_fill(m, o.addr, ev->size, ev->id);
