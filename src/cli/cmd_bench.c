@@ -633,8 +633,11 @@ int agbsim_cmd_bench(int argc, char **argv)
 		if (cycles == CYCLES_BOTH)
 			model_error_table(stdout, runs, measured, nruns);
 		break;
+	case FORMAT_MD:
+		agbsim_report(stdout, FORMAT_MD, runs, nruns); /* n/a runs get a row */
+		break;
 	default: {
-		/* csv/md: the per-run report of the runs that produced numbers. */
+		/* csv: the per-run report of the runs that produced numbers. */
 		struct agbsim_run *ok = calloc(nruns, sizeof *ok);
 		size_t k = 0;
 		if (ok == NULL) {

@@ -290,6 +290,15 @@ static void md_cell_escape(FILE *out, const char *s)
 	}
 }
 
+static void md_cycles(FILE *out, const struct agb_cycle_stats *c)
+{
+	if (c->count == 0)
+		fputs(" - |", out);
+	else
+		fprintf(out, " %.0f/%u/%u |", c->mean, c->p99, c->max);
+}
+
+/* Runs that produced no numbers (a core that cannot serve the trace) get a row saying why. */
 static void report_md(FILE *out, const struct agbsim_run *runs, size_t n)
 {
 	fputs("| trace | allocator | arena bytes | failures | frag failures | min arena | "
@@ -300,20 +309,30 @@ static void report_md(FILE *out, const struct agbsim_run *runs, size_t n)
 	for (size_t r = 0; r < n; r++) {
 		const struct agbsim_run *run = &runs[r];
 		const struct agb_metrics *m = &run->metrics;
-		const struct agb_cycle_stats *a = &m->cycles[AGB_OP_ALLOC];
-		const struct agb_cycle_stats *f = &m->cycles[AGB_OP_FREE];
 		fputs("| ", out);
 		md_cell_escape(out, trace_name(run));
-		fprintf(out, " | %s | %u | %u | %u | ", run->core->name, m->arena_bytes, m->failures,
-			m->frag_failures);
+		fprintf(out, " | %s |", run->core->name);
+		if (run->status != AGBSIM_EXIT_OK) {
+			const char *why = strstr(run->error, "core '");
+			fputs(" n/a: ", out);
+			md_cell_escape(out, why != NULL ? why : run->error);
+			fputs(" |||||||||||\n", out);
+			continue;
+		}
+		fprintf(out, " %u | %u | %u | ", m->arena_bytes, m->failures, m->frag_failures);
 		if (m->min_arena_bytes != 0)
 			fprintf(out, "%u", m->min_arena_bytes);
 		else
 			fputs("-", out);
-		fprintf(out, " | %.3f/%.3f | %.3f | %.2f%% | %u | %.0f/%u/%u | %.0f/%u/%u | %.2f%% |\n",
-			m->frag_external.mean, m->frag_external.max, m->frag_umm.mean,
-			m->overhead_ratio * 100.0, m->corrupted_bytes, a->mean, a->p99, a->max, f->mean,
-			f->p99, f->max, m->max_frame_pct);
+		fprintf(out, " | %.3f/%.3f | %.3f | %.2f%% | %u |", m->frag_external.mean,
+			m->frag_external.max, m->frag_umm.mean, m->overhead_ratio * 100.0,
+			m->corrupted_bytes);
+		md_cycles(out, &m->cycles[AGB_OP_ALLOC]);
+		md_cycles(out, &m->cycles[AGB_OP_FREE]);
+		if (m->frames != 0)
+			fprintf(out, " %.2f%% |\n", m->max_frame_pct);
+		else
+			fputs(" - |\n", out);
 	}
 	fprintf(out, "\nCycles: %s.\n", n > 0 ? runs[0].cycle_source : "model");
 }
