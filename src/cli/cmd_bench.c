@@ -367,8 +367,14 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 			else
 				snprintf(minar, sizeof minar, "-");
 			snprintf(fe, sizeof fe, "%.3f/%.3f", m->frag_external.mean, m->frag_external.max);
-			snprintf(a, sizeof a, "%.0f/%u/%u", ca->mean, ca->p99, ca->max);
-			snprintf(f, sizeof f, "%.0f/%u/%u", cf->mean, cf->p99, cf->max);
+			if (ca->count != 0)
+				snprintf(a, sizeof a, "%.0f/%u/%u", ca->mean, ca->p99, ca->max);
+			else
+				snprintf(a, sizeof a, "-");
+			if (cf->count != 0)
+				snprintf(f, sizeof f, "%.0f/%u/%u", cf->mean, cf->p99, cf->max);
+			else
+				snprintf(f, sizeof f, "-");
 			fprintf(out, " %5u %5u %9s %13s %6.3f %7.2f%% %7u  %-20s %-20s", m->failures,
 				m->frag_failures, minar, fe, m->frag_umm.mean, m->overhead_ratio * 100.0,
 				m->corrupted_bytes, a, f);
