@@ -340,11 +340,17 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 			fprintf(stderr, "  event %u %s model %u mgba %u\n", i, agb_op_name(t->events[i].op),
 				host.model[i], mgba[i]);
 	}
-	/* Work the engine counts as not done (skipped ops, frames a core passes over) costs 0 on
-	 * both sides, as in the model. */
-	for (uint32_t i = 0; i < n; i++)
-		if (host.model[i] == 0)
+	/* Work the engine counts as not done costs 0 on both sides, as in the model: skipped ops,
+	 * and frames or sprite ops a core passes over (its event() is only a call and a return).
+	 * Decided by the op and its outcome, never by the model's figure: a model that predicts 0
+	 * must not erase a measurement. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t op = t->events[i].op;
+		int passive = op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
+			      op == AGB_OP_SPR_HIDE;
+		if ((host.d[i].info & 0xFFu) == AGB_OUTCOME_SKIPPED || (passive && host.model[i] == 0))
 			mgba[i] = 0;
+	}
 
 	/* 4. Same decisions? */
 	for (uint32_t i = 0; i < n; i++) {

@@ -7,7 +7,7 @@
 const struct agb_cycle_model agb_cycle_models[] = {
 	{"buddy",
 	 {
-		{2345, 0, 540, 0, 0, 236, 1}, /* alloc: n=17589, cv=1.6% */
+		{2344, 0, 540, 0, 0, 236, 1}, /* alloc: n=17785, cv=1.6% */
 		{3111, 0, 1020, -1040, 0, 0, 1}, /* free: n=16471, cv=1.7% */
 		{-90, -160, 1121, 0, 0, 331, 1}, /* realloc: n=981, cv=2.3% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
@@ -158,7 +158,7 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	{"tree",
 	 {
 		{11609, 93, 0, 960, 0, -803, 1}, /* alloc: n=17785, cv=4.2% */
-		{-24, 604, -1193, 0, 0, 0, 1}, /* free: n=16312, cv=6.1% */
+		{3352, 0, 670, 0, 0, 0, 1}, /* free: n=16612, cv=8.4% */
 		{8451, -228, 1294, 467, 0, -697, 1}, /* realloc: n=985, cv=2.3% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
