@@ -248,18 +248,18 @@ static double time_plain(const struct agbsim_run *r)
 static void timing_table(FILE *out, const struct agbsim_run *runs, size_t n)
 {
 	fprintf(out, "== host timing (ns per event, median of 3; counting and canaries on, no "
-		     "sampling; serial)\n%-24s %-9s %12s %12s %10s\n",
+		     "sampling; serial)\n%-30s %-9s %12s %12s %10s\n",
 		"trace", "allocator", "simulated", "plain", "overhead");
 	for (size_t i = 0; i < n; i++) {
 		const struct agbsim_run *r = &runs[i];
-		char name[25], plain[16], ratio[16];
+		char name[31], plain[16], ratio[16];
 		if (r->host_ns_per_op <= 0)
 			continue;
 		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
 		snprintf(plain, sizeof plain, r->plain_ns_per_op > 0 ? "%.1f" : "n/a", r->plain_ns_per_op);
 		snprintf(ratio, sizeof ratio, r->plain_ns_per_op > 0 ? "%.2fx" : "n/a",
 			 r->host_ns_per_op / r->plain_ns_per_op);
-		fprintf(out, "%-24s %-9s %12.1f %12s %10s\n", name, r->core->name, r->host_ns_per_op,
+		fprintf(out, "%-30s %-9s %12.1f %12s %10s\n", name, r->core->name, r->host_ns_per_op,
 			plain, ratio);
 	}
 	fputc('\n', out);
@@ -281,10 +281,10 @@ static void model_error_table(FILE *out, const struct agbsim_run *model,
 	static const enum agb_op ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
 					  AGB_OP_UNREF};
 	fprintf(out, "== cycle model vs mgba (targets: total within 5%%, p95 within 15%%)\n"
-		     "%-24s %-9s %12s %12s %8s %9s %-8s\n",
+		     "%-30s %-9s %12s %12s %8s %9s %-8s\n",
 		"trace", "allocator", "model", "mgba", "total", "worst p95", "op");
 	for (size_t i = 0; i < n; i++) {
-		char name[25];
+		char name[31];
 		double worst = 0;
 		const char *worst_op = "-";
 		if (model[i].status != AGBSIM_EXIT_OK)
@@ -303,7 +303,7 @@ static void model_error_table(FILE *out, const struct agbsim_run *model,
 		}
 		snprintf(name, sizeof name, "%s",
 			 model[i].trace->name ? model[i].trace->name : model[i].trace_path);
-		fprintf(out, "%-24s %-9s %12llu %12llu %+7.1f%% %8.1f%% %-8s\n", name,
+		fprintf(out, "%-30s %-9s %12llu %12llu %+7.1f%% %8.1f%% %-8s\n", name,
 			model[i].core->name, (unsigned long long)model[i].metrics.total_cycles,
 			(unsigned long long)mgba[i].metrics.total_cycles,
 			rel_err((double)model[i].metrics.total_cycles,
@@ -330,22 +330,22 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 	fprintf(out, "== %s (%zu runs; cycles: %s)\n", agb_arena_name(arena), count,
 		runs[0].cycle_source);
 	if (arena == AGB_ARENA_BG_VRAM) {
-		fprintf(out, "%-24s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",
+		fprintf(out, "%-30s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",
 			"uploads", "peak", "t.fail", "overhead", "corrupt", "ref+unref mean/p99/max",
 			"frame%");
 	} else {
-		fprintf(out, "%-24s %-9s %5s %5s %9s %13s %6s %8s %7s  %-20s %-20s %7s\n", "trace",
+		fprintf(out, "%-30s %-9s %5s %5s %9s %13s %6s %8s %7s  %-20s %-20s %7s\n", "trace",
 			"allocator", "fail", "fragf", "min_arena", "frag_ext m/max", "umm", "overhead",
 			"corrupt", "alloc mean/p99/max", "free mean/p99/max", "frame%");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct agbsim_run *r = &runs[i];
 		const struct agb_metrics *m = &r->metrics;
-		char name[25], a[32], f[32];
+		char name[31], a[32], f[32];
 		if (r->trace->arena != arena)
 			continue;
 		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
-		fprintf(out, "%-24s %-9s", name, r->core->name);
+		fprintf(out, "%-30s %-9s", name, r->core->name);
 		if (r->status != AGBSIM_EXIT_OK) {
 			print_cell_na(out, r);
 			continue;
