@@ -104,34 +104,39 @@ static uint32_t canary_word(uint32_t id)
 	return id * 0x9E3779B1u + 0x7F4A7C15u;
 }
 
+/* Eight bytes at a time: a 64-bit word is the 32-bit pattern twice, so the pattern stays
+ * position-independent. The tail is byte by byte. */
 static void canary_fill(agb_machine *m, uint32_t addr, uint32_t bytes, uint32_t id)
 {
 	uint8_t *h = agb_machine_host(m, addr, bytes);
 	uint32_t w = canary_word(id);
+	uint64_t w2 = (uint64_t)w << 32 | w;
 	uint32_t i = 0;
 	if (h == NULL)
 		return;
-	for (; i + 4u <= bytes; i += 4u)
-		__builtin_memcpy(h + i, &w, 4);
+	for (; i + 8u <= bytes; i += 8u)
+		__builtin_memcpy(h + i, &w2, 8);
 	for (; i < bytes; i++)
 		h[i] = (uint8_t)(w >> ((i & 3u) * 8u));
 }
 
-/* Returns the number of bytes that differ from the pattern. */
+/* Returns the number of bytes that differ from the pattern: words are compared first, bytes
+ * counted only inside a word that differs. */
 static uint32_t canary_check(agb_machine *m, uint32_t addr, uint32_t bytes, uint32_t id)
 {
 	uint8_t *h = agb_machine_host(m, addr, bytes);
 	uint32_t w = canary_word(id);
+	uint64_t w2 = (uint64_t)w << 32 | w;
 	uint32_t bad = 0;
 	uint32_t i = 0;
 	if (h == NULL)
 		return bytes;
-	for (; i + 4u <= bytes; i += 4u) {
-		uint32_t v;
-		__builtin_memcpy(&v, h + i, 4);
-		if (v != w)
-			for (unsigned k = 0; k < 4u; k++)
-				bad += (uint8_t)(v >> (k * 8u)) != (uint8_t)(w >> (k * 8u));
+	for (; i + 8u <= bytes; i += 8u) {
+		uint64_t v;
+		__builtin_memcpy(&v, h + i, 8);
+		if (v != w2)
+			for (unsigned k = 0; k < 8u; k++)
+				bad += (uint8_t)(v >> (k * 8u)) != (uint8_t)(w2 >> (k * 8u));
 	}
 	for (; i < bytes; i++)
 		bad += h[i] != (uint8_t)(w >> ((i & 3u) * 8u));
