@@ -112,10 +112,10 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 	struct agb_diag diag;
 	struct agb_trace t;
 	struct agb_event *events = NULL;
-	char *text = NULL, tmp[4096], err[512];
+	char *text = NULL, err[512];
 	size_t len = 0;
 	uint32_t refs = 0, peak = 0, live = 0;
-	FILE *out;
+	struct agbsim_output out;
 	int rc, bad;
 
 	if (slurp(in_path, &text, &len) != 0) {
@@ -146,27 +146,18 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 			live--;
 		}
 	}
-	snprintf(tmp, sizeof tmp, "%s.part", out_path);
-	out = strcmp(out_path, "-") == 0 ? stdout : fopen(tmp, "w");
-	if (out == NULL) {
-		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
+	rc = agbsim_output_open(&out, out_path);
+	if (rc != AGBSIM_EXIT_OK) {
 		free(events);
 		agb_tilemap_release(&map);
-		return AGBSIM_EXIT_IO;
+		return rc;
 	}
-	bad = agb_trace_write_json(out, &t) != 0;
-	if (out != stdout) {
-		bad |= fclose(out) != 0;
-		if (!bad && rename(tmp, out_path) != 0)
-			bad = 1;
-		if (bad)
-			remove(tmp);
-	} else {
-		bad |= fflush(out) != 0;
-	}
+	bad = agb_trace_write_json(out.f, &t) != 0;
 	if (bad)
 		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
-	else
+	if (agbsim_output_close(&out, !bad) != AGBSIM_EXIT_OK)
+		bad = 1;
+	if (!bad)
 		fprintf(stderr,
 			"agbsim: %s: %ux%u cells of %u px, %u layers: %u events, %u frames, %u refs, "
 			"at most %u tiles on the screen maps\n",
@@ -182,38 +173,25 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 			  const struct agb_mtrace_options *opt)
 {
 	FILE *in = strcmp(in_path, "-") == 0 ? stdin : fopen(in_path, "r");
-	FILE *out;
-	char tmp[4096], err[1024];
+	struct agbsim_output out;
+	char err[1024];
 	struct agb_mtrace_result res;
-	int to_stdout = strcmp(out_path, "-") == 0, rc;
+	int rc;
 
 	if (in == NULL) {
 		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
 		return AGBSIM_EXIT_IO;
 	}
-	snprintf(tmp, sizeof tmp, "%s.part", out_path);
-	out = to_stdout ? stdout : fopen(tmp, "w");
-	if (out == NULL) {
-		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
+	if (agbsim_output_open(&out, out_path) != AGBSIM_EXIT_OK) {
 		if (in != stdin)
 			fclose(in);
 		return AGBSIM_EXIT_IO;
 	}
-	rc = agb_mtrace_convert(in, in_path, out, opt, &res, err, sizeof err);
+	rc = agb_mtrace_convert(in, in_path, out.f, opt, &res, err, sizeof err);
 	if (in != stdin)
 		fclose(in);
-	if (!to_stdout) {
-		if (fclose(out) != 0 && rc == AGB_MTRACE_OK) {
-			snprintf(err, sizeof err, "%s: cannot write: %s", out_path, strerror(errno));
-			rc = AGB_MTRACE_EIO;
-		}
-		if (rc == AGB_MTRACE_OK && rename(tmp, out_path) != 0) {
-			snprintf(err, sizeof err, "%s: cannot write: %s", out_path, strerror(errno));
-			rc = AGB_MTRACE_EIO;
-		}
-		if (rc != AGB_MTRACE_OK)
-			remove(tmp);
-	}
+	if (agbsim_output_close(&out, rc == AGB_MTRACE_OK) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_IO;
 	if (rc != AGB_MTRACE_OK) {
 		agbsim_error("%s", err);
 		return rc == AGB_MTRACE_EPARSE ? AGBSIM_EXIT_USAGE : AGBSIM_EXIT_IO;

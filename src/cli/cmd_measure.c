@@ -489,8 +489,7 @@ int agbsim_cmd_measure(int argc, char **argv)
 	struct agbsim_measure_opts mo = {0};
 	struct agbsim_run run = {0};
 	struct agb_loaded_trace loaded;
-	char *mem = NULL, *tmp_path = NULL;
-	size_t mem_len = 0;
+	struct agbsim_output events = {0};
 
 	run.cfg.flags = AGB_REPLAY_CANARIES;
 	mo.screen = 1;
@@ -552,40 +551,19 @@ int agbsim_cmd_measure(int argc, char **argv)
 	if (rc != AGBSIM_EXIT_OK)
 		goto done;
 	if (events_out != NULL) {
-		/* As replay: renamed into place on success, never a partial file. */
-		if (strcmp(events_out, "-") == 0) {
-			mo.events_out = open_memstream(&mem, &mem_len);
-		} else {
-			size_t len = strlen(events_out) + 8;
-			tmp_path = malloc(len);
-			if (tmp_path == NULL) {
-				rc = AGBSIM_EXIT_IO;
-				goto done;
-			}
-			snprintf(tmp_path, len, "%s.part", events_out);
-			mo.events_out = fopen(tmp_path, "w");
-		}
-		if (mo.events_out == NULL) {
-			agbsim_error("%s: cannot write: %s", events_out, strerror(errno));
-			rc = AGBSIM_EXIT_IO;
+		rc = agbsim_output_open(&events, events_out);
+		if (rc != AGBSIM_EXIT_OK)
 			goto done;
-		}
+		mo.events_out = events.f;
 	}
 	rc = agbsim_measure_run(&run, options, &mo, NULL);
 	if (rc != AGBSIM_EXIT_OK)
 		agbsim_error("%s", run.error);
-	if (mo.events_out != NULL) {
-		int bad = ferror(mo.events_out) | fclose(mo.events_out);
-		if (tmp_path == NULL) {
-			if (bad == 0)
-				fwrite(mem, 1, mem_len, stdout);
-		} else if (bad == 0 && rename(tmp_path, events_out) == 0) {
-			/* kept even when the runs disagree: it is the evidence */
-		} else {
-			agbsim_error("%s: cannot write: %s", events_out, strerror(errno));
-			rc = AGBSIM_EXIT_IO;
-			remove(tmp_path);
-		}
+	if (events_out != NULL) {
+		/* Kept even when the runs disagree: it is the evidence. */
+		int wrc = agbsim_output_close(&events, 1);
+		if (rc == AGBSIM_EXIT_OK)
+			rc = wrc;
 	}
 	if (rc == AGBSIM_EXIT_OK) {
 		agbsim_report(stdout, (enum agbsim_format)format, &run, 1);
@@ -593,8 +571,7 @@ int agbsim_cmd_measure(int argc, char **argv)
 			rc = AGBSIM_EXIT_IO;
 	}
 done:
-	free(tmp_path);
-	free(mem);
+	agbsim_output_close(&events, 0);
 	agb_trace_release(&loaded);
 	return rc;
 }

@@ -52,8 +52,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 	struct agb_loaded_trace loaded;
 	struct agbsim_events_out eo = {0};
 	struct agbsim_tap tap = {agbsim_events_out_observe, &eo};
-	char *tmp_path = NULL, *mem = NULL;
-	size_t mem_len = 0;
+	struct agbsim_output events = {0};
 	int rc, view = 0;
 
 	run.cfg.flags = AGB_REPLAY_CANARIES;
@@ -119,45 +118,21 @@ int agbsim_cmd_replay(int argc, char **argv)
 		goto done;
 	}
 	if (events_out != NULL) {
-		/* Written beside the target and renamed on success, or for '-' buffered and printed
-		 * before the report: never a partial events file. */
-		if (strcmp(events_out, "-") == 0) {
-			eo.out = open_memstream(&mem, &mem_len);
-		} else {
-			size_t n = strlen(events_out) + 8;
-			tmp_path = malloc(n);
-			if (tmp_path == NULL) {
-				rc = AGBSIM_EXIT_IO;
-				goto done;
-			}
-			snprintf(tmp_path, n, "%s.part", events_out);
-			eo.out = fopen(tmp_path, "w");
-		}
-		if (eo.out == NULL) {
-			agbsim_error("%s: cannot write: %s", events_out, strerror(errno));
-			rc = AGBSIM_EXIT_IO;
+		rc = agbsim_output_open(&events, events_out);
+		if (rc != AGBSIM_EXIT_OK)
 			goto done;
-		}
+		eo.out = events.f;
 		eo.trace = run.trace;
 		eo.arena_addr = agb_arena_base(run.trace->arena);
 	}
 	rc = agbsim_run_replay(&run, options, events_out != NULL ? &tap : NULL);
 	if (rc != AGBSIM_EXIT_OK)
 		agbsim_error("%s", run.error);
-	if (eo.out != NULL) {
-		int bad = ferror(eo.out) | fclose(eo.out);
-		if (tmp_path == NULL) {
-			if (rc == AGBSIM_EXIT_OK && bad == 0)
-				fwrite(mem, 1, mem_len, stdout);
-		} else if (rc == AGBSIM_EXIT_OK && bad == 0 && rename(tmp_path, events_out) == 0) {
-			/* kept */
-		} else {
-			if (rc == AGBSIM_EXIT_OK) {
-				agbsim_error("%s: cannot write: %s", events_out, strerror(errno));
-				rc = AGBSIM_EXIT_IO;
-			}
-			remove(tmp_path);
-		}
+	if (events_out != NULL) {
+		/* Events stream first when both go to stdout. */
+		int wrc = agbsim_output_close(&events, rc == AGBSIM_EXIT_OK);
+		if (rc == AGBSIM_EXIT_OK)
+			rc = wrc;
 	}
 	if (rc == AGBSIM_EXIT_OK) {
 		agbsim_report(stdout, (enum agbsim_format)format, &run, 1);
@@ -167,8 +142,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 	if (rc == AGBSIM_EXIT_OK && view)
 		rc = agbsim_view_open(run.trace_path, run.trace, &run.cfg, NULL, -1, 0, NULL);
 done:
-	free(tmp_path);
-	free(mem);
+	agbsim_output_close(&events, 0);
 	agb_trace_release(&loaded);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* Option values shared by several subcommands. */
 #include "cli/options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,4 +103,53 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	default:
 		return -1;
 	}
+}
+
+int agbsim_output_open(struct agbsim_output *o, const char *path)
+{
+	*o = (struct agbsim_output){0};
+	o->path = path;
+	if (strcmp(path, "-") == 0) {
+		o->f = open_memstream(&o->mem, &o->mem_len);
+	} else {
+		size_t n = strlen(path) + 6;
+		o->tmp = malloc(n);
+		if (o->tmp != NULL) {
+			snprintf(o->tmp, n, "%s.part", path);
+			o->f = fopen(o->tmp, "w");
+		}
+	}
+	if (o->f == NULL) {
+		agbsim_error("%s: cannot write: %s", path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return AGBSIM_EXIT_IO;
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+int agbsim_output_close(struct agbsim_output *o, int keep)
+{
+	int rc = AGBSIM_EXIT_OK, bad;
+	if (o->f == NULL)
+		return AGBSIM_EXIT_OK;
+	bad = ferror(o->f) | fclose(o->f);
+	o->f = NULL;
+	if (keep && bad == 0) {
+		if (o->tmp == NULL)
+			bad = fwrite(o->mem, 1, o->mem_len, stdout) != o->mem_len;
+		else
+			bad = rename(o->tmp, o->path) != 0;
+	}
+	if (keep && bad != 0) {
+		agbsim_error("%s: cannot write: %s", o->path, strerror(errno));
+		rc = AGBSIM_EXIT_IO;
+	}
+	if (o->tmp != NULL && (!keep || bad != 0))
+		remove(o->tmp);
+	free(o->tmp);
+	free(o->mem);
+	o->tmp = NULL;
+	o->mem = NULL;
+	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "agb/heap.h"
 #include "agb/replay.h"
@@ -20,6 +21,24 @@ int agbsim_parse_meta(const char *s, enum agb_meta_region *out);
 int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct agb_heap_core **out);
 
 struct agb_loaded_trace;
+
+/* An output file written whole or not at all: PATH.part renamed into place on success, or for
+ * '-' a memory buffer copied to stdout on success. */
+struct agbsim_output {
+	const char *path;
+	char *tmp;
+	char *mem;
+	size_t mem_len;
+	FILE *f; /* write here */
+};
+
+/* Opens o->f for PATH. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why. */
+int agbsim_output_open(struct agbsim_output *o, const char *path);
+
+/* Closes o->f; with keep, puts the output in place (or on stdout), else discards it. Returns
+ * AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why (nothing is left behind then). Safe on an
+ * output that was never opened. */
+int agbsim_output_close(struct agbsim_output *o, int keep);
 
 /* Loads the trace at PATH ('-': stdin). On bad input prints "agbsim: FILE:LINE:COL: message"
  * and returns AGBSIM_EXIT_USAGE; AGBSIM_EXIT_IO when it cannot be read; else AGBSIM_EXIT_OK. */
