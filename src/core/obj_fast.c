@@ -5,14 +5,17 @@
  *   free[w]     1 = block free (blocks outside the usable range are never free);
  *   start[w]    1 = first block of an allocation (free needs the length: it runs to the next
  *               start bit or free bit, the role the CONTINUE value plays in `obj`);
- *   summary[k]  k = 0..5: bit w set when word w holds an aligned free run of 2^k blocks, i.e.
- *               free blocks 2^k * j .. 2^k * (j + 1) - 1 inside the word for some j;
- *   summary[6]  bit w set when word w has a free block at an even index: a one-block request
- *               with align 64 (an 8bpp tile: agb/obj.h) is then as fast as the others.
- * A power-of-two request of n <= 32 blocks is then: the lowest set bit of summary[log2 n] is the
+ *   summary[L]  seven nested levels, in this order: c0, EVEN, c1, .., c5 (L = k + 1 for class
+ *               k >= 1). Class k: bit w set when word w holds an aligned free run of 2^k
+ *               blocks, i.e. free blocks 2^k * j .. 2^k * (j + 1) - 1 inside the word for some
+ *               j; EVEN: bit w set when word w has a free block at an even index, so a
+ *               one-block request with align 64 (an 8bpp tile: agb/obj.h) is as fast as the
+ *               others. Each level implies the ones before it, so a word's summary bits are
+ *               levels 0 .. L-1 and an update flips one contiguous range.
+ * A power-of-two request of n = 2^k <= 32 blocks is then: the lowest set bit of class k's summary is the
  * first word with a fitting candidate, and inside that word the lowest candidate comes from the
  * aligned-run mask. Larger requests (64+ blocks: 2 KiB and 4 KiB sprites) are runs of wholly
- * free words, found with the same mask trick applied to summary[5]. Both are the lowest
+ * free words, found with the same mask trick applied to class 5's summary. Both are the lowest
  * candidate, so the decision equals `obj`'s first fit exactly.
  *
  * Requests that are not a power of two (or carry a larger align than that, other than the
@@ -27,7 +30,10 @@
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
 #define SUMMARIES 7u /* the classes, then EVEN: a free block at an even index */
-#define EVEN 6u
+#define EVEN 1u
+/* Summary index (level) of class k: the classes and EVEN are nested as c0 > EVEN > c1 > .. > c5,
+ * so the summaries are kept in that order: c0, EVEN, c1, .., c5. */
+#define LV(k) ((k) + ((k) != 0u))
 
 struct objf_state {
 	agb_machine *m;
@@ -39,6 +45,10 @@ struct objf_state {
 	uint32_t nblocks;
 	uint32_t nwords;
 	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
+	/* Zero-field constants of the LEVELS nested levels (lvl_lo: low bit of every field,
+	 * lvl_hi: high bit), kept here so the fast paths load them from the state, not ROM. */
+	uint32_t lvl_lo[7];
+	uint32_t lvl_hi[7];
 };
 
 _Static_assert(sizeof(struct objf_state) <= AGB_HEAP_STATE_MAX, "state too large");
@@ -127,17 +137,17 @@ static inline uint32_t classes_of(uint32_t f)
 		return c;
 	r &= (r >> 2) & 0x11111111u;
 	if (r == 0)
-		return c | 0x02u;
+		return c | 0x04u;
 	r &= (r >> 4) & 0x01010101u;
 	if (r == 0)
-		return c | 0x06u;
+		return c | 0x0Cu;
 	r &= (r >> 8) & 0x00010001u;
 	if (r == 0)
-		return c | 0x0Eu;
+		return c | 0x1Cu;
 	r &= r >> 16;
 	if (r == 0)
-		return c | 0x1Eu;
-	return c | 0x3Eu;
+		return c | 0x3Cu;
+	return c | 0x7Cu;
 }
 
 /* Mask of blocks lo..hi-1 within one word (0 <= lo < hi <= 32). */
@@ -175,6 +185,15 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
 	st->nblocks = nblocks;
 	st->nwords = nwords;
 	st->tail = span(0, nblocks - 32u * (nwords - 1u));
+	for (uint32_t j = 0; j < SUMMARIES; j++) {
+		/* Level j: fields of 2^(j-1) blocks at multiples of their width (c0: single
+		 * blocks; EVEN: single blocks at even indices). */
+		uint32_t width = j < 2u ? 1u : 1u << (j - 1u), step = j == 1u ? 2u : width, lo = 0;
+		for (uint32_t p = 0; p < 32u; p += step)
+			lo |= 1u << p;
+		st->lvl_lo[j] = lo;
+		st->lvl_hi[j] = lo << (width - 1u);
+	}
 	for (uint32_t w = 0; w < nwords; w++) {
 		uint32_t lo = w * 32u, hi = lo + 32u, f = 0, c;
 		if (lo < first)
@@ -195,44 +214,35 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
 	return AGB_HEAP_OK;
 }
 
-/* Levels of aligned free runs word value f holds: 0 when f has no free block, else L when it
- * holds aligned runs of 1, 2, .., 2^(L-1) blocks and none of 2^L (classes 0 .. L-1; the classes
- * are nested). Unrolled with the first empty level ending it. */
-static inline uint32_t levels(uint32_t r)
+/* Whether word value x (g = ~x) holds a free field of level j: an all-free field of 2^(j-1)
+ * blocks at a multiple of its width (c0, EVEN: one block, anywhere or at an even index). The
+ * zero-field test on the used bits g: (g - lo) & ~g & hi is nonzero exactly when some field
+ * of g is zero (a borrow only reaches fields above a zero one). */
+static inline int has_level(const struct objf_state *st, uint32_t x, uint32_t g, uint32_t j)
 {
-	if (r == 0)
-		return 0;
-	r &= (r >> 1) & 0x55555555u;
-	if (r == 0)
-		return 1;
-	r &= (r >> 2) & 0x11111111u;
-	if (r == 0)
-		return 2;
-	r &= (r >> 4) & 0x01010101u;
-	if (r == 0)
-		return 3;
-	r &= (r >> 8) & 0x00010001u;
-	if (r == 0)
-		return 4;
-	return (r & (r >> 16)) != 0 ? 6u : 5u;
+	return ((g - st->lvl_lo[j]) & x & st->lvl_hi[j]) != 0;
 }
 
-/* Writes word w's new free value and brings the summaries along: the classes of word w that
- * changed are the levels between the old and the new level count (one load and store of the
- * summary word each), and EVEN when the word gained or lost its last even free block. The
- * summaries always match the old values, so flipping bit w is the update. */
-__attribute__((noinline)) static void set_free_word(const struct objf_state *st, uint32_t w,
-						    uint32_t old, uint32_t new_)
+/* Number of nested levels (c0, EVEN, c1, .., c5) word value x holds: 0..7, three tests. */
+static inline uint32_t levels(const struct objf_state *st, uint32_t x)
+{
+	uint32_t g = ~x;
+	if (has_level(st, x, g, 3)) {
+		if (has_level(st, x, g, 5))
+			return g == 0 ? 7u : 6u;
+		return has_level(st, x, g, 4) ? 5u : 4u;
+	}
+	if (has_level(st, x, g, 1))
+		return has_level(st, x, g, 2) ? 3u : 2u;
+	return x != 0 ? 1u : 0u;
+}
+
+/* Flips bit `bit` of the summaries lo .. hi-1 (or hi .. lo-1): the levels a word gained or
+ * lost. The summaries always match the old values, so flipping is the update. */
+static inline void flip_levels(const struct objf_state *st, uint32_t bit, uint32_t lo, uint32_t hi)
 {
 	agb_machine *m = st->m;
-	uint32_t lo, hi, bit = 1u << w, a;
-	AGB_ST32(m, FREE_W(st, w), new_);
-	a = SUMMARY(st, EVEN);
-	if (((old ^ new_) & 0x55555555u) != 0 &&
-	    ((old & 0x55555555u) == 0 || (new_ & 0x55555555u) == 0))
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
-	lo = levels(old);
-	hi = levels(new_);
+	uint32_t a;
 	if (lo > hi) {
 		uint32_t t = lo;
 		lo = hi;
@@ -240,6 +250,14 @@ __attribute__((noinline)) static void set_free_word(const struct objf_state *st,
 	}
 	for (a = SUMMARY(st, lo); lo < hi; lo++, a += 4u)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+}
+
+/* Writes word w's new free value and brings the summaries along. */
+__attribute__((noinline)) static void set_free_word(const struct objf_state *st, uint32_t w,
+						    uint32_t old, uint32_t new_)
+{
+	AGB_ST32(st->m, FREE_W(st, w), new_);
+	flip_levels(st, 1u << w, levels(st, old), levels(st, new_));
 }
 
 /* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
@@ -261,7 +279,7 @@ static uint32_t find_slow(const struct objf_state *st, uint32_t n, uint32_t s, u
 	uint32_t kf = 0, cand, ms = multiples(s);
 	while ((2u << kf) <= n)
 		kf++; /* largest power of two <= n is 2^kf */
-	cand = AGB_LD32(m, SUMMARY(st, kf));
+	cand = AGB_LD32(m, SUMMARY(st, LV(kf)));
 	while (cand != 0) {
 		uint32_t w = ctz(m, cand), f, r;
 		cand &= cand - 1u;
@@ -296,7 +314,7 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 		if (n == s) {
 			/* Power of two, no extra align: the first word with the class holds the
 			 * answer, at its lowest aligned run. */
-			uint32_t k = ctz(m, n), cand = AGB_LD32(m, SUMMARY(st, k));
+			uint32_t k = ctz(m, n), cand = AGB_LD32(m, SUMMARY(st, LV(k)));
 			if (cand == 0)
 				return AGB_NULL;
 			w = ctz(m, cand);
@@ -324,12 +342,12 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 		/* s > 32: candidates are word-aligned at multiples of q = s / 32 words, the first a
 		 * words wholly free, then rem blocks at the start of the next one. */
 		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u, full, cand, bits;
-		full = AGB_LD32(m, SUMMARY(st, 5u));
+		full = AGB_LD32(m, SUMMARY(st, LV(5u)));
 		cand = (a != 0 ? run_mask(full, a) : 0xFFFFFFFFu) & multiples(q);
 		if (cand == 0)
 			return AGB_NULL;
 		if (rem == 0) {
-			/* Bits past nwords are 0 in summary[5], so the run mask never runs off
+			/* Bits past nwords are 0 in class 5's summary, so the run mask never runs off
 			 * the end. */
 			w = ctz(m, cand);
 		} else {
@@ -360,33 +378,56 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 	return st->arena + b * AGB_OBJ_BLOCK_BYTES;
 }
 
-/* Contract: as obj_alloc (same decision on every state). The fast path is every sprite shape: a
- * power of two of n <= 32 blocks with no align above it. Cost: one summary read, one free-word
- * read, three ROM table reads (log2 n and two lowest bits), the free-word store, a load/store
- * for each summary class that changed and the start-word load/store. */
+/* Summary level of an n-block request (n a power of two <= 32, no extra align), 0xFF for other
+ * n: index n. */
+static const uint8_t level_of_n[33] = {
+	0xFF, 0, 2, 0xFF, 3, 0xFF, 0xFF, 0xFF, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 5,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 6,
+};
+
+/* Contract: as obj_alloc (same decision on every state). The fast path is every sprite shape (a
+ * power of two of n <= 32 blocks with no align above it) and the 8bpp one-block tile: summary
+ * level j holds the first word with a candidate; in it the lowest candidate is the lowest
+ * all-free field of the zero-field test (exact for the lowest field). Cost: one summary read,
+ * one free-word read, two ROM reads for the lowest bits (plus one for the level), the
+ * free-word store, the start-word load/store, three level tests per word value and a
+ * load/store per summary level that changed. */
 static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	struct objf_state *st = state;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t k, cand, w, sa, f, b;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, sa;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
-	 * needs no arena-size check: the summaries have no class that big then. */
-	if (n - 1u >= 32u || (n & (n - 1u)) != 0 || align > n * AGB_OBJ_BLOCK_BYTES)
+	 * needs no arena-size check: the summaries have no level that big then. */
+	if (n - 1u >= 32u)
 		return objf_alloc_slow(st, size, align, granted);
-	k = ctz(m, n);
-	cand = AGB_LD32(m, SUMMARY(st, k));
+	j = AGB_ROM_LD8(m, level_of_n, n);
+	if (align > n * AGB_OBJ_BLOCK_BYTES) {
+		if (n != 1u || align != 2u * AGB_OBJ_BLOCK_BYTES)
+			return objf_alloc_slow(st, size, align, granted);
+		j = EVEN; /* one block at an even index: an 8bpp tile */
+	}
+	if (j >= SUMMARIES)
+		return objf_alloc_slow(st, size, align, granted);
+	cand = AGB_LD32(m, SUMMARY(st, j));
 	if (cand == 0)
 		return AGB_NULL;
-	w = ctz(m, cand);
+	bit = cand & (0u - cand);
+	w = AGB_ROM_LD8(m, debruijn_ctz, (bit * 0x077CB531u) >> 27);
 	f = AGB_LD32(m, FREE_W(st, w));
-	b = ctz(m, aligned_runs(f, k));
+	t = (~f - st->lvl_lo[j]) & f & st->lvl_hi[j];
+	lb = t & (0u - t);    /* top block of the lowest free field */
+	sb = lb >> (n - 1u);  /* its first block */
+	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
 	sa = START_W(st, w);
-	AGB_ST32(m, sa, AGB_LD32(m, sa) | (1u << b));
+	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
+	AGB_ST32(m, FREE_W(st, w), nf);
+	flip_levels(st, bit, levels(st, nf), levels(st, f));
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
-	set_free_word(st, w, f, f & ~((0xFFFFFFFFu >> (32u - n)) << b));
-	return st->arena + (w * 32u + b) * AGB_OBJ_BLOCK_BYTES;
+	return st->arena +
+	       (w * 32u + AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27)) * AGB_OBJ_BLOCK_BYTES;
 }
 
 /* The rest of objf_free when the allocation runs to the end of its first word w (whose free
