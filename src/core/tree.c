@@ -262,6 +262,104 @@ static __attribute__((noinline)) void tree_remove(agb_tree *t, uint32_t z)
 	tree_remove_inl(t, z);
 }
 
+/* Rotates x above its parent p. */
+HOT void rotate_up(agb_tree *t, uint32_t x, uint32_t p)
+{
+	uint32_t ax = node(t, x), ap = node(t, p);
+	uint32_t pkids = AGB_LD32(t->m, ap);
+	uint32_t g = AGB_LD16(t->m, ap + N_PARENT);
+	uint32_t b;
+	if ((pkids & 0xFFFFu) == x) {
+		b = AGB_LD16(t->m, ax + N_LARGER);
+		AGB_ST16(t->m, ap + N_SMALLER, b);
+		AGB_ST16(t->m, ax + N_LARGER, p);
+	} else {
+		b = AGB_LD16(t->m, ax + N_SMALLER);
+		AGB_ST16(t->m, ap + N_LARGER, b);
+		AGB_ST16(t->m, ax + N_SMALLER, p);
+	}
+	if (b != NIL)
+		st(t, b, N_PARENT, p);
+	AGB_ST16(t->m, ap + N_PARENT, x);
+	AGB_ST16(t->m, ax + N_PARENT, g);
+	if (g == NIL)
+		root_set(t, x);
+	else
+		st(t, g, ld(t, g, N_SMALLER) == p ? N_SMALLER : N_LARGER, x);
+}
+
+/* Run x of `size` blocks takes the place of node `from` (x != from), whose key neighbours the
+ * caller has checked still bracket x's key: x gets from's links, then rotations restore the heap
+ * order for x's own priority (expected under two, against a root-to-leaf insert). The result is
+ * the one treap of that key set, exactly as remove + insert would leave it. */
+HOT void tree_replace(agb_tree *t, uint32_t from, uint32_t x, uint32_t size)
+{
+	uint32_t af = node(t, from), ax = node(t, x);
+	uint32_t kids = AGB_LD32(t->m, af);
+	uint32_t parent = AGB_LD16(t->m, af + N_PARENT);
+	AGB_ST32(t->m, ax, kids);
+	AGB_ST32(t->m, ax + N_PARENT, parent | (size << 16));
+	if (parent == NIL)
+		root_set(t, x);
+	else
+		st(t, parent, ld(t, parent, N_SMALLER) == from ? N_SMALLER : N_LARGER, x);
+	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
+	if (l != NIL)
+		st(t, l, N_PARENT, x);
+	if (r != NIL)
+		st(t, r, N_PARENT, x);
+	const uint32_t px = prio(x);
+	if (parent != NIL && prio(parent) < px) {
+		do {
+			rotate_up(t, x, parent);
+			parent = ld(t, x, N_PARENT);
+		} while (parent != NIL && prio(parent) < px);
+		return;
+	}
+	for (;;) {
+		uint32_t c = NIL, pc = px;
+		if (l != NIL && prio(l) > pc) {
+			c = l;
+			pc = prio(l);
+		}
+		if (r != NIL && prio(r) > pc)
+			c = r;
+		if (c == NIL)
+			return;
+		rotate_up(t, c, x);
+		kids = AGB_LD32(t->m, ax);
+		l = kids & 0xFFFFu;
+		r = kids >> 16;
+	}
+}
+
+/* Whether key k, above x's key, still sorts below x's in-order successor. Gives up (0) after a
+ * few steps, since the caller can always fall back to remove + insert. */
+HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
+{
+	uint32_t y = ld(t, x, N_LARGER);
+	if (y != NIL) {
+		/* The successor is the leftmost node under y; every node on the way is above it. */
+		for (uint32_t steps = 0; steps < 6u; steps++) {
+			if (k > ((ld(t, y, N_SIZE) << 16) | y))
+				return 0;
+			y = ld(t, y, N_SMALLER);
+			if (y == NIL)
+				return 1;
+		}
+		return 0;
+	}
+	for (uint32_t steps = 0; steps < 8u; steps++) {
+		uint32_t p = ld(t, x, N_PARENT);
+		if (p == NIL)
+			return 1;
+		if (ld(t, p, N_SMALLER) == x)
+			return k < ((ld(t, p, N_SIZE) << 16) | p);
+		x = p;
+	}
+	return 0;
+}
+
 /* In-order successor (next larger key), NIL after the largest. */
 static uint32_t tree_next(agb_tree *t, uint32_t x)
 {
@@ -484,11 +582,14 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 	uint32_t best = NIL, best_size = 0, start;
 
 	if (align <= 8u) {
-		/* Lower bound on size; an exact size ends the search since nothing fits better. */
+		/* Lower bound on size; an exact size ends the search since nothing fits better. The
+		 * last node where the search turned right is the best run's key predecessor. */
 		uint32_t y = root_get(t);
+		uint32_t pred_key = 0;
 		while (y != NIL) {
 			uint32_t s = ld(t, y, N_SIZE);
 			if (s < want) {
+				pred_key = (s << 16) | y;
 				y = ld(t, y, N_LARGER);
 			} else {
 				best = y;
@@ -500,6 +601,22 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		}
 		if (best == NIL)
 			return AGB_NULL;
+		uint32_t tail = best_size - want;
+		uint32_t q = best + want;
+		/* When the remainder's key still sorts above the predecessor's (0: none; key (0, 0)
+		 * cannot exist) it takes the run's place in key order: no remove + insert. */
+		if (tail != 0u && pred_key < ((tail << 16) | q)) {
+			tree_replace(t, best, q, tail);
+			if (tail > 1u)
+				st(t, q + tail - 1u, N_SIZE, tail);
+			runs_drop(t, best_size);
+			runs_add(t, tail);
+			blocks_add(t, 0u - want);
+			mark_used(t, best, want, 1);
+			if (granted != NULL)
+				*granted = want << 3;
+			return node(t, best);
+		}
 		start = best;
 	} else {
 		/* Smallest run that holds the aligned request: from the lower bound on size, walk up in
@@ -585,22 +702,45 @@ HOT void tree_free(agb_tree *t, uint32_t addr)
 	if (dirty0)
 		AGB_ST16(t->m, a0, w0);
 
-	uint32_t start = b, size = len;
 	blocks_add(t, len);
+	/* A run that grows keeps its node when the new key still sorts below the next one: the
+	 * preceding run keeps its index (and priority), so only its size changes; a following run
+	 * absorbed alone hands its place in key order to the freed block. */
 	if (left) {
 		uint32_t ls = ld(t, b - 1u, N_SIZE);
-		start = b - ls;
-		size += ls;
-		tree_remove(t, start);
+		uint32_t start = b - ls, size = ls + len;
+		if (right) {
+			uint32_t rs = ld(t, end, N_SIZE);
+			size += rs;
+			tree_remove(t, end);
+			runs_drop(t, rs);
+		}
 		runs_drop(t, ls);
+		runs_add(t, size);
+		st(t, start + size - 1u, N_SIZE, size);
+		if (below_next(t, start, (size << 16) | start)) {
+			st(t, start, N_SIZE, size);
+		} else {
+			tree_remove(t, start);
+			tree_insert(t, start, size);
+		}
+		return;
 	}
 	if (right) {
 		uint32_t rs = ld(t, end, N_SIZE);
-		size += rs;
-		tree_remove(t, end);
+		uint32_t size = len + rs;
 		runs_drop(t, rs);
+		runs_add(t, size);
+		st(t, b + size - 1u, N_SIZE, size);
+		if (below_next(t, end, (size << 16) | b)) {
+			tree_replace(t, end, b, size);
+		} else {
+			tree_remove(t, end);
+			tree_insert(t, b, size);
+		}
+		return;
 	}
-	make_free(t, start, size);
+	make_free(t, b, len);
 }
 
 uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
