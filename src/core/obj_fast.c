@@ -397,7 +397,7 @@ static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t 
 	struct objf_state *st = state;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, sa;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, a, l;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
@@ -414,20 +414,29 @@ static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t 
 	cand = AGB_LD32(m, SUMMARY(st, j));
 	if (cand == 0)
 		return AGB_NULL;
+	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	bit = cand & (0u - cand);
 	w = AGB_ROM_LD8(m, debruijn_ctz, (bit * 0x077CB531u) >> 27);
-	f = AGB_LD32(m, FREE_W(st, w));
+	fa = FREE_W(st, w);
+	f = AGB_LD32(m, fa);
 	t = (~f - st->lvl_lo[j]) & f & st->lvl_hi[j];
-	lb = t & (0u - t);    /* top block of the lowest free field */
-	sb = lb >> (n - 1u);  /* its first block */
+	lb = t & (0u - t);         /* top block of the lowest free field */
+	sb = lb >> (n - 1u);       /* its first block */
 	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
+	AGB_ST32(m, fa, nf);
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
-	AGB_ST32(m, FREE_W(st, w), nf);
-	flip_levels(st, bit, levels(st, nf), levels(st, f));
-	*granted = n * AGB_OBJ_BLOCK_BYTES;
-	return st->arena +
-	       (w * 32u + AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27)) * AGB_OBJ_BLOCK_BYTES;
+	ret = st->arena +
+	      (w * 32u + AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27)) * AGB_OBJ_BLOCK_BYTES;
+	/* Levels lost: from the new word's level count up to the old one's (each level below
+	 * the old count is present in f; the allocated level j always is). */
+	l = levels(st, nf);
+	a = SUMMARY(st, l);
+	for (; l <= j; l++, a += 4u)
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	for (; l < SUMMARIES && has_level(st, f, ~f, l); l++, a += 4u)
+		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	return ret;
 }
 
 /* The rest of objf_free when the allocation runs to the end of its first word w (whose free
