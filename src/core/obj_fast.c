@@ -293,6 +293,13 @@ static uint32_t find_slow(const struct objf_state *st, uint32_t n, uint32_t s, u
 	return st->nblocks;
 }
 
+/* Summary level of an n-block request (n a power of two <= 32, no extra align), 0xFF for other
+ * n: index n. */
+static const uint8_t level_of_n[33] = {
+	0xFF, 0, 2, 0xFF, 3, 0xFF, 0xFF, 0xFF, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 5,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 6,
+};
+
 /* Every request objf_alloc's fast path does not take: sizes that are not a power of two of at
  * most 32 blocks, a larger align, size 0 or past the arena. Same rule, same decisions. */
 __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st, uint32_t size,
@@ -303,6 +310,27 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
+	if ((n & (n - 1u)) == 0 && n > 32u && align <= n * AGB_OBJ_BLOCK_BYTES) {
+		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
+		 * q-word-aligned run of q wholly free words, by the zero-field test on the
+		 * wholly-free summary (no bits past nwords, so no run leaves the arena). */
+		uint32_t q = n / 32u, j = 1u;
+		for (uint32_t x = q; x > 1u; x >>= 1)
+			j++; /* the level of q-block fields: 1 + log2 q */
+		uint32_t full = AGB_LD32(m, SUMMARY(st, LV(5u)));
+		uint32_t t = (~full - st->lvl_lo[j]) & full & st->lvl_hi[j], lb, sb;
+		if (t == 0)
+			return AGB_NULL;
+		lb = t & (0u - t);
+		sb = lb >> (q - 1u);
+		w = AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27);
+		for (uint32_t v = w; v < w + q; v++)
+			AGB_ST32(m, FREE_W(st, v), 0);
+		flip_all(st, (lb << 1) - sb);
+		AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
+		*granted = n * AGB_OBJ_BLOCK_BYTES;
+		return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
+	}
 	s = 1;
 	while (s < n)
 		s <<= 1;
@@ -377,13 +405,6 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	return st->arena + b * AGB_OBJ_BLOCK_BYTES;
 }
-
-/* Summary level of an n-block request (n a power of two <= 32, no extra align), 0xFF for other
- * n: index n. */
-static const uint8_t level_of_n[33] = {
-	0xFF, 0, 2, 0xFF, 3, 0xFF, 0xFF, 0xFF, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 5,
-	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 6,
-};
 
 /* Contract: as obj_alloc (same decision on every state). The fast path is every sprite shape (a
  * power of two of n <= 32 blocks with no align above it) and the 8bpp one-block tile: summary
