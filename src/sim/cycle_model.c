@@ -7,9 +7,9 @@
 const struct agb_cycle_model agb_cycle_models[] = {
 	{"buddy",
 	 {
-		{2344, 0, 540, 0, 0, 236, 1}, /* alloc: n=17785, cv=1.6% */
-		{3111, 0, 1020, -1040, 0, 0, 1}, /* free: n=16471, cv=1.7% */
-		{-90, -160, 1121, 0, 0, 331, 1}, /* realloc: n=981, cv=2.3% */
+		{2213, 0, 542, 0, 0, 246, 1}, /* alloc: n=32522, cv=1.6% */
+		{3122, 0, 1013, -1028, 0, 0, 1}, /* free: n=30871, cv=1.1% */
+		{4448, -137, 982, 0, 0, 0, 1}, /* realloc: n=9027, cv=2.9% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
@@ -37,9 +37,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"firstfit",
 	 {
-		{5425, -35, 412, 372, 0, 0, 1}, /* alloc: n=17785, cv=2.3% */
-		{8441, 0, 300, -678, 0, 0, 1}, /* free: n=16627, cv=6.3% */
-		{5278, 0, 271, -221, 0, 544, 1}, /* realloc: n=988, cv=4.7% */
+		{5318, 0, 204, 392, 0, 0, 1}, /* alloc: n=32522, cv=2.1% */
+		{8196, 0, 301, -603, 0, 0, 1}, /* free: n=31027, cv=7.5% */
+		{10451, 42, 0, -183, 0, 0, 1}, /* realloc: n=9034, cv=4.4% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
@@ -52,8 +52,8 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"oam",
 	 {
-		{8977, 0, 0, -191, 0, 513, 1}, /* alloc: n=426, cv=1.1% */
-		{6386, 188, 0, -2347, 0, 242, 1}, /* free: n=300, cv=4.1% */
+		{6854, 0, 114, 0, 0, 0, 1}, /* alloc: n=426, cv=2.6% */
+		{5880, 0, 923, -1636, 0, -135, 1}, /* free: n=300, cv=3.5% */
 		{0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
 		{2041, 0, 128, 0, 0, 0, 1}, /* frame: n=6600, cv=0.2% */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
@@ -82,8 +82,8 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"obj-fast",
 	 {
-		{8081, 0, 0, -191, 0, 513, 1}, /* alloc: n=426, cv=1.2% */
-		{5490, 188, 0, -2347, 0, 242, 1}, /* free: n=300, cv=4.5% */
+		{5958, 0, 114, 0, 0, 0, 1}, /* alloc: n=426, cv=2.9% */
+		{4984, 0, 923, -1636, 0, -135, 1}, /* free: n=300, cv=3.9% */
 		{0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
@@ -97,9 +97,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"slots",
 	 {
-		{-1815, 3035, 0, -13203, 0, 262, 1}, /* alloc: n=17359, cv=4.7% */
-		{1971, 0, 0, 0, 0, 85, 1}, /* free: n=13779, cv=2.9% */
-		{1436, -84, 1595, -1860, 0, 160, 1}, /* realloc: n=857, cv=1.3% */
+		{-1872, -2276, 5337, 0, 0, 266, 1}, /* alloc: n=32096, cv=4.1% */
+		{1950, 0, 0, 0, 0, 90, 1}, /* free: n=27452, cv=4.5% */
+		{-78, -77, 626, 0, 0, 407, 1}, /* realloc: n=8903, cv=4.2% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
@@ -142,9 +142,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"tlsf",
 	 {
-		{5953, 0, 0, 625, 1149, 0, 1}, /* alloc: n=17785, cv=1.4% */
-		{-2108, 65, 942, -1130, 0, 0, 1}, /* free: n=16614, cv=3.2% */
-		{5878, 0, 159, 0, 2760, 0, 1}, /* realloc: n=988, cv=2.3% */
+		{5970, 0, 0, 621, 1165, 0, 1}, /* alloc: n=32522, cv=0.8% */
+		{-2752, 67, 928, -1056, 0, 23, 1}, /* free: n=31014, cv=3.3% */
+		{5150, -146, 1035, 0, 0, 0, 1}, /* realloc: n=9034, cv=5.7% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
@@ -157,9 +157,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"tree",
 	 {
-		{11609, 93, 0, 960, 0, -803, 1}, /* alloc: n=17785, cv=4.2% */
-		{3352, 0, 670, 0, 0, 0, 1}, /* free: n=16612, cv=8.4% */
-		{8451, -228, 1294, 467, 0, -697, 1}, /* realloc: n=985, cv=2.3% */
+		{11500, 0, 396, -113, 0, 0, 1}, /* alloc: n=32522, cv=13.1% */
+		{5612, 0, 556, 0, 0, 0, 1}, /* free: n=31012, cv=7.0% */
+		{17045, -138, 858, 254, 0, 0, 1}, /* realloc: n=9031, cv=11.5% */
 		{0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
