@@ -1,12 +1,13 @@
 /* The fitted cycle model (DESIGN section 7): per core and op, the cycles of one call estimated
  * from what the host machine counts for it:
  *     cycles = max(0, (base + bus * bus_cycles + acc * accesses + st * stores
- *                      + rom * rom_reads + lg * size_log2) / 16)
+ *                      + rom * rom_reads + lg * size_log2 + wk * work) / 16)
  * bus_cycles are the wait-state cycles of the call's data accesses, accesses all of them, stores
  * the stores among them, rom_reads the ROM loads (const-table reads, e.g. a bit scan), and
  * size_log2 the ceiling of log2 of the op's size (requested bytes of an alloc, realloc or free;
  * the event's size for other ops): work that scales with the size class without touching memory
- * (a class search). The
+ * (a class search), and work the units of instruction work the core declares with AGB_WORK
+ * (a tree node visited, a rotation, a list node walked: register work the bus hardly sees). The
  * per-access weights carry the instruction work around each access, which differs by kind on
  * the ARM7TDMI (LDR 1S+1N+1I, STR 2N, a table read also costs its index arithmetic), and the
  * base the fixed work of the call. Coefficients in 1/16 cycle, signed (a fit may trade a weight
@@ -22,7 +23,7 @@
 #include "agb/trace.h"
 
 struct agb_cycle_coeffs {
-	int32_t base, bus, acc, st, rom, lg; /* 1/16 cycle */
+	int32_t base, bus, acc, st, rom, lg, wk; /* 1/16 cycle */
 	int32_t fitted; /* 0: no measurement for this op: use the core's agb_cost_model */
 };
 
@@ -46,10 +47,11 @@ static inline uint32_t agb_cycle_size_log2(uint32_t size)
 /* Cycles of one call by a fitted row. O(1). */
 static inline uint32_t agb_cycle_model_eval(const struct agb_cycle_coeffs *k, uint32_t bus,
 					    uint32_t accesses, uint32_t stores, uint32_t rom_reads,
-					    uint32_t size_log2)
+					    uint32_t size_log2, uint32_t work)
 {
 	int64_t c = (int64_t)k->base + (int64_t)k->bus * bus + (int64_t)k->acc * accesses +
-		    (int64_t)k->st * stores + (int64_t)k->rom * rom_reads + (int64_t)k->lg * size_log2;
+		    (int64_t)k->st * stores + (int64_t)k->rom * rom_reads + (int64_t)k->lg * size_log2 +
+		    (int64_t)k->wk * work;
 	return c <= 0 ? 0u : (uint32_t)((c + 8) >> 4);
 }
 

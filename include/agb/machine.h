@@ -52,6 +52,8 @@ typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is 
 #define AGB_PEEK16(m, a) AGB_LD16(m, a)
 #define AGB_PEEK32(m, a) AGB_LD32(m, a)
 #define AGB_PEEK8(m, a) AGB_LD8(m, a)
+/* Instruction work (cycle model input, host only): nothing on the GBA. */
+#define AGB_WORK(m, n) ((void)(m), (void)(n))
 
 #else /* host */
 
@@ -77,6 +79,10 @@ typedef struct agb_machine {
 	uint32_t region_cost[AGB_REGION_COUNT][AGB_ACCESS_COUNT];
 	/* 8-bit stores the hardware ignores or widens: a core doing this has a bug. */
 	uint32_t quirk_stores;
+	/* Units of instruction work a core declared through AGB_WORK (nodes visited, rotations,
+	 * map words decoded...): a cycle model input, not a bus access; it changes no bus figure.
+	 * Wrap-around is fine for deltas. */
+	uint32_t work;
 
 	struct agb_page page[AGB_PAGE_COUNT];
 
@@ -267,6 +273,7 @@ static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 #define AGB_PEEK8(m, a) AGB_LD8(m, a)
 #define AGB_PEEK16(m, a) AGB_LD16(m, a)
 #define AGB_PEEK32(m, a) AGB_LD32(m, a)
+#define AGB_WORK(m, n) ((void)(m), (void)(n))
 
 /* Maps EWRAM, IWRAM, VRAM and OAM at their GBA addresses, once per process, before any
  * machine is used. Provided by the host program built with AGB_PLAIN_MEMORY; returns 0 or -1. */
@@ -283,6 +290,9 @@ int agb_plain_map_regions(void);
 #define AGB_PEEK8(m, a) agb_peek8((m), (a))
 #define AGB_PEEK16(m, a) agb_peek16((m), (a))
 #define AGB_PEEK32(m, a) agb_peek32((m), (a))
+/* n units of instruction work the bus does not see (a node visited, a rotation, a map word
+ * decoded): counted in m->work for the cycle model, never a bus access. */
+#define AGB_WORK(m, n) ((void)((m)->work += (uint32_t)(n)))
 
 #endif /* AGB_PLAIN_MEMORY */
 

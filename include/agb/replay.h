@@ -45,6 +45,7 @@ struct agb_replay_obs {
 	uint32_t accesses;   /* counted accesses, all kinds (host only, else 0) */
 	uint32_t stores;     /* of which stores, any width and region (cycle model feature) */
 	uint32_t rom_reads;  /* of which ROM loads: const-table reads (cycle model feature) */
+	uint32_t work;       /* AGB_WORK units the core declared: instruction work (model feature) */
 	uint32_t cycles; /* model estimate: bus cycles + instruction work */
 	uint32_t live_bytes;
 	uint32_t live_granted;

@@ -154,7 +154,7 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 	fprintf(e->out, ",\"outcome\":\"%s\",\"cycles\":%u,\"bus_cycles\":%u,\"accesses\":%u",
 		outcome[o->outcome], o->cycles, o->bus_cycles, o->accesses);
 	if (e->features)
-		fprintf(e->out, ",\"stores\":%u,\"rom_reads\":%u,\"size_log2\":%u", o->stores,
-			o->rom_reads, agb_cycle_size_log2(o->requested));
+		fprintf(e->out, ",\"stores\":%u,\"rom_reads\":%u,\"size_log2\":%u,\"work\":%u",
+			o->stores, o->rom_reads, agb_cycle_size_log2(o->requested), o->work);
 	fputs("}\n", e->out);
 }

@@ -8,8 +8,12 @@
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
+/* AGB_WORK units approximate instruction cycles over 12 (a list node visited, a coalescing step:
+ * 1). count_add/count_sub run on the GBA too and their 64-bit multiply is a library call in
+ * Thumb (no UMULL): 8 units each, about 100 cycles by the mGBA measurements of the free paths. */
 static void count_add(agb_firstfit *f, uint32_t s)
 {
+	AGB_WORK(f->m, 8);
 	f->free_bytes += s - 4u;
 	f->free_runs++;
 	f->free_sq += (uint64_t)(s - 4u) * (s - 4u);
@@ -19,6 +23,7 @@ static void count_add(agb_firstfit *f, uint32_t s)
 
 static void count_sub(agb_firstfit *f, uint32_t s)
 {
+	AGB_WORK(f->m, 8);
 	f->free_bytes -= s - 4u;
 	f->free_runs--;
 	f->free_sq -= (uint64_t)(s - 4u) * (s - 4u);
@@ -129,6 +134,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 	for (b = f->head; b != AGB_NULL; b = AGB_LD32(m, NEXT(b))) {
 		uint32_t s = AGB_LD32(m, b) & ~HDR_FLAGS;
 		uint32_t gap = 0, p, n, prev_free = 0;
+		AGB_WORK(m, 1);
 		if (s < need)
 			continue;
 		if (align > 8u) {
@@ -174,10 +180,12 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	if ((h & HDR_PREV_FREE) != 0) {
 		/* Grow the free predecessor: it keeps its list position. */
 		uint32_t ps = AGB_LD32(m, b - 4u);
+		AGB_WORK(m, 1);
 		b -= ps;
 		count_sub(f, ps);
 		s += ps;
 		if ((nh & HDR_FREE) != 0) {
+			AGB_WORK(m, 1);
 			unlink_block(f, n);
 			count_sub(f, nh & ~HDR_FLAGS);
 			s += nh & ~HDR_FLAGS;
@@ -185,6 +193,7 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	} else if ((nh & HDR_FREE) != 0) {
 		/* Take the free successor's list position. */
 		uint32_t p = AGB_LD32(m, PREV(n)), nn = AGB_LD32(m, NEXT(n));
+		AGB_WORK(m, 1);
 		count_sub(f, nh & ~HDR_FLAGS);
 		s += nh & ~HDR_FLAGS;
 		link_between(f, b, p, nn);
@@ -192,6 +201,7 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 		/* No free neighbour: find the first free block above b. */
 		uint32_t p = AGB_NULL, x = f->head;
 		while (x != AGB_NULL && x < b) {
+			AGB_WORK(m, 1);
 			p = x;
 			x = AGB_LD32(m, NEXT(x));
 		}
@@ -222,6 +232,7 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 		if ((nh & HDR_FREE) != 0) {
 			p = AGB_LD32(m, PREV(n));
 			nn = AGB_LD32(m, NEXT(n));
+			AGB_WORK(m, 1);
 			unlink_block(f, n);
 			count_sub(f, nh & ~HDR_FLAGS);
 			s += nh & ~HDR_FLAGS;
@@ -229,6 +240,7 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 			/* A new free tail with used neighbours: find its list place. */
 			nn = f->head;
 			while (nn != AGB_NULL && nn < b) {
+				AGB_WORK(m, 1);
 				p = nn;
 				nn = AGB_LD32(m, NEXT(nn));
 			}

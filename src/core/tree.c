@@ -145,6 +145,9 @@ static inline uint32_t prio(uint32_t i)
 	return h;
 }
 
+/* prio() in an op, counted as one AGB_WORK unit: two multiplies by literal-pool constants. */
+#define PRIO_W(t, i) (AGB_WORK((t)->m, 1), prio(i))
+
 static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
 {
 	return sa < sb || (sa == sb && a < b);
@@ -160,11 +163,12 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 {
 	/* Keys compare as one word: size above index (both < 2^16). */
 	const uint32_t kx = (size << 16) | x;
-	const uint32_t px = prio(x);
+	const uint32_t px = PRIO_W(t, x);
 	uint32_t parent = NIL, slot = NIL;
 	uint32_t y = root_get(t);
-	while (y != NIL && prio(y) > px) {
+	while (y != NIL && PRIO_W(t, y) > px) {
 		uint32_t ay = node(t, y);
+		AGB_WORK(t->m, 1);
 		parent = y;
 		slot = kx < ((AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
 		y = AGB_LD16(t->m, ay + slot);
@@ -181,6 +185,7 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 	uint32_t prev = parent, cur = y;
 	while (cur != NIL) {
 		uint32_t next;
+		AGB_WORK(t->m, 1);
 		if (((ld(t, cur, N_SIZE) << 16) | cur) < kx) {
 			if (lown == NIL)
 				lroot = cur;
@@ -226,10 +231,11 @@ HOT void tree_remove_inl(agb_tree *t, uint32_t z)
 	uint32_t held = z; /* what that slot holds now */
 	for (;;) {
 		uint32_t x, next_slot;
+		AGB_WORK(t->m, 1);
 		if (l == NIL || r == NIL) {
 			x = l == NIL ? r : l;
 			next_slot = NIL;
-		} else if (prio(l) > prio(r)) {
+		} else if (PRIO_W(t, l) > PRIO_W(t, r)) {
 			x = l;
 			next_slot = N_LARGER;
 		} else {
@@ -267,6 +273,7 @@ HOT void rotate_up(agb_tree *t, uint32_t x, uint32_t p)
 {
 	uint32_t ax = node(t, x), ap = node(t, p);
 	uint32_t pkids = AGB_LD32(t->m, ap);
+	AGB_WORK(t->m, 1);
 	uint32_t g = AGB_LD16(t->m, ap + N_PARENT);
 	uint32_t b;
 	if ((pkids & 0xFFFFu) == x) {
@@ -296,6 +303,7 @@ HOT void tree_replace(agb_tree *t, uint32_t from, uint32_t x, uint32_t size)
 {
 	uint32_t af = node(t, from), ax = node(t, x);
 	uint32_t kids = AGB_LD32(t->m, af);
+	AGB_WORK(t->m, 1);
 	uint32_t parent = AGB_LD16(t->m, af + N_PARENT);
 	AGB_ST32(t->m, ax, kids);
 	AGB_ST32(t->m, ax + N_PARENT, parent | (size << 16));
@@ -308,21 +316,22 @@ HOT void tree_replace(agb_tree *t, uint32_t from, uint32_t x, uint32_t size)
 		st(t, l, N_PARENT, x);
 	if (r != NIL)
 		st(t, r, N_PARENT, x);
-	const uint32_t px = prio(x);
-	if (parent != NIL && prio(parent) < px) {
+	const uint32_t px = PRIO_W(t, x);
+	if (parent != NIL && PRIO_W(t, parent) < px) {
 		do {
 			rotate_up(t, x, parent);
 			parent = ld(t, x, N_PARENT);
-		} while (parent != NIL && prio(parent) < px);
+		} while (parent != NIL && PRIO_W(t, parent) < px);
 		return;
 	}
 	for (;;) {
 		uint32_t c = NIL, pc = px;
-		if (l != NIL && prio(l) > pc) {
+		AGB_WORK(t->m, 1);
+		if (l != NIL && PRIO_W(t, l) > pc) {
 			c = l;
 			pc = prio(l);
 		}
-		if (r != NIL && prio(r) > pc)
+		if (r != NIL && PRIO_W(t, r) > pc)
 			c = r;
 		if (c == NIL)
 			return;
@@ -341,6 +350,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	if (y != NIL) {
 		/* The successor is the leftmost node under y; every node on the way is above it. */
 		for (uint32_t steps = 0; steps < 6u; steps++) {
+			AGB_WORK(t->m, 1);
 			if (k > ((ld(t, y, N_SIZE) << 16) | y))
 				return 0;
 			y = ld(t, y, N_SMALLER);
@@ -351,6 +361,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	}
 	for (uint32_t steps = 0; steps < 8u; steps++) {
 		uint32_t p = ld(t, x, N_PARENT);
+		AGB_WORK(t->m, 1);
 		if (p == NIL)
 			return 1;
 		if (ld(t, p, N_SMALLER) == x)
@@ -367,6 +378,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	if (y != NIL) {
 		for (;;) {
 			uint32_t l = ld(t, y, N_SMALLER);
+			AGB_WORK(t->m, 1);
 			if (l == NIL)
 				return y;
 			y = l;
@@ -374,6 +386,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	}
 	for (;;) {
 		uint32_t p = ld(t, x, N_PARENT);
+		AGB_WORK(t->m, 1);
 		if (p == NIL || ld(t, p, N_SMALLER) == x)
 			return p;
 		x = p;
@@ -475,6 +488,7 @@ HOT uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *h
 {
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t e = (w0 >> sh) & 3u;
+	AGB_WORK(t->m, 1);
 	if (e == E_END)
 		return 1u;
 	uint32_t a = map_hw(t, b);
@@ -588,6 +602,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		uint32_t pred_key = 0;
 		while (y != NIL) {
 			uint32_t s = ld(t, y, N_SIZE);
+			AGB_WORK(t->m, 1);
 			if (s < want) {
 				pred_key = (s << 16) | y;
 				y = ld(t, y, N_LARGER);
@@ -626,6 +641,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		uint32_t phase = (t->blocks >> 3) & amask;
 		uint32_t y = root_get(t);
 		while (y != NIL) {
+			AGB_WORK(t->m, 1);
 			if (ld(t, y, N_SIZE) < want) {
 				y = ld(t, y, N_LARGER);
 			} else {
@@ -636,6 +652,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		for (y = best, best = NIL; y != NIL; y = tree_next(t, y)) {
 			uint32_t s = ld(t, y, N_SIZE);
 			uint32_t pad = (0u - (phase + y)) & amask;
+			AGB_WORK(t->m, 1);
 			if (pad < s && s - pad >= want) {
 				best = y;
 				best_size = s;

@@ -76,6 +76,7 @@ void agb_machine_init(agb_machine *m, uint16_t waitcnt)
 void agb_machine_reset_counters(agb_machine *m)
 {
 	m->quirk_stores = 0;
+	m->work = 0;
 	memset(m->counts, 0, sizeof m->counts);
 }
 

@@ -207,7 +207,7 @@ static uint32_t model_cycles(const struct agb_heap_core *core, const struct agb_
 	uint32_t base = 0;
 	if (fit != NULL && fit->op[op].fitted)
 		return agb_cycle_model_eval(&fit->op[op], o->bus_cycles, o->accesses, o->stores,
-					    o->rom_reads, agb_cycle_size_log2(o->requested));
+					    o->rom_reads, agb_cycle_size_log2(o->requested), o->work);
 	switch (op) {
 	case AGB_OP_ALLOC:
 		base = core->model.alloc_base;
@@ -273,7 +273,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 
 	/* Counter totals at the end of the previous event. Between events nothing counted runs
 	 * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
-	uint32_t bus_prev = 0, acc_prev = 0, st_prev = 0, rom_prev = 0;
+	uint32_t bus_prev = 0, acc_prev = 0, st_prev = 0, rom_prev = 0, work_prev = 0;
 	for (uint32_t i = 0; i < t->event_count; i++) {
 		const struct agb_event *ev = &t->events[i];
 		struct agb_replay_obs o;
@@ -407,6 +407,8 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 			o.accesses = acc - acc_prev;
 			o.stores = stn - st_prev;
 			o.rom_reads = rom - rom_prev;
+			o.work = m->work - work_prev;
+			work_prev = m->work;
 			bus_prev = bus;
 			acc_prev = acc;
 			st_prev = stn;
@@ -418,10 +420,12 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 		(void)acc_prev;
 		(void)st_prev;
 		(void)rom_prev;
+		(void)work_prev;
 		o.bus_cycles = 0;
 		o.accesses = 0;
 		o.stores = 0;
 		o.rom_reads = 0;
+		o.work = 0;
 #endif
 		/* Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
 		 * core without a shadow OAM) that the core passes over without touching memory. */
