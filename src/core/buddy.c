@@ -5,7 +5,7 @@
 
 static uint32_t order_get(agb_machine *m, const agb_buddy *b, uint32_t u)
 {
-	return (AGB_LD16(m, b->ordermap + (u >> 2) * 2u) >> ((u & 3u) * 4u)) & 15u;
+	return ((uint32_t)AGB_LD16(m, b->ordermap + (u >> 2) * 2u) >> ((u & 3u) * 4u)) & 15u;
 }
 
 /* Nibbles are read-modify-written as halfwords: no byte stores, so the map may sit in VRAM. */
@@ -196,7 +196,7 @@ void agb_buddy_stats(agb_buddy *b, struct agb_heap_stats *out)
 
 static uint32_t peek_order(agb_buddy *b, uint32_t u)
 {
-	return (AGB_PEEK16(b->m, b->ordermap + (u >> 2) * 2u) >> ((u & 3u) * 4u)) & 15u;
+	return ((uint32_t)AGB_PEEK16(b->m, b->ordermap + (u >> 2) * 2u) >> ((u & 3u) * 4u)) & 15u;
 }
 
 static uint32_t peek_free(agb_buddy *b, uint32_t u)

@@ -170,7 +170,7 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 		uint32_t ay = node(t, y);
 		AGB_WORK(t->m, 1);
 		parent = y;
-		slot = kx < ((AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
+		slot = kx < (((uint32_t)AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
 		y = AGB_LD16(t->m, ay + slot);
 	}
 	if (parent == NIL)
@@ -793,7 +793,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 	}
 	uint32_t end = b + len;
 	uint32_t rs = 0;
-	if (end < t->nblocks && ((AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) ==
+	if (end < t->nblocks && (((uint32_t)AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) ==
 					E_FREE)
 		rs = ld(t, end, N_SIZE);
 
