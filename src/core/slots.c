@@ -64,8 +64,11 @@ uint32_t agb_slots_alloc(agb_slots *s, uint32_t size, uint32_t align, uint32_t *
 	uint32_t need = size > align ? size : align, k = 0, x;
 	if (need > SLOT_BYTES(AGB_SLOTS_CLASSES - 1u) || align > s->max_align)
 		return AGB_NULL;
-	while (SLOT_BYTES(k) < need)
+	while (SLOT_BYTES(k) < need) {
+		/* AGB_WORK: one unit per class step (about 20 cycles by the mGBA measurements). */
+		AGB_WORK(s->m, 1);
 		k++;
+	}
 	x = AGB_LD32(s->m, HEAD(s, k));
 	if (x == AGB_NULL)
 		return AGB_NULL; /* the class is exhausted: a fixed plan does not borrow */
@@ -81,8 +84,10 @@ uint32_t agb_slots_alloc(agb_slots *s, uint32_t size, uint32_t align, uint32_t *
 static uint32_t class_of(const agb_slots *s, uint32_t addr)
 {
 	uint32_t k = 0;
-	while (k + 1u < AGB_SLOTS_CLASSES && addr < s->base[k])
+	while (k + 1u < AGB_SLOTS_CLASSES && addr < s->base[k]) {
+		AGB_WORK(s->m, 1); /* one unit per class step */
 		k++;
+	}
 	return k;
 }
 

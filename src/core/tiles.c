@@ -257,6 +257,9 @@ __attribute__((noinline)) static void unref_last(const struct tiles *t, uint32_t
 						 uint32_t bpp)
 {
 	uint32_t partner, pc;
+	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
+	 * is made whole again (unlink_c + push_pair). */
+	AGB_WORK(t->m, 2);
 	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
 	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), UNUSED);
 	if (bpp == 8u) {
@@ -267,6 +270,7 @@ __attribute__((noinline)) static void unref_last(const struct tiles *t, uint32_t
 	partner = block ^ 1u;
 	pc = ld(t, rc_at(t, partner));
 	if ((pc & FREE_BIT) != 0) {
+		AGB_WORK(t->m, 1);
 		unlink_c(t, partner, pc);
 		push_pair(t, block & ~1u);
 	} else {

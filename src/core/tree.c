@@ -163,6 +163,8 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 {
 	/* Keys compare as one word: size above index (both < 2^16). */
 	const uint32_t kx = (size << 16) | x;
+	/* Fixed cost past the descent and split loops (setup, the final links): 4 units. */
+	AGB_WORK(t->m, 4);
 	const uint32_t px = PRIO_W(t, x);
 	uint32_t parent = NIL, slot = NIL;
 	uint32_t y = root_get(t);
@@ -229,6 +231,8 @@ HOT void tree_remove_inl(agb_tree *t, uint32_t z)
 	if (parent != NIL)
 		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
 	uint32_t held = z; /* what that slot holds now */
+	/* Fixed cost past the merge walk (parent slot lookup, the final links): 2 units. */
+	AGB_WORK(t->m, 2);
 	for (;;) {
 		uint32_t x, next_slot;
 		AGB_WORK(t->m, 1);
@@ -451,7 +455,9 @@ HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
 		AGB_ST16(t->m, a + 2u, len);
 		return;
 	}
-	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2. */
+	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
+	 * costs more than the long path's two entry writes (1 unit). */
+	AGB_WORK(t->m, 1);
 	uint32_t lo = (b & 7u) << 1;
 	uint32_t hi = lo + (len << 1); /* <= 32 */
 	uint32_t clear = 0;
@@ -718,6 +724,8 @@ HOT void tree_free(agb_tree *t, uint32_t addr)
 	}
 	if (dirty0)
 		AGB_ST16(t->m, a0, w0);
+	/* One unit for a merge with the free run above (its size load and boundary tag). */
+	AGB_WORK(t->m, (uint32_t)right);
 
 	blocks_add(t, len);
 	/* A run that grows keeps its node when the new key still sorts below the next one: the

@@ -97,9 +97,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"slots",
 	 {
-		{-1872, -2276, 5337, 0, 0, 266, 0, 1}, /* alloc: n=32096, cv=4.1% */
+		{1846, 117, 0, 0, 0, 0, 301, 1}, /* alloc: n=32096, cv=1.5% */
 		{1950, 0, 0, 0, 0, 90, 0, 1}, /* free: n=27452, cv=4.5% */
-		{-110, -77, 626, 0, 0, 407, 0, 1}, /* realloc: n=8903, cv=4.3% */
+		{1880, -69, 573, 0, 0, 0, 211, 1}, /* realloc: n=8903, cv=0.6% */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
@@ -132,7 +132,7 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{2054, 114, 0, 0, -411, 54, 0, 1}, /* ref: n=46555, cv=0.8% */
-		{1537, 0, 0, 530, 0, 443, 0, 1}, /* unref: n=45786, cv=9.6% */
+		{3129, 0, 0, -158, 0, 0, 1282, 1}, /* unref: n=45786, cv=1.4% */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
@@ -157,9 +157,9 @@ const struct agb_cycle_model agb_cycle_models[] = {
 	 }},
 	{"tree",
 	 {
-		{9525, -7, 0, 0, 0, 0, 885, 1}, /* alloc: n=32522, cv=5.0% */
-		{6740, 0, 0, 479, 0, 0, 713, 1}, /* free: n=31012, cv=5.3% */
-		{10190, 0, 162, 0, 3696, 0, 690, 1}, /* realloc: n=9031, cv=8.4% */
+		{8627, 0, -166, 396, 0, 0, 830, 1}, /* alloc: n=32522, cv=2.0% */
+		{5504, -26, 0, 605, 0, 0, 683, 1}, /* free: n=31012, cv=4.3% */
+		{8246, 0, 0, 325, 3518, 0, 731, 1}, /* realloc: n=9031, cv=6.5% */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
