@@ -117,6 +117,44 @@ struct agb_heap_core {
 	struct agb_cost_model model;
 };
 
+/* The eight adapters from the void * interface to a core's typed API agb_<p>_init, _alloc,
+ * _free, _realloc, _stats, _walk, _check and _overhead_bytes (each taking the core's state
+ * pointer first), named core_init ... core_overhead for the core's table. For cores whose
+ * typed API has exactly those signatures. */
+#define AGB_HEAP_CORE_ADAPTERS(p)                                                                   \
+	static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)          \
+	{                                                                                          \
+		return agb_##p##_init(st, m, cfg);                                                 \
+	}                                                                                          \
+	static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)    \
+	{                                                                                          \
+		return agb_##p##_alloc(st, size, align, granted);                                  \
+	}                                                                                          \
+	static void core_free(void *st, uint32_t addr)                                             \
+	{                                                                                          \
+		agb_##p##_free(st, addr);                                                          \
+	}                                                                                          \
+	static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)   \
+	{                                                                                          \
+		return agb_##p##_realloc(st, addr, size, granted);                                 \
+	}                                                                                          \
+	static void core_stats(void *st, struct agb_heap_stats *out)                               \
+	{                                                                                          \
+		agb_##p##_stats(st, out);                                                          \
+	}                                                                                          \
+	static void core_walk(void *st, agb_walk_fn fn, void *ctx)                                 \
+	{                                                                                          \
+		agb_##p##_walk(st, fn, ctx);                                                       \
+	}                                                                                          \
+	static int core_check(void *st, const char **why)                                          \
+	{                                                                                          \
+		return agb_##p##_check(st, why);                                                   \
+	}                                                                                          \
+	static uint32_t core_overhead(void *st)                                                    \
+	{                                                                                          \
+		return agb_##p##_overhead_bytes(st);                                               \
+	}
+
 /* Registry of all cores compiled in, NULL-terminated. */
 extern const struct agb_heap_core *const agb_heap_cores[];
 

@@ -181,38 +181,7 @@ uint32_t agb_slots_overhead_bytes(const agb_slots *s)
 	return s->meta_bytes + (s->arena_end - s->end);
 }
 
-static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)
-{
-	return agb_slots_init(st, m, cfg);
-}
-static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return agb_slots_alloc(st, size, align, granted);
-}
-static void core_free(void *st, uint32_t addr)
-{
-	agb_slots_free(st, addr);
-}
-static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)
-{
-	return agb_slots_realloc(st, addr, size, granted);
-}
-static void core_stats(void *st, struct agb_heap_stats *out)
-{
-	agb_slots_stats(st, out);
-}
-static void core_walk(void *st, agb_walk_fn fn, void *ctx)
-{
-	agb_slots_walk(st, fn, ctx);
-}
-static int core_check(void *st, const char **why)
-{
-	return agb_slots_check(st, why);
-}
-static uint32_t core_overhead(void *st)
-{
-	return agb_slots_overhead_bytes(st);
-}
+AGB_HEAP_CORE_ADAPTERS(slots)
 
 const struct agb_heap_core agb_slots_core = {
 	.name = "slots",
