@@ -1,13 +1,12 @@
-/* `bump`: linear allocator with markers, from the seed (shared/seeds/linear-and-double-ended-
- * allocators.txt): allocation moves a pointer up; a marker remembers the pointer; resetting to a
+/* `bump`: linear allocator with markers, from the seed's notes on linear allocators
+ * (docs/design.md, "Where the seed ideas live"): allocation moves a pointer up; a marker remembers the pointer; resetting to a
  * marker frees, at once, everything allocated after it ("allocate the level data, then reset to
  * the stored pointer when the level ends"). There is no single-block free (the core's free is
- * NULL: the replay stops with "this core cannot free single blocks").
+ * NULL: a replay stops with "this core cannot free single blocks").
  *
- * Trace ops (extensions, docs/trace-format.md): ["mark", n] pushes marker n at the current top;
- * ["reset", n] moves the top back to the newest marker n and forgets markers set after it
- * (n itself stays, so a level can be restarted). The replay engine then drops every live
- * allocation that lies in the now-free space (it asks walk(), see src/sim/replay.c).
+ * agb_bump_mark(b, n) pushes marker n at the current top; agb_bump_reset(b, n) moves the top back
+ * to the newest marker n and forgets markers set after it (n itself stays, so a level can be
+ * restarted). Trace ops ["mark", n] and ["reset", n] (docs/trace-format.md) map onto them.
  *
  * Bookkeeping: the top pointer and a marker table of up to AGB_BUMP_MARKS (id, address) pairs in
  * the meta area (in the arena head when there is no meta area). Allocations have no headers:
@@ -18,7 +17,6 @@
 #include <stdint.h>
 
 #include "agb/heap.h"
-#include "agb/trace.h"
 
 #define AGB_BUMP_MARKS 32u
 
@@ -48,10 +46,14 @@ uint32_t agb_bump_alloc(agb_bump *b, uint32_t size, uint32_t align, uint32_t *gr
  * AGB_NULL with the old block untouched on failure. O(1) + O(copy). */
 uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *granted);
 
-/* mark/reset (see above). Returns AGB_EVENT_DONE; AGB_EVENT_FAILED when the marker table is
- * full (mark); AGB_EVENT_BAD for reset of an unknown marker; AGB_EVENT_UNSUPPORTED for other
- * ops except frame (a no-op). O(markers). */
-int agb_bump_event(agb_bump *b, const struct agb_event *ev, uint32_t *result);
+/* Records the current top as `marker` (any 32-bit id; the newest of equal ids wins). Returns
+ * AGB_VERB_DONE, or AGB_VERB_FAILED when AGB_BUMP_MARKS markers are held. O(1). */
+int agb_bump_mark(agb_bump *b, uint32_t marker);
+
+/* Frees, at once, everything allocated after the newest `marker` and forgets newer markers
+ * (the marker itself stays). Returns AGB_VERB_DONE, or AGB_VERB_BAD for an unknown marker
+ * (nothing changed). O(markers). */
+int agb_bump_reset(agb_bump *b, uint32_t marker);
 
 /* One free run: top..end. O(1). */
 void agb_bump_stats(agb_bump *b, struct agb_heap_stats *out);

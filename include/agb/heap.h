@@ -52,7 +52,7 @@ enum agb_run_kind { AGB_RUN_FREE, AGB_RUN_USED, AGB_RUN_META };
 typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind);
 
 /* Model coefficients for instruction work that the bus counters cannot see: cycles per call and
- * per counted access (DESIGN section 7). Fitted per core against mGBA measurements. */
+ * per counted access (docs/design.md, "Cycle model"). Fitted per core against mGBA measurements. */
 struct agb_cost_model {
 	uint16_t alloc_base;
 	uint16_t free_base;
@@ -60,19 +60,20 @@ struct agb_cost_model {
 	uint16_t per_access; /* in 1/16 cycle */
 };
 
-struct agb_event;
-
-enum agb_event_status {
-	AGB_EVENT_DONE = 0,    /* served */
-	AGB_EVENT_FAILED,      /* out of a resource (counted as a failure of this op) */
-	AGB_EVENT_UNSUPPORTED, /* this core has no such operation */
-	AGB_EVENT_BAD          /* the op is invalid for the core's state (e.g. unknown marker) */
+/* Outcome of a domain verb (frame, mark, reset, side, ref, unref, sprite display). */
+enum agb_verb_status {
+	AGB_VERB_DONE = 0, /* served */
+	AGB_VERB_FAILED,   /* out of a resource (counted as a failure of this op) */
+	AGB_VERB_BAD       /* invalid for the core's state (unknown marker, tile beyond the ROM set) */
 };
 
-/* Detail bits for *result of event(). */
-#define AGB_EVENT_RESULT_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
-#define AGB_EVENT_RESULT_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
-#define AGB_EVENT_RESULT_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
+/* Detail bits a verb reports through its `detail` argument. */
+#define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
+#define AGB_VERB_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
+#define AGB_VERB_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
+
+/* Sprite handle returned by sprite_show when no OAM entry is free. */
+#define AGB_SPRITE_NONE 0xFFu
 
 struct agb_heap_core {
 	const char *name;    /* --allocator= name */
@@ -108,52 +109,132 @@ struct agb_heap_core {
 	/* Bytes of bookkeeping: in the arena and outside it. */
 	uint32_t (*overhead_bytes)(void *state);
 
-	/* Optional: ops other than alloc/free/realloc (frame, ref/unref, extension ops). NULL, or
-	 * AGB_EVENT_UNSUPPORTED for an op, means the core cannot serve it; a frame is then a no-op
-	 * but any other op stops the run with a clear message instead of numbers.
-	 * *result receives op-specific detail (AGB_EVENT_RESULT_* bits). */
-	int (*event)(void *state, const struct agb_event *ev, uint32_t *result);
+	/* Optional domain verbs: the operations a game calls besides alloc/free/realloc. NULL means
+	 * the core has no such operation; a replay then treats frame and the sprite verbs as no-ops
+	 * (they describe the game, not its memory) and stops on any other with a clear message.
+	 * src/sim/replay.c is the one place that maps trace ops onto these. */
+
+	/* Once per displayed frame (the shadow OAM copies itself to OAM). */
+	int (*frame)(void *state);
+	/* Linear allocators: remember the current top as `marker`; free everything allocated after
+	 * the newest `marker`; choose which end (0 low, 1 high) the next allocations come from. */
+	int (*mark)(void *state, uint32_t marker);
+	int (*reset)(void *state, uint32_t marker);
+	int (*side)(void *state, uint32_t side);
+	/* Tile managers: one more / one less screen-map cell showing ROM tile `rom_tile` at `bpp`
+	 * (4 or 8). *detail receives AGB_VERB_UPLOADED / _RELEASED / _SKIPPED. */
+	int (*ref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
+	int (*unref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
+	/* Shadow OAM: show a sprite at depth z (returns its OAM entry, AGB_SPRITE_NONE when all
+	 * are in use), change an entry's depth, hide an entry. */
+	uint32_t (*sprite_show)(void *state, uint32_t z);
+	void (*sprite_z)(void *state, uint32_t sprite, uint32_t z);
+	void (*sprite_hide)(void *state, uint32_t sprite);
 
 	struct agb_cost_model model;
 };
 
-/* The eight adapters from the void * interface to a core's typed API agb_<p>_init, _alloc,
- * _free, _realloc, _stats, _walk, _check and _overhead_bytes (each taking the core's state
- * pointer first), named core_init ... core_overhead for the core's table. For cores whose
- * typed API has exactly those signatures. */
-#define AGB_HEAP_CORE_ADAPTERS(p)                                                                   \
+/* Adapters from the core table's `void *state` interface to a core's typed API
+ * (agb_<p>_<verb>(agb_<p> *, ...)): AGB_CORE_ADAPTER(p, verb) defines `static ... core_<verb>`
+ * for one verb, to be named in the core's table; AGB_HEAP_CORE_ADAPTERS(p) defines the eight
+ * every heap has. Every core builds its table from these, so no core writes an adapter by hand. */
+#define AGB_CORE_ADAPTER(p, verb) AGB_CORE_ADAPTER_##verb(p)
+
+#define AGB_CORE_ADAPTER_init(p)                                                                    \
 	static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)          \
 	{                                                                                          \
 		return agb_##p##_init(st, m, cfg);                                                 \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_alloc(p)                                                                   \
 	static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)    \
 	{                                                                                          \
 		return agb_##p##_alloc(st, size, align, granted);                                  \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_free(p)                                                                    \
 	static void core_free(void *st, uint32_t addr)                                             \
 	{                                                                                          \
 		agb_##p##_free(st, addr);                                                          \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_realloc(p)                                                                 \
 	static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)   \
 	{                                                                                          \
 		return agb_##p##_realloc(st, addr, size, granted);                                 \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_stats(p)                                                                   \
 	static void core_stats(void *st, struct agb_heap_stats *out)                               \
 	{                                                                                          \
 		agb_##p##_stats(st, out);                                                          \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_walk(p)                                                                    \
 	static void core_walk(void *st, agb_walk_fn fn, void *ctx)                                 \
 	{                                                                                          \
 		agb_##p##_walk(st, fn, ctx);                                                       \
-	}                                                                                          \
+	}
+#define AGB_CORE_ADAPTER_check(p)                                                                   \
 	static int core_check(void *st, const char **why)                                          \
 	{                                                                                          \
 		return agb_##p##_check(st, why);                                                   \
-	}                                                                                          \
-	static uint32_t core_overhead(void *st)                                                    \
+	}
+#define AGB_CORE_ADAPTER_overhead_bytes(p)                                                          \
+	static uint32_t core_overhead_bytes(void *st)                                              \
 	{                                                                                          \
 		return agb_##p##_overhead_bytes(st);                                               \
 	}
+#define AGB_CORE_ADAPTER_frame(p)                                                                   \
+	static int core_frame(void *st)                                                            \
+	{                                                                                          \
+		return agb_##p##_frame(st);                                                        \
+	}
+#define AGB_CORE_ADAPTER_mark(p)                                                                    \
+	static int core_mark(void *st, uint32_t marker)                                            \
+	{                                                                                          \
+		return agb_##p##_mark(st, marker);                                                 \
+	}
+#define AGB_CORE_ADAPTER_reset(p)                                                                   \
+	static int core_reset(void *st, uint32_t marker)                                           \
+	{                                                                                          \
+		return agb_##p##_reset(st, marker);                                                \
+	}
+#define AGB_CORE_ADAPTER_side(p)                                                                    \
+	static int core_side(void *st, uint32_t side)                                              \
+	{                                                                                          \
+		return agb_##p##_side(st, side);                                                   \
+	}
+#define AGB_CORE_ADAPTER_ref(p)                                                                     \
+	static int core_ref(void *st, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)          \
+	{                                                                                          \
+		return agb_##p##_ref(st, rom_tile, bpp, detail);                              \
+	}
+#define AGB_CORE_ADAPTER_unref(p)                                                                   \
+	static int core_unref(void *st, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)        \
+	{                                                                                          \
+		return agb_##p##_unref(st, rom_tile, bpp, detail);                            \
+	}
+#define AGB_CORE_ADAPTER_sprite_show(p)                                                             \
+	static uint32_t core_sprite_show(void *st, uint32_t z)                                     \
+	{                                                                                          \
+		return agb_##p##_show(st, z);                                                      \
+	}
+#define AGB_CORE_ADAPTER_sprite_z(p)                                                                \
+	static void core_sprite_z(void *st, uint32_t sprite, uint32_t z)                           \
+	{                                                                                          \
+		agb_##p##_set_z(st, sprite, z);                                                    \
+	}
+#define AGB_CORE_ADAPTER_sprite_hide(p)                                                             \
+	static void core_sprite_hide(void *st, uint32_t sprite)                                    \
+	{                                                                                          \
+		agb_##p##_hide(st, sprite);                                                        \
+	}
+
+#define AGB_HEAP_CORE_ADAPTERS(p)                                                                   \
+	AGB_CORE_ADAPTER(p, init)                                                                  \
+	AGB_CORE_ADAPTER(p, alloc)                                                                 \
+	AGB_CORE_ADAPTER(p, free)                                                                  \
+	AGB_CORE_ADAPTER(p, realloc)                                                               \
+	AGB_CORE_ADAPTER(p, stats)                                                                 \
+	AGB_CORE_ADAPTER(p, walk)                                                                  \
+	AGB_CORE_ADAPTER(p, check)                                                                 \
+	AGB_CORE_ADAPTER(p, overhead_bytes)
 
 /* Registry of all cores compiled in, NULL-terminated. */
 extern const struct agb_heap_core *const agb_heap_cores[];

@@ -40,7 +40,7 @@ struct agb_replay_obs {
 	uint32_t requested;
 	uint32_t addr;    /* granted address (alloc/realloc), AGB_NULL otherwise */
 	uint32_t granted; /* bytes reserved */
-	uint32_t result;  /* event() detail bits */
+	uint32_t result;  /* the verb's detail bits (AGB_VERB_UPLOADED, ...) */
 	uint32_t bus_cycles; /* wait-state cycles of the counted accesses (host only, else 0) */
 	uint32_t accesses;   /* counted accesses, all kinds (host only, else 0) */
 	uint32_t stores;     /* of which stores, any width and region (cycle model feature) */
@@ -84,7 +84,13 @@ struct agb_replay_result {
 	struct agb_heap_stats final_stats;
 };
 
-/* Bytes of workspace a replay of `t` needs (slot table and core state). */
+/* Sprite handles a replay can map to a core's OAM entries (spr_* ops beyond fail). */
+#define AGB_REPLAY_SPRITE_HANDLES 256u
+
+/* Bytes of the slot table (allocation slots, then the sprite handle table). */
+size_t agb_replay_slot_table_bytes(const struct agb_trace *t);
+
+/* Bytes of workspace a replay of `t` needs (core state and slot table). */
 size_t agb_replay_workspace_bytes(const struct agb_trace *t);
 
 /* The core state inside a workspace given to agb_replay_run: observers may pass it to the core's

@@ -1,5 +1,5 @@
-/* `stack2`: double-ended linear allocator, from the seed (shared/seeds/linear-and-double-ended-
- * allocators.txt): one side grows up from the pool start, the other grows down from its end, so
+/* `stack2`: double-ended linear allocator, from the seed's notes on linear and double-ended
+ * allocators (docs/design.md, "Where the seed ideas live"): one side grows up from the pool start, the other grows down from its end, so
  * the data of the section being played and of the section being loaded can each take more than
  * half of the pool as long as both together fit.
  *
@@ -7,9 +7,9 @@
  * the side that later allocations and marks use; a trace starts on the low side, so a trace
  * without side ops behaves as `bump`. An explicit op (rather than a size threshold) because the
  * side follows the game's phase - which section a piece of data belongs to - not its size.
- * ["mark", n] records the current side's top; ["reset", n] moves that marker's own side back to it
- * (whatever the current side is) and forgets the markers of that side set after it; the other
- * side is untouched. There is no single-block free (free is NULL).
+ * agb_stack2_mark(s, n) records the current side's top; agb_stack2_reset(s, n) moves that
+ * marker's own side back to it (whatever the current side is) and forgets the markers of that
+ * side set after it; the other side is untouched. There is no single-block free (free is NULL).
  *
  * Bookkeeping: two tops and a marker table of AGB_STACK2_MARKS (id, address | side) pairs in the
  * meta area (arena head without one). 4-byte granularity, no headers, 32-bit accesses only. */
@@ -19,7 +19,6 @@
 #include <stdint.h>
 
 #include "agb/heap.h"
-#include "agb/trace.h"
 
 #define AGB_STACK2_MARKS 32u
 
@@ -49,10 +48,18 @@ uint32_t agb_stack2_alloc(agb_stack2 *s, uint32_t size, uint32_t align, uint32_t
  * O(1) + O(copy). */
 uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_t *granted);
 
-/* side/mark/reset (see above). Returns AGB_EVENT_DONE; AGB_EVENT_FAILED (mark: table full);
- * AGB_EVENT_BAD (side other than 0/1, reset of an unknown marker); AGB_EVENT_UNSUPPORTED for
- * other ops except frame (a no-op). O(markers). */
-int agb_stack2_event(agb_stack2 *s, const struct agb_event *ev, uint32_t *result);
+/* Makes later allocations and marks use side 0 (low, growing up) or 1 (high, growing down).
+ * Returns AGB_VERB_DONE, or AGB_VERB_BAD (nothing changed) for any other side. O(1). */
+int agb_stack2_side(agb_stack2 *s, uint32_t side);
+
+/* Records the current side's top as `marker` (any 32-bit id; ids may repeat, the newest wins).
+ * Returns AGB_VERB_DONE, or AGB_VERB_FAILED when AGB_STACK2_MARKS markers are held. O(1). */
+int agb_stack2_mark(agb_stack2 *s, uint32_t marker);
+
+/* Frees, at once, everything the newest `marker`'s side allocated after it; forgets that side's
+ * newer markers (the marker itself stays). Returns AGB_VERB_DONE, or AGB_VERB_BAD for an unknown
+ * marker (nothing changed). O(markers). */
+int agb_stack2_reset(agb_stack2 *s, uint32_t marker);
 
 /* One free run: between the two tops. O(1). */
 void agb_stack2_stats(agb_stack2 *s, struct agb_heap_stats *out);

@@ -39,11 +39,11 @@ typedef struct agb_tree {
 	uint64_t free_sq; /* sum over free runs of blocks^2 */
 } agb_tree;
 
-/* Prepares an empty pool of `bytes` at GBA address `arena` (8-aligned; a tail that is not a whole
- * block is left unused). Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT, AGB_HEAP_ARENA_TOO_SMALL
+/* Prepares an empty pool of cfg->arena_bytes at GBA address cfg->arena_addr (8-aligned; a tail
+ * that is not a whole block is left unused; the meta area and flags are not used). Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT, AGB_HEAP_ARENA_TOO_SMALL
  * (under 24 bytes: no room for header, map and one block) or AGB_HEAP_ARENA_TOO_LARGE (more than
  * 65534 blocks, about 510 KiB). O(map) stores. */
-int agb_tree_init(agb_tree *t, agb_machine *m, uint32_t arena, uint32_t bytes);
+int agb_tree_init(agb_tree *t, agb_machine *m, const struct agb_heap_config *cfg);
 
 /* Returns a block of at least `size` bytes (0 counts as 1) whose address is a multiple of `align`
  * (a power of two; up to 8 costs nothing extra), or AGB_NULL when no free run can hold it.
@@ -82,5 +82,7 @@ int agb_tree_check(agb_tree *t, const char **why);
 
 /* Bytes of the arena that can never be allocated: header, map and the unusable tail. O(1). */
 uint32_t agb_tree_overhead_bytes(const agb_tree *t);
+
+extern const struct agb_heap_core agb_tree_core;
 
 #endif

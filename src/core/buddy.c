@@ -296,6 +296,6 @@ const struct agb_heap_core agb_buddy_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
+	.overhead_bytes = core_overhead_bytes,
 	.model = {.alloc_base = 50, .free_base = 50, .realloc_base = 60, .per_access = 40},
 };

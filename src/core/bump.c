@@ -69,33 +69,27 @@ uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *g
 	return to;
 }
 
-int agb_bump_event(agb_bump *b, const struct agb_event *ev, uint32_t *result)
+int agb_bump_mark(agb_bump *b, uint32_t marker)
 {
-	agb_machine *m = b->m;
-	(void)result;
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_FRAME:
-		return AGB_EVENT_DONE;
-	case AGB_OP_MARK:
-		if (b->nmarks == AGB_BUMP_MARKS)
-			return AGB_EVENT_FAILED;
-		AGB_ST32(m, MARK_ID(b, b->nmarks), ev->id);
-		AGB_ST32(m, MARK_ADDR(b, b->nmarks), b->top);
-		b->nmarks++;
-		b->floor = b->top;
-		return AGB_EVENT_DONE;
-	case AGB_OP_RESET:
-		for (uint32_t i = b->nmarks; i-- > 0;)
-			if (AGB_LD32(m, MARK_ID(b, i)) == ev->id) {
-				b->top = b->floor = AGB_LD32(m, MARK_ADDR(b, i));
-				b->nmarks = i + 1u;
-				b->last = AGB_NULL;
-				return AGB_EVENT_DONE;
-			}
-		return AGB_EVENT_BAD;
-	default:
-		return AGB_EVENT_UNSUPPORTED;
-	}
+	if (b->nmarks == AGB_BUMP_MARKS)
+		return AGB_VERB_FAILED;
+	AGB_ST32(b->m, MARK_ID(b, b->nmarks), marker);
+	AGB_ST32(b->m, MARK_ADDR(b, b->nmarks), b->top);
+	b->nmarks++;
+	b->floor = b->top;
+	return AGB_VERB_DONE;
+}
+
+int agb_bump_reset(agb_bump *b, uint32_t marker)
+{
+	for (uint32_t i = b->nmarks; i-- > 0;)
+		if (AGB_LD32(b->m, MARK_ID(b, i)) == marker) {
+			b->top = b->floor = AGB_LD32(b->m, MARK_ADDR(b, i));
+			b->nmarks = i + 1u;
+			b->last = AGB_NULL;
+			return AGB_VERB_DONE;
+		}
+	return AGB_VERB_BAD;
 }
 
 void agb_bump_stats(agb_bump *b, struct agb_heap_stats *out)
@@ -146,38 +140,15 @@ uint32_t agb_bump_overhead_bytes(const agb_bump *b)
 	return AGB_BUMP_MARKS * 8u;
 }
 
-static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)
-{
-	return agb_bump_init(st, m, cfg);
-}
-static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return agb_bump_alloc(st, size, align, granted);
-}
-static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)
-{
-	return agb_bump_realloc(st, addr, size, granted);
-}
-static void core_stats(void *st, struct agb_heap_stats *out)
-{
-	agb_bump_stats(st, out);
-}
-static void core_walk(void *st, agb_walk_fn fn, void *ctx)
-{
-	agb_bump_walk(st, fn, ctx);
-}
-static int core_check(void *st, const char **why)
-{
-	return agb_bump_check(st, why);
-}
-static uint32_t core_overhead(void *st)
-{
-	return agb_bump_overhead_bytes(st);
-}
-static int core_event(void *st, const struct agb_event *ev, uint32_t *result)
-{
-	return agb_bump_event(st, ev, result);
-}
+AGB_CORE_ADAPTER(bump, init)
+AGB_CORE_ADAPTER(bump, alloc)
+AGB_CORE_ADAPTER(bump, realloc)
+AGB_CORE_ADAPTER(bump, stats)
+AGB_CORE_ADAPTER(bump, walk)
+AGB_CORE_ADAPTER(bump, check)
+AGB_CORE_ADAPTER(bump, overhead_bytes)
+AGB_CORE_ADAPTER(bump, mark)
+AGB_CORE_ADAPTER(bump, reset)
 
 const struct agb_heap_core agb_bump_core = {
 	.name = "bump",
@@ -192,7 +163,8 @@ const struct agb_heap_core agb_bump_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
-	.event = core_event,
+	.overhead_bytes = core_overhead_bytes,
+	.mark = core_mark,
+	.reset = core_reset,
 	.model = {.alloc_base = 15, .free_base = 10, .realloc_base = 25, .per_access = 32},
 };

@@ -361,7 +361,7 @@ const struct agb_heap_core agb_firstfit_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
+	.overhead_bytes = core_overhead_bytes,
 	/* Rough: the list walk is ~6 instructions per visited block besides its two loads. */
 	.model = {.alloc_base = 40, .free_base = 40, .realloc_base = 60, .per_access = 40},
 };

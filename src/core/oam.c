@@ -3,13 +3,12 @@
  *
  * Why a single core for both: a game's sprite system allocates tiles for a sprite's graphics
  * and an OAM slot to display it, and a trace of that game interleaves both. One core per trace
- * keeps the replay engine unchanged (non-heap ops already go to core->event) and measures the
+ * keeps the replay engine unchanged (non-heap ops go to the core's verbs) and measures the
  * frame's real work: allocations, Z-list maintenance and the OAM copy, in one budget. The OBJ
  * VRAM decisions are obj-fast's, which equal obj's, so nothing about placement changes. */
 #include "agb/oam.h"
 
 #include "agb/obj.h"
-#include "agb/trace.h"
 
 #define HEAP_WORDS 24u
 
@@ -208,42 +207,26 @@ uint32_t agb_oam_order(void *state, uint8_t *slots, uint32_t max)
 	return n;
 }
 
-/* Trace ops: handle (ev->slot, dense, assigned by the loader) -> slot through the handle table.
- * A show that finds no free slot (or a handle beyond the table) is a failure; later ops on that
- * handle are no-ops, as the engine does for ops on a failed allocation. */
-static int oam_event(void *state, const struct agb_event *ev, uint32_t *result)
+/* Core-table verbs: the per-frame copy and the sprite display calls. */
+static int oam_frame(void *state)
 {
-	struct oam_state *st = state;
-	agb_machine *m = st->m;
-	uint32_t s;
-	(void)result;
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_FRAME:
-		agb_oam_copy(st);
-		return AGB_EVENT_DONE;
-	case AGB_OP_SPR_SHOW:
-		if (ev->slot >= AGB_OAM_HANDLES)
-			return AGB_EVENT_FAILED;
-		s = agb_oam_show(st, (uint16_t)ev->size);
-		AGB_ST8(m, HANDLE(st, ev->slot), s);
-		return s == AGB_OAM_NONE ? AGB_EVENT_FAILED : AGB_EVENT_DONE;
-	case AGB_OP_SPR_Z:
-	case AGB_OP_SPR_HIDE:
-		if (ev->slot >= AGB_OAM_HANDLES)
-			return AGB_EVENT_DONE;
-		s = AGB_LD8(m, HANDLE(st, ev->slot));
-		if (s == AGB_OAM_NONE)
-			return AGB_EVENT_DONE;
-		if (ev->op == AGB_OP_SPR_Z) {
-			agb_oam_set_z(st, s, (uint16_t)ev->size);
-		} else {
-			agb_oam_hide(st, s);
-			AGB_ST8(m, HANDLE(st, ev->slot), AGB_OAM_NONE);
-		}
-		return AGB_EVENT_DONE;
-	default:
-		return AGB_EVENT_UNSUPPORTED;
-	}
+	agb_oam_copy(state);
+	return AGB_VERB_DONE;
+}
+
+static uint32_t oam_sprite_show(void *state, uint32_t z)
+{
+	return agb_oam_show(state, (uint16_t)z);
+}
+
+static void oam_sprite_z(void *state, uint32_t sprite, uint32_t z)
+{
+	agb_oam_set_z(state, sprite, (uint16_t)z);
+}
+
+static void oam_sprite_hide(void *state, uint32_t sprite)
+{
+	agb_oam_hide(state, sprite);
 }
 
 /* Contract: as obj-fast's (the graphics allocator is obj-fast). */
@@ -346,6 +329,9 @@ const struct agb_heap_core agb_oam_core = {
 	.walk = oam_walk,
 	.check = oam_check,
 	.overhead_bytes = oam_overhead,
-	.event = oam_event,
+	.frame = oam_frame,
+	.sprite_show = oam_sprite_show,
+	.sprite_z = oam_sprite_z,
+	.sprite_hide = oam_sprite_hide,
 	.model = {.alloc_base = 190, .free_base = 40, .realloc_base = 250, .per_access = 80},
 };

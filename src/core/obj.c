@@ -9,7 +9,6 @@
  * core touches is a counted 8-bit access: this core is the straightforward reference that
  * `obj-fast` is measured and differential-tested against (see agb/obj.h for the rule). */
 #include "agb/obj.h"
-#include "agb/trace.h"
 
 struct obj_state {
 	agb_machine *m;
@@ -197,22 +196,6 @@ static uint32_t obj_overhead(void *state)
 	return st->nblocks - st->first;
 }
 
-/* Sprite display ops (spr_*) do not touch OBJ VRAM: accepted and ignored, so traces that mix
- * sprite graphics and display ops can compare the allocators. Frames are no-ops. */
-static int obj_event(void *state, const struct agb_event *ev, uint32_t *result)
-{
-	(void)state;
-	(void)result;
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_SPR_SHOW:
-	case AGB_OP_SPR_Z:
-	case AGB_OP_SPR_HIDE:
-		return AGB_EVENT_DONE;
-	default:
-		return AGB_EVENT_UNSUPPORTED;
-	}
-}
-
 /* Model: the scan loop is about six Thumb instructions per map byte (ldrb, cmp, branch, add,
  * cmp, branch) at ~2 cycles each from ROM (WAITCNT 4317h, prefetch on): 12 cycles per access
  * on top of the bus cycles. Not yet fitted against mGBA. */
@@ -230,6 +213,5 @@ const struct agb_heap_core agb_obj_core = {
 	.walk = obj_walk,
 	.check = obj_check,
 	.overhead_bytes = obj_overhead,
-	.event = obj_event,
 	.model = {.alloc_base = 40, .free_base = 30, .realloc_base = 80, .per_access = 192},
 };

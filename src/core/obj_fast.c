@@ -25,7 +25,6 @@
  * The lowest set bit is found with a de Bruijn multiply and a 32-entry table read through
  * AGB_ROM_LD8 (ARMv4T has no CLZ; the table sits in ROM on the GBA and its reads are counted). */
 #include "agb/obj.h"
-#include "agb/trace.h"
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
@@ -623,21 +622,6 @@ static uint32_t objf_overhead(void *state)
 	return 8u * st->nwords + 4u * SUMMARIES;
 }
 
-/* As obj_event: sprite display ops are accepted and ignored, frames are no-ops. */
-static int objf_event(void *state, const struct agb_event *ev, uint32_t *result)
-{
-	(void)state;
-	(void)result;
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_SPR_SHOW:
-	case AGB_OP_SPR_Z:
-	case AGB_OP_SPR_HIDE:
-		return AGB_EVENT_DONE;
-	default:
-		return AGB_EVENT_UNSUPPORTED;
-	}
-}
-
 /* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
  * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
  * cycles each from ROM: alloc_base 180; per counted access ~4 more cycles of address arithmetic.
@@ -656,6 +640,5 @@ const struct agb_heap_core agb_obj_fast_core = {
 	.walk = objf_walk,
 	.check = objf_check,
 	.overhead_bytes = objf_overhead,
-	.event = objf_event,
 	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
 };

@@ -197,6 +197,6 @@ const struct agb_heap_core agb_slots_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
+	.overhead_bytes = core_overhead_bytes,
 	.model = {.alloc_base = 30, .free_base = 30, .realloc_base = 40, .per_access = 32},
 };

@@ -87,59 +87,57 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	return to;
 }
 
-int agb_stack2_event(agb_stack2 *s, const struct agb_event *ev, uint32_t *result)
+int agb_stack2_side(agb_stack2 *s, uint32_t side)
+{
+	if (side > 1u)
+		return AGB_VERB_BAD;
+	s->side = side;
+	return AGB_VERB_DONE;
+}
+
+int agb_stack2_mark(agb_stack2 *s, uint32_t marker)
 {
 	agb_machine *m = s->m;
-	(void)result;
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_FRAME:
-		return AGB_EVENT_DONE;
-	case AGB_OP_SIDE:
-		if (ev->id > 1u)
-			return AGB_EVENT_BAD;
-		s->side = ev->id;
-		return AGB_EVENT_DONE;
-	case AGB_OP_MARK:
-		if (s->nmarks == AGB_STACK2_MARKS)
-			return AGB_EVENT_FAILED;
-		AGB_ST32(m, MARK_ID(s, s->nmarks), ev->id);
-		AGB_ST32(m, MARK_AT(s, s->nmarks), (s->side == 0 ? s->low : s->high) | s->side);
-		s->nmarks++;
-		if (s->side == 0)
-			s->floor_low = s->low;
-		return AGB_EVENT_DONE;
-	case AGB_OP_RESET: {
-		uint32_t i = s->nmarks, at, side, kept;
-		while (i-- > 0)
-			if (AGB_LD32(m, MARK_ID(s, i)) == ev->id)
-				break;
-		if (i >= s->nmarks)
-			return AGB_EVENT_BAD;
-		at = AGB_LD32(m, MARK_AT(s, i));
-		side = at & 1u;
-		at &= ~3u;
-		/* Forget the same side's newer markers; keep the other side's (compacting). */
-		kept = i + 1u;
-		for (uint32_t j = i + 1u; j < s->nmarks; j++) {
-			uint32_t v = AGB_LD32(m, MARK_AT(s, j));
-			if ((v & 1u) != side) {
-				AGB_ST32(m, MARK_ID(s, kept), AGB_LD32(m, MARK_ID(s, j)));
-				AGB_ST32(m, MARK_AT(s, kept), v);
-				kept++;
-			}
+	if (s->nmarks == AGB_STACK2_MARKS)
+		return AGB_VERB_FAILED;
+	AGB_ST32(m, MARK_ID(s, s->nmarks), marker);
+	AGB_ST32(m, MARK_AT(s, s->nmarks), (s->side == 0 ? s->low : s->high) | s->side);
+	s->nmarks++;
+	if (s->side == 0)
+		s->floor_low = s->low;
+	return AGB_VERB_DONE;
+}
+
+int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
+{
+	agb_machine *m = s->m;
+	uint32_t i = s->nmarks, at, side, kept;
+	while (i-- > 0)
+		if (AGB_LD32(m, MARK_ID(s, i)) == marker)
+			break;
+	if (i >= s->nmarks)
+		return AGB_VERB_BAD;
+	at = AGB_LD32(m, MARK_AT(s, i));
+	side = at & 1u;
+	at &= ~3u;
+	/* Forget the same side's newer markers; keep the other side's (compacting). */
+	kept = i + 1u;
+	for (uint32_t j = i + 1u; j < s->nmarks; j++) {
+		uint32_t v = AGB_LD32(m, MARK_AT(s, j));
+		if ((v & 1u) != side) {
+			AGB_ST32(m, MARK_ID(s, kept), AGB_LD32(m, MARK_ID(s, j)));
+			AGB_ST32(m, MARK_AT(s, kept), v);
+			kept++;
 		}
-		s->nmarks = kept;
-		if (side == 0) {
-			s->low = s->floor_low = at;
-			s->last_low = AGB_NULL;
-		} else {
-			s->high = at;
-		}
-		return AGB_EVENT_DONE;
 	}
-	default:
-		return AGB_EVENT_UNSUPPORTED;
+	s->nmarks = kept;
+	if (side == 0) {
+		s->low = s->floor_low = at;
+		s->last_low = AGB_NULL;
+	} else {
+		s->high = at;
 	}
+	return AGB_VERB_DONE;
 }
 
 void agb_stack2_stats(agb_stack2 *s, struct agb_heap_stats *out)
@@ -202,38 +200,16 @@ uint32_t agb_stack2_overhead_bytes(const agb_stack2 *s)
 	return AGB_STACK2_MARKS * 8u + (s->arena_end - s->arena) % 4u;
 }
 
-static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)
-{
-	return agb_stack2_init(st, m, cfg);
-}
-static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return agb_stack2_alloc(st, size, align, granted);
-}
-static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *granted)
-{
-	return agb_stack2_realloc(st, addr, size, granted);
-}
-static void core_stats(void *st, struct agb_heap_stats *out)
-{
-	agb_stack2_stats(st, out);
-}
-static void core_walk(void *st, agb_walk_fn fn, void *ctx)
-{
-	agb_stack2_walk(st, fn, ctx);
-}
-static int core_check(void *st, const char **why)
-{
-	return agb_stack2_check(st, why);
-}
-static uint32_t core_overhead(void *st)
-{
-	return agb_stack2_overhead_bytes(st);
-}
-static int core_event(void *st, const struct agb_event *ev, uint32_t *result)
-{
-	return agb_stack2_event(st, ev, result);
-}
+AGB_CORE_ADAPTER(stack2, init)
+AGB_CORE_ADAPTER(stack2, alloc)
+AGB_CORE_ADAPTER(stack2, realloc)
+AGB_CORE_ADAPTER(stack2, stats)
+AGB_CORE_ADAPTER(stack2, walk)
+AGB_CORE_ADAPTER(stack2, check)
+AGB_CORE_ADAPTER(stack2, overhead_bytes)
+AGB_CORE_ADAPTER(stack2, mark)
+AGB_CORE_ADAPTER(stack2, reset)
+AGB_CORE_ADAPTER(stack2, side)
 
 const struct agb_heap_core agb_stack2_core = {
 	.name = "stack2",
@@ -248,7 +224,9 @@ const struct agb_heap_core agb_stack2_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
-	.event = core_event,
+	.overhead_bytes = core_overhead_bytes,
+	.mark = core_mark,
+	.reset = core_reset,
+	.side = core_side,
 	.model = {.alloc_base = 20, .free_base = 10, .realloc_base = 30, .per_access = 32},
 };

@@ -3,7 +3,6 @@
 
 #include <stddef.h>
 
-#include "agb/trace.h"
 
 /* refc[] encodings. Counts stay below bit 15; everything with bit 15 set is not a count. */
 #define COUNT_MAX 0x7FFEu
@@ -301,96 +300,49 @@ void agb_tiles_set_rom(void *state, uint32_t rom4_addr, uint32_t rom8_addr)
 	t->rom8 = rom8_addr;
 }
 
-/* Everything in a ref or unref event but the resident-tile hit: out of line, so the hit path
- * in event() stays a few loads and one store without the miss path's register pressure. */
-__attribute__((noinline)) static int event_slow(struct tiles *t, const struct agb_event *ev,
-						uint32_t *result)
+/* Core-table verbs: the trace's ["ref", t, bpp] / ["unref", t, bpp] on the public calls. An
+ * unref names the ROM tile; the ROM->RAM lookup stands in for the game reading the RAM index from
+ * its screen map. */
+static int ref_verb(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
-	uint32_t b;
 	int up;
+	uint32_t b;
 
-	switch ((enum agb_op)ev->op) {
-	case AGB_OP_FRAME:
-		return AGB_EVENT_DONE;
-	case AGB_OP_REF:
-		if (ev->size != 4u && ev->size != 8u)
-			return AGB_EVENT_BAD;
-		b = agb_tiles_ref(t, ev->id, ev->size, &up);
-		if (b == 0xFFFFu)
-			return AGB_EVENT_FAILED;
-		if (b == 0xFFFEu)
-			return AGB_EVENT_BAD;
-		if (up)
-			*result = AGB_EVENT_RESULT_UPLOADED;
-		return AGB_EVENT_DONE;
-	case AGB_OP_UNREF:
-		if (ev->size != 4u && ev->size != 8u)
-			return AGB_EVENT_BAD;
-		if (ev->id == 0)
-			return AGB_EVENT_DONE;
-		if (ev->id >= t->rom_tiles)
-			return AGB_EVENT_BAD;
-		/* The lookup stands in for the game reading the RAM index from its screen map. */
-		b = ld(t, map_at(t, ev->id, ev->size));
-		if (b == UNUSED) {
-			/* No live upload: every ref still outstanding for this tile failed, so this
-			 * unref belongs to a failed one (the loader has ruled out unmatched unrefs). */
-			*result = AGB_EVENT_RESULT_SKIPPED;
-			return AGB_EVENT_DONE;
-		}
-		if (agb_tiles_unref_block(t, b, ev->size))
-			*result = AGB_EVENT_RESULT_RELEASED;
-		return AGB_EVENT_DONE;
-	default:
-		return AGB_EVENT_UNSUPPORTED;
-	}
+	*detail = 0;
+	if (bpp != 4u && bpp != 8u)
+		return AGB_VERB_BAD;
+	b = agb_tiles_ref(state, rom_tile, bpp, &up);
+	if (b == 0xFFFFu)
+		return AGB_VERB_FAILED;
+	if (b == 0xFFFEu)
+		return AGB_VERB_BAD;
+	if (up)
+		*detail = AGB_VERB_UPLOADED;
+	return AGB_VERB_DONE;
 }
 
-/* Ref and unref with exactly the accesses of agb_tiles_ref / agb_tiles_unref_block: the hit
- * paths (map, count, count store) inline, the miss and last-ref work out of line (ref_miss,
- * unref_last), everything else (frames, bad sizes, tile 0, out of range) in event_slow. */
-static int event(void *state, const struct agb_event *ev, uint32_t *result)
+static int unref_verb(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	struct tiles *t = state;
-	uint32_t op = ev->op, id = ev->id, size = ev->size, map, b, a, c;
+	uint32_t b;
 
-	*result = 0;
-	if ((op != AGB_OP_REF && op != AGB_OP_UNREF) || (size != 4u && size != 8u) || id == 0 ||
-	    id >= t->rom_tiles)
-		return event_slow(t, ev, result);
-	map = (size == 8u ? t->map8 : t->map4) + 2u * id;
-	b = ld(t, map);
-	if (op == AGB_OP_REF) {
-		if (b == UNUSED) {
-			if (ref_miss(t, id, size, map) == 0xFFFFu)
-				return AGB_EVENT_FAILED;
-			*result = AGB_EVENT_RESULT_UPLOADED;
-			return AGB_EVENT_DONE;
-		}
-		a = rc_at(t, b);
-		c = ld(t, a);
-		if (c >= COUNT_MAX)
-			return AGB_EVENT_BAD;
-		st(t, a, c + 1u);
-		return AGB_EVENT_DONE;
-	}
+	*detail = 0;
+	if (bpp != 4u && bpp != 8u)
+		return AGB_VERB_BAD;
+	if (rom_tile == 0)
+		return AGB_VERB_DONE;
+	if (rom_tile >= t->rom_tiles)
+		return AGB_VERB_BAD;
+	b = ld(t, map_at(t, rom_tile, bpp));
 	if (b == UNUSED) {
 		/* No live upload: every ref still outstanding for this tile failed, so this unref
 		 * belongs to a failed one (the loader has ruled out unmatched unrefs). */
-		*result = AGB_EVENT_RESULT_SKIPPED;
-		return AGB_EVENT_DONE;
+		*detail = AGB_VERB_SKIPPED;
+		return AGB_VERB_DONE;
 	}
-	if (b < 2u)
-		return AGB_EVENT_DONE;
-	a = rc_at(t, b);
-	c = ld(t, a);
-	if (c > 1u) {
-		st(t, a, c - 1u);
-		return AGB_EVENT_DONE;
-	}
-	unref_last(t, b, size);
-	*result = AGB_EVENT_RESULT_RELEASED;
-	return AGB_EVENT_DONE;
+	if (agb_tiles_unref_block(t, b, bpp))
+		*detail = AGB_VERB_RELEASED;
+	return AGB_VERB_DONE;
 }
 
 /* What one block is, for stats, walk and check. */
@@ -615,7 +567,8 @@ const struct agb_heap_core agb_tiles_core = {
 	.walk = walk,
 	.check = check,
 	.overhead_bytes = overhead_bytes,
-	.event = event,
+	.ref = ref_verb,
+	.unref = unref_verb,
 	/* Pre-calibration estimate for Thumb in ROM (not yet fitted against mGBA): about 10
 	 * instructions of call, dispatch and return, and half a cycle of address arithmetic per
 	 * counted access (the copy loop moves a word per access with ldmia/stmia). */

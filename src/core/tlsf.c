@@ -455,7 +455,7 @@ const struct agb_heap_core agb_tlsf_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
+	.overhead_bytes = core_overhead_bytes,
 	/* Rough: TLSF's mapping and list work is ~40-60 Thumb instructions per call, ~2 cycles of
 	 * instruction work per access on top of the bus. Fitted against mGBA later. */
 	.model = {.alloc_base = 90, .free_base = 70, .realloc_base = 110, .per_access = 32},

@@ -549,8 +549,9 @@ HOT void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len
 
 /* ---- public API ----------------------------------------------------------------------------- */
 
-int agb_tree_init(agb_tree *t, agb_machine *m, uint32_t arena, uint32_t bytes)
+int agb_tree_init(agb_tree *t, agb_machine *m, const struct agb_heap_config *cfg)
 {
+	const uint32_t arena = cfg->arena_addr, bytes = cfg->arena_bytes;
 	if ((arena & 7u) != 0u || arena == AGB_NULL)
 		return AGB_HEAP_BAD_ALIGNMENT;
 	uint32_t total = bytes >> 3;
@@ -1051,45 +1052,7 @@ uint32_t agb_tree_overhead_bytes(const agb_tree *t)
 
 /* ---- core table ----------------------------------------------------------------------------- */
 
-static int core_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
-{
-	return agb_tree_init(state, m, cfg->arena_addr, cfg->arena_bytes);
-}
-
-static uint32_t core_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return tree_alloc(state, size, align, granted);
-}
-
-static void core_free(void *state, uint32_t addr)
-{
-	tree_free(state, addr);
-}
-
-static uint32_t core_realloc(void *state, uint32_t addr, uint32_t size, uint32_t *granted)
-{
-	return agb_tree_realloc(state, addr, size, granted);
-}
-
-static void core_stats(void *state, struct agb_heap_stats *out)
-{
-	agb_tree_stats(state, out);
-}
-
-static void core_walk(void *state, agb_walk_fn fn, void *ctx)
-{
-	agb_tree_walk(state, fn, ctx);
-}
-
-static int core_check(void *state, const char **why)
-{
-	return agb_tree_check(state, why);
-}
-
-static uint32_t core_overhead(void *state)
-{
-	return agb_tree_overhead_bytes(state);
-}
+AGB_HEAP_CORE_ADAPTERS(tree)
 
 const struct agb_heap_core agb_tree_core = {
 	.name = "tree",
@@ -1105,7 +1068,7 @@ const struct agb_heap_core agb_tree_core = {
 	.stats = core_stats,
 	.walk = core_walk,
 	.check = core_check,
-	.overhead_bytes = core_overhead,
+	.overhead_bytes = core_overhead_bytes,
 	/* Rough starting values (3 cycles of instruction work per access); fitted against mGBA. */
 	.model = {.alloc_base = 60, .free_base = 50, .realloc_base = 80, .per_access = 48},
 };

@@ -414,7 +414,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
 
 	/* Slot table: wherever the arena is not (see the top of this file). */
-	slot_bytes = (h->slots * 20u + 7u) & ~7u;
+	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
 	if (b.trace.arena == AGB_ARENA_EWRAM) {
 		uint32_t lo = b.screen ? 0x06009600u : 0x06000000u;
 		if (lo + slot_bytes > 0x06018000u) {

@@ -111,7 +111,7 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		break;
 	case AGB_OP_REF:
 		o->refs++;
-		if (obs->result & AGB_EVENT_RESULT_UPLOADED) {
+		if (obs->result & AGB_VERB_UPLOADED) {
 			o->tile_uploads++;
 			if (++acc->resident_tiles > o->peak_resident_tiles)
 				o->peak_resident_tiles = acc->resident_tiles;
@@ -121,7 +121,7 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		break;
 	case AGB_OP_UNREF:
 		o->unrefs++;
-		if ((obs->result & AGB_EVENT_RESULT_RELEASED) && acc->resident_tiles > 0)
+		if ((obs->result & AGB_VERB_RELEASED) && acc->resident_tiles > 0)
 			acc->resident_tiles--;
 		break;
 	default:

@@ -1,4 +1,5 @@
-/* Replay engine (DESIGN section 1): one core, one trace, one machine. */
+/* Replay engine (docs/design.md, "Data flow"): one core, one trace, one machine. The op table
+ * below is the only place where trace ops become core verbs. */
 #include "agb/replay.h"
 #include "agb/cycle_model.h"
 
@@ -57,9 +58,14 @@ void agb_replay_calibrate_marks(uint32_t n)
 #define SLOT_TABLE(ws) ((struct slot *)(void *)((uint8_t *)(ws) + SLOTS_OFFSET))
 #endif
 
+size_t agb_replay_slot_table_bytes(const struct agb_trace *t)
+{
+	return (size_t)t->slots * sizeof(struct slot) + AGB_REPLAY_SPRITE_HANDLES;
+}
+
 size_t agb_replay_workspace_bytes(const struct agb_trace *t)
 {
-	return SLOTS_OFFSET + (size_t)t->slots * sizeof(struct slot);
+	return SLOTS_OFFSET + agb_replay_slot_table_bytes(t);
 }
 
 void *agb_replay_core_state(void *workspace)
@@ -170,10 +176,7 @@ static uint32_t realloc_by_move(const struct agb_heap_core *core, void *st, agb_
 	return to;
 }
 
-/* ["reset", n] (bump, stack2) frees every block allocated after marker n at once. The core is
- * the authority on what is free now, so the engine asks it - walk(), observation only - and
- * forgets each live allocation that lies in a free run, checking its canary first. This keeps
- * the engine free of any core's marker semantics. O(free runs x slots); resets are rare. */
+/* What a reset released: see op_reset. */
 struct release {
 	struct slot *slots;
 	uint32_t nslots;
@@ -233,246 +236,428 @@ static int stop(struct agb_replay_result *out, int status, uint32_t event, const
 	return status;
 }
 
+/* One replay in progress: what the op handlers share. */
+struct run {
+	const struct agb_trace *t;
+	const struct agb_heap_core *core;
+	agb_machine *m;
+	void *st;
+	struct slot *slots;
+	uint8_t *sprites; /* sprite handle -> the core's OAM entry, AGB_SPRITE_NONE when not shown */
+	int canaries;
+	uint32_t live, live_granted;
+	struct agb_replay_result *out;
+};
+
+/* ---- op handlers: the one place where trace ops become core verbs ------------------------
+ * Each serves one event: brackets exactly the core call with OP_BEGIN/OP_END (the GBA bench
+ * times that), fills the observation and returns AGB_REPLAY_OK or why the run stops. */
+
+typedef int (*op_handler)(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o);
+
+static int op_alloc(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct slot *s = &r->slots[ev->slot];
+	if (r->core->alloc == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not allocate blocks");
+	o->requested = ev->size;
+	OP_BEGIN(o->index);
+	o->addr = r->core->alloc(r->st, ev->size, ev->align, &o->granted);
+	OP_END(o->index, o->addr);
+	if (o->addr == AGB_NULL) {
+		o->outcome = AGB_OUTCOME_FAILED;
+		o->granted = 0;
+		s->state = SLOT_FAILED;
+		r->out->failures++;
+		return AGB_REPLAY_OK;
+	}
+	*s = (struct slot){o->addr, ev->size, o->granted, SLOT_LIVE, ev->id};
+	r->live += ev->size;
+	r->live_granted += o->granted;
+	return AGB_REPLAY_OK;
+}
+
+static int op_free(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct slot *s = &r->slots[ev->slot];
+	if (r->core->free == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core cannot free single blocks");
+	if (s->state != SLOT_LIVE) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+		s->state = SLOT_EMPTY;
+		return AGB_REPLAY_OK;
+	}
+	o->addr = s->addr;
+	o->requested = s->requested;
+	o->granted = s->granted;
+	if (r->canaries)
+		o->corrupted = canary_check(r->m, s->addr, s->requested, ev->id);
+	OP_BEGIN(o->index);
+	r->core->free(r->st, s->addr);
+	OP_END(o->index, AGB_NULL);
+	r->live -= s->requested;
+	r->live_granted -= s->granted;
+	s->state = SLOT_EMPTY;
+	return AGB_REPLAY_OK;
+}
+
+static int op_realloc(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct slot *s = &r->slots[ev->slot];
+	uint32_t to, granted = 0;
+	if (s->state != SLOT_LIVE) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+		return AGB_REPLAY_OK;
+	}
+	if (r->core->free == NULL && r->core->realloc == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core cannot resize blocks");
+	o->requested = ev->size;
+	if (r->canaries)
+		o->corrupted = canary_check(r->m, s->addr, s->requested, ev->id);
+	OP_BEGIN(o->index);
+	if (r->core->realloc != NULL)
+		to = r->core->realloc(r->st, s->addr, ev->size, &granted);
+	else
+		to = realloc_by_move(r->core, r->st, r->m, s->addr, s->granted, ev->size, &granted);
+	OP_END(o->index, to);
+	if (to == AGB_NULL) {
+		/* C semantics: the old block stays live and intact. */
+		o->outcome = AGB_OUTCOME_FAILED;
+		r->out->failures++;
+		return AGB_REPLAY_OK;
+	}
+	if (r->canaries) {
+		uint32_t kept = s->requested < ev->size ? s->requested : ev->size;
+		o->corrupted += canary_check(r->m, to, kept, ev->id);
+	}
+	r->live = r->live - s->requested + ev->size;
+	r->live_granted = r->live_granted - s->granted + granted;
+	*s = (struct slot){to, ev->size, granted, SLOT_LIVE, ev->id};
+	o->addr = to;
+	o->granted = granted;
+	return AGB_REPLAY_OK;
+}
+
+/* A verb's status as the run sees it: BAD stops the run, FAILED counts a failure. */
+static int verb_outcome(struct run *r, struct agb_replay_obs *o, int status)
+{
+	if (status == AGB_VERB_BAD)
+		return stop(r->out, AGB_REPLAY_BAD_EVENT, o->index, "the core rejected this op");
+	if (status == AGB_VERB_FAILED) {
+		o->outcome = AGB_OUTCOME_FAILED;
+		r->out->failures++;
+	} else if ((o->result & AGB_VERB_SKIPPED) != 0) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+	}
+	return AGB_REPLAY_OK;
+}
+
+static int unsupported(struct run *r, const struct agb_replay_obs *o)
+{
+	return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core cannot serve this op");
+}
+
+/* Frames describe the game, not its memory: a core without per-frame work ignores them. */
+static int op_frame(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->frame == NULL)
+		return AGB_REPLAY_OK;
+	OP_BEGIN(o->index);
+	status = r->core->frame(r->st);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
+static int op_mark(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->mark == NULL)
+		return unsupported(r, o);
+	OP_BEGIN(o->index);
+	status = r->core->mark(r->st, ev->id);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
+static int op_side(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->side == NULL)
+		return unsupported(r, o);
+	OP_BEGIN(o->index);
+	status = r->core->side(r->st, ev->id);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
+/* ["reset", n] (bump, stack2) frees every block allocated after marker n at once. The core is
+ * the authority on what is free now, so the engine asks it - walk(), observation only - and
+ * forgets each live allocation that lies in a free run, checking its canary first. This keeps
+ * the engine free of any core's marker semantics. O(free runs x slots); resets are rare. */
+static int op_reset(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->reset == NULL)
+		return unsupported(r, o);
+	OP_BEGIN(o->index);
+	status = r->core->reset(r->st, ev->id);
+	OP_END(o->index, AGB_NULL);
+	if (status == AGB_VERB_DONE) {
+		struct release rel = {r->slots, r->t->slots, r->m, r->canaries, 0, 0, 0};
+		r->core->walk(r->st, release_run, &rel);
+		o->corrupted = rel.corrupted;
+		r->live -= rel.bytes;
+		r->live_granted -= rel.granted;
+	}
+	return verb_outcome(r, o, status);
+}
+
+static int op_ref(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->ref == NULL)
+		return unsupported(r, o);
+	OP_BEGIN(o->index);
+	status = r->core->ref(r->st, ev->id, ev->size, &o->result);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
+static int op_unref(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	int status;
+	o->requested = ev->size;
+	if (r->core->unref == NULL)
+		return unsupported(r, o);
+	OP_BEGIN(o->index);
+	status = r->core->unref(r->st, ev->id, ev->size, &o->result);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
+/* Sprite display: the trace's dense sprite handle (ev->slot) keeps the OAM entry the core
+ * handed out, as a game keeps it in its sprite struct. A show beyond the handle table or with
+ * no entry free is a failure; later ops on that handle are no-ops, as for a failed alloc. A core
+ * without a shadow OAM ignores all three. */
+static int op_sprite_show(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t sprite;
+	o->requested = ev->size;
+	if (r->core->sprite_show == NULL)
+		return AGB_REPLAY_OK;
+	if (ev->slot >= AGB_REPLAY_SPRITE_HANDLES)
+		return verb_outcome(r, o, AGB_VERB_FAILED);
+	OP_BEGIN(o->index);
+	sprite = r->core->sprite_show(r->st, ev->size);
+	OP_END(o->index, AGB_NULL);
+	r->sprites[ev->slot] = (uint8_t)sprite;
+	return verb_outcome(r, o, sprite == AGB_SPRITE_NONE ? AGB_VERB_FAILED : AGB_VERB_DONE);
+}
+
+/* The shown entry behind handle ev->slot, or AGB_SPRITE_NONE. */
+static uint32_t shown_sprite(const struct run *r, const struct agb_event *ev)
+{
+	return ev->slot < AGB_REPLAY_SPRITE_HANDLES ? r->sprites[ev->slot] : AGB_SPRITE_NONE;
+}
+
+static int op_sprite_z(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t sprite = shown_sprite(r, ev);
+	o->requested = ev->size;
+	if (r->core->sprite_z == NULL || sprite == AGB_SPRITE_NONE)
+		return AGB_REPLAY_OK;
+	OP_BEGIN(o->index);
+	r->core->sprite_z(r->st, sprite, ev->size);
+	OP_END(o->index, AGB_NULL);
+	return AGB_REPLAY_OK;
+}
+
+static int op_sprite_hide(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t sprite = shown_sprite(r, ev);
+	o->requested = ev->size;
+	if (r->core->sprite_hide == NULL || sprite == AGB_SPRITE_NONE)
+		return AGB_REPLAY_OK;
+	OP_BEGIN(o->index);
+	r->core->sprite_hide(r->st, sprite);
+	OP_END(o->index, AGB_NULL);
+	r->sprites[ev->slot] = AGB_SPRITE_NONE;
+	return AGB_REPLAY_OK;
+}
+
+static const op_handler op_handlers[AGB_OP_COUNT] = {
+	[AGB_OP_ALLOC] = op_alloc,
+	[AGB_OP_FREE] = op_free,
+	[AGB_OP_REALLOC] = op_realloc,
+	[AGB_OP_FRAME] = op_frame,
+	[AGB_OP_REF] = op_ref,
+	[AGB_OP_UNREF] = op_unref,
+	[AGB_OP_SPR_SHOW] = op_sprite_show,
+	[AGB_OP_SPR_Z] = op_sprite_z,
+	[AGB_OP_SPR_HIDE] = op_sprite_hide,
+	[AGB_OP_MARK] = op_mark,
+	[AGB_OP_RESET] = op_reset,
+	[AGB_OP_SIDE] = op_side,
+};
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+/* Counter totals at the end of the previous event. Between events nothing counted runs
+ * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
+struct counters {
+	uint32_t bus, accesses, stores, rom_reads, work;
+};
+
+/* The machine's counters now (host); zeros on the GBA, where cycles are measured instead. */
+static struct counters counters_now(const agb_machine *m)
+{
+	struct counters c = {0, 0, 0, 0, 0};
+#ifndef AGB_TARGET_GBA
+	agb_machine_totals(m, &c.bus, &c.accesses);
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+		c.stores += m->counts[r][AGB_STORE8] + m->counts[r][AGB_STORE16] +
+			    m->counts[r][AGB_STORE32];
+	c.rom_reads = m->counts[AGB_REGION_ROM][AGB_LOAD8] + m->counts[AGB_REGION_ROM][AGB_LOAD16] +
+		      m->counts[AGB_REGION_ROM][AGB_LOAD32];
+	c.work = m->work;
+#else
+	(void)m;
+#endif
+	return c;
+}
+
+/* Fills the observation's cost inputs from the counters' growth since *prev, then the model's
+ * estimate. Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
+ * core without a shadow OAM) that the core passes over without touching memory. */
+static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
+			 const struct agb_event *ev, struct counters *prev, struct agb_replay_obs *o)
+{
+	struct counters now = counters_now(r->m);
+	o->bus_cycles = now.bus - prev->bus;
+	o->accesses = now.accesses - prev->accesses;
+	o->stores = now.stores - prev->stores;
+	o->rom_reads = now.rom_reads - prev->rom_reads;
+	o->work = now.work - prev->work;
+	*prev = now;
+	o->cycles = (o->outcome == AGB_OUTCOME_SKIPPED ||
+		     ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o->accesses == 0))
+			    ? 0u
+			    : model_cycles(r->core, fit, (enum agb_op)ev->op, o);
+}
+
+/* Resets the workspace tables, places arena and meta area and initialises the core. */
+static int run_begin(struct run *r, const struct agb_replay_config *cfg, void *workspace)
+{
+	struct agb_heap_config hc;
+	r->st = (uint8_t *)workspace + STATE_OFFSET;
+	r->slots = SLOT_TABLE(workspace);
+	r->sprites = (uint8_t *)(r->slots + r->t->slots);
+	for (uint32_t i = 0; i < r->t->slots; i++)
+		r->slots[i] = (struct slot){0, 0, 0, SLOT_EMPTY, 0};
+	for (uint32_t i = 0; i < AGB_REPLAY_SPRITE_HANDLES; i++)
+		r->sprites[i] = AGB_SPRITE_NONE;
+	place(r->t, cfg, &hc);
+	r->out->arena_addr = hc.arena_addr;
+	r->out->arena_bytes = hc.arena_bytes;
+	r->out->meta_addr = hc.meta_addr;
+	r->out->meta_bytes = hc.meta_bytes;
+	zero_region(r->m, hc.arena_addr, hc.arena_bytes);
+	if (hc.meta_addr != AGB_NULL)
+		zero_region(r->m, hc.meta_addr, hc.meta_bytes);
+	r->out->init_status = r->core->init(r->st, r->m, &hc);
+	if (r->out->init_status != AGB_HEAP_OK)
+		return stop(r->out, AGB_REPLAY_INIT_FAILED, 0, "the core cannot manage this arena");
+	r->out->overhead_bytes = r->core->overhead_bytes(r->st);
+#ifndef AGB_TARGET_GBA
+	agb_machine_reset_counters(r->m);
+#endif
+	return AGB_REPLAY_OK;
+}
+
+/* After an event: canaries for the new block, live totals, the free-space sample and, with
+ * AGB_REPLAY_CHECK, the invariant checker. Returns AGB_REPLAY_OK or CHECK_FAILED. */
+static int observe_state(struct run *r, const struct agb_replay_config *cfg,
+			 const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	const int sampling = (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
+	if (r->canaries && o->outcome == AGB_OUTCOME_OK &&
+	    (ev->op == AGB_OP_ALLOC || ev->op == AGB_OP_REALLOC))
+		canary_fill(r->m, o->addr, ev->size, ev->id);
+	r->out->corrupted_bytes += o->corrupted;
+	o->live_bytes = r->live;
+	o->live_granted = r->live_granted;
+	if (sampling && (r->t->frame_count == 0 || ev->op == AGB_OP_FRAME)) {
+		r->core->stats(r->st, &o->stats);
+		o->sampled = AGB_SAMPLE_REGULAR;
+	} else if (o->outcome == AGB_OUTCOME_FAILED && sampling) {
+		/* Telling fragmentation from exhaustion needs the free space at the failure. */
+		r->core->stats(r->st, &o->stats);
+		o->sampled = AGB_SAMPLE_AT_FAILURE;
+	}
+	if ((cfg->flags & AGB_REPLAY_CHECK) != 0) {
+		const char *why = "invariant violated";
+		if (r->core->check(r->st, &why) != 0)
+			return stop(r->out, AGB_REPLAY_CHECK_FAILED, o->index, why);
+	}
+	return AGB_REPLAY_OK;
+}
+
+/* End of the trace: the canaries of blocks still live, the final free space, the machine's
+ * record of accesses a correct core never makes. */
+static void run_end(struct run *r)
+{
+	if (r->canaries)
+		for (uint32_t i = 0; i < r->t->slots; i++)
+			if (r->slots[i].state == SLOT_LIVE)
+				r->out->corrupted_bytes += canary_check(r->m, r->slots[i].addr,
+									r->slots[i].requested,
+									r->slots[i].id);
+	r->core->stats(r->st, &r->out->final_stats);
+#ifndef AGB_TARGET_GBA
+	r->out->quirk_stores = r->m->quirk_stores;
+	r->out->unmapped_accesses = 0;
+	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
+		r->out->unmapped_accesses += r->m->counts[AGB_REGION_UNMAPPED][k];
+#endif
+	r->out->status = AGB_REPLAY_OK;
+}
+
 int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cfg, agb_machine *m,
 		   void *workspace, size_t workspace_bytes, agb_replay_observer observe, void *ctx,
 		   struct agb_replay_result *out)
 {
-	const struct agb_heap_core *core = cfg->core;
-	const struct agb_cycle_model *fit = agb_cycle_model_find(core->name);
-	const int canaries = (cfg->flags & AGB_REPLAY_CANARIES) != 0;
-	const int sample_every_event = t->frame_count == 0 && (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
-	const int sample_frames = (cfg->flags & AGB_REPLAY_NO_STATS) == 0;
-	struct agb_heap_config hc;
-	struct slot *slots;
-	void *st;
-	uint32_t live = 0, live_granted = 0;
+	const struct agb_cycle_model *fit = agb_cycle_model_find(cfg->core->name);
+	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
+			0, 0, out};
+	struct counters prev = {0, 0, 0, 0, 0};
+	int rc;
 
 	*out = (struct agb_replay_result){0};
-	if (workspace_bytes < agb_replay_workspace_bytes(t) || core->state_bytes > AGB_HEAP_STATE_MAX)
+	if (workspace_bytes < agb_replay_workspace_bytes(t) ||
+	    cfg->core->state_bytes > AGB_HEAP_STATE_MAX)
 		return stop(out, AGB_REPLAY_NO_WORKSPACE, 0, "workspace too small");
-	st = (uint8_t *)workspace + STATE_OFFSET;
-	slots = SLOT_TABLE(workspace);
-	for (uint32_t i = 0; i < t->slots; i++)
-		slots[i] = (struct slot){0, 0, 0, SLOT_EMPTY, 0};
-
-	place(t, cfg, &hc);
-	out->arena_addr = hc.arena_addr;
-	out->arena_bytes = hc.arena_bytes;
-	out->meta_addr = hc.meta_addr;
-	out->meta_bytes = hc.meta_bytes;
-	zero_region(m, hc.arena_addr, hc.arena_bytes);
-	if (hc.meta_addr != AGB_NULL)
-		zero_region(m, hc.meta_addr, hc.meta_bytes);
-	out->init_status = core->init(st, m, &hc);
-	if (out->init_status != AGB_HEAP_OK)
-		return stop(out, AGB_REPLAY_INIT_FAILED, 0, "the core cannot manage this arena");
-	out->overhead_bytes = core->overhead_bytes(st);
-#ifndef AGB_TARGET_GBA
-	agb_machine_reset_counters(m);
-#endif
-
-	/* Counter totals at the end of the previous event. Between events nothing counted runs
-	 * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
-	uint32_t bus_prev = 0, acc_prev = 0, st_prev = 0, rom_prev = 0, work_prev = 0;
-	for (uint32_t i = 0; i < t->event_count; i++) {
+	rc = run_begin(&r, cfg, workspace);
+	for (uint32_t i = 0; rc == AGB_REPLAY_OK && i < t->event_count; i++) {
 		const struct agb_event *ev = &t->events[i];
-		struct agb_replay_obs o;
-		struct slot *s = ev->op <= AGB_OP_REALLOC ? &slots[ev->slot] : NULL;
-		o.index = i;
-		o.op = ev->op;
-		o.outcome = AGB_OUTCOME_OK;
-		o.id = ev->id;
-		o.requested = 0;
-		o.addr = AGB_NULL;
-		o.granted = 0;
-		o.result = 0;
-		o.corrupted = 0;
-		o.sampled = 0;
-		switch ((enum agb_op)ev->op) {
-		case AGB_OP_ALLOC:
-			if (core->alloc == NULL)
-				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core does not allocate blocks");
-			o.requested = ev->size;
-			OP_BEGIN(i);
-			o.addr = core->alloc(st, ev->size, ev->align, &o.granted);
-			OP_END(i, o.addr);
-			if (o.addr == AGB_NULL) {
-				o.outcome = AGB_OUTCOME_FAILED;
-				o.granted = 0;
-				s->state = SLOT_FAILED;
-				out->failures++;
-			} else {
-				*s = (struct slot){o.addr, ev->size, o.granted, SLOT_LIVE, ev->id};
-				live += ev->size;
-				live_granted += o.granted;
-			}
+		struct agb_replay_obs o = {.index = i, .op = ev->op, .outcome = AGB_OUTCOME_OK,
+					   .id = ev->id, .addr = AGB_NULL};
+		rc = op_handlers[ev->op](&r, ev, &o);
+		if (rc != AGB_REPLAY_OK)
 			break;
-		case AGB_OP_FREE:
-			if (core->free == NULL)
-				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot free single blocks");
-			if (s->state != SLOT_LIVE) {
-				o.outcome = AGB_OUTCOME_SKIPPED;
-				s->state = SLOT_EMPTY;
-				break;
-			}
-			o.addr = s->addr;
-			o.requested = s->requested;
-			o.granted = s->granted;
-			if (canaries)
-				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
-			OP_BEGIN(i);
-			core->free(st, s->addr);
-			OP_END(i, AGB_NULL);
-			live -= s->requested;
-			live_granted -= s->granted;
-			s->state = SLOT_EMPTY;
-			break;
-		case AGB_OP_REALLOC: {
-			uint32_t to, granted = 0;
-			if (s->state != SLOT_LIVE) {
-				o.outcome = AGB_OUTCOME_SKIPPED;
-				break;
-			}
-			if (core->free == NULL && core->realloc == NULL)
-				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot resize blocks");
-			o.requested = ev->size;
-			if (canaries)
-				o.corrupted = canary_check(m, s->addr, s->requested, ev->id);
-			OP_BEGIN(i);
-			if (core->realloc != NULL)
-				to = core->realloc(st, s->addr, ev->size, &granted);
-			else
-				to = realloc_by_move(core, st, m, s->addr, s->granted, ev->size, &granted);
-			OP_END(i, to);
-			if (to == AGB_NULL) {
-				/* C semantics: the old block stays live and intact. */
-				o.outcome = AGB_OUTCOME_FAILED;
-				out->failures++;
-				o.addr = AGB_NULL;
-				break;
-			}
-			if (canaries) {
-				uint32_t kept = s->requested < ev->size ? s->requested : ev->size;
-				o.corrupted += canary_check(m, to, kept, ev->id);
-			}
-			live = live - s->requested + ev->size;
-			live_granted = live_granted - s->granted + granted;
-			*s = (struct slot){to, ev->size, granted, SLOT_LIVE, ev->id};
-			o.addr = to;
-			o.granted = granted;
-			break;
-		}
-		default: {
-			int r;
-			OP_BEGIN(i);
-			r = core->event != NULL ? core->event(st, ev, &o.result) : AGB_EVENT_UNSUPPORTED;
-			OP_END(i, AGB_NULL);
-			/* Frames and sprite display ops describe the game, not its memory: a core that
-			 * does not manage OAM ignores them. Anything else it cannot serve stops the run. */
-			if (r == AGB_EVENT_UNSUPPORTED && ev->op != AGB_OP_FRAME &&
-			    ev->op != AGB_OP_SPR_SHOW && ev->op != AGB_OP_SPR_Z &&
-			    ev->op != AGB_OP_SPR_HIDE)
-				return stop(out, AGB_REPLAY_UNSUPPORTED, i, "this core cannot serve this op");
-			if (r == AGB_EVENT_BAD)
-				return stop(out, AGB_REPLAY_BAD_EVENT, i, "the core rejected this op");
-			if (r == AGB_EVENT_FAILED) {
-				o.outcome = AGB_OUTCOME_FAILED;
-				out->failures++;
-			} else if ((o.result & AGB_EVENT_RESULT_SKIPPED) != 0) {
-				o.outcome = AGB_OUTCOME_SKIPPED;
-			}
-			if (ev->op == AGB_OP_RESET && r == AGB_EVENT_DONE) {
-				struct release rel = {slots, t->slots, m, canaries, 0, 0, 0};
-				core->walk(st, release_run, &rel);
-				o.corrupted = rel.corrupted;
-				live -= rel.bytes;
-				live_granted -= rel.granted;
-			}
-			o.requested = ev->size;
-			break;
-		}
-		}
-#ifndef AGB_TARGET_GBA
-		{
-			uint32_t bus, acc;
-			/* The cycle model's other inputs: stores (any region) and ROM loads. */
-			uint32_t stn = 0, rom;
-			agb_machine_totals(m, &bus, &acc);
-			for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
-				stn += m->counts[r][AGB_STORE8] + m->counts[r][AGB_STORE16] +
-				      m->counts[r][AGB_STORE32];
-			rom = m->counts[AGB_REGION_ROM][AGB_LOAD8] + m->counts[AGB_REGION_ROM][AGB_LOAD16] +
-			      m->counts[AGB_REGION_ROM][AGB_LOAD32];
-			o.bus_cycles = bus - bus_prev;
-			o.accesses = acc - acc_prev;
-			o.stores = stn - st_prev;
-			o.rom_reads = rom - rom_prev;
-			o.work = m->work - work_prev;
-			work_prev = m->work;
-			bus_prev = bus;
-			acc_prev = acc;
-			st_prev = stn;
-			rom_prev = rom;
-		}
-#else
-		/* On the GBA the cycles are measured around the call, not counted. */
-		(void)bus_prev;
-		(void)acc_prev;
-		(void)st_prev;
-		(void)rom_prev;
-		(void)work_prev;
-		o.bus_cycles = 0;
-		o.accesses = 0;
-		o.stores = 0;
-		o.rom_reads = 0;
-		o.work = 0;
-#endif
-		/* Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
-		 * core without a shadow OAM) that the core passes over without touching memory. */
-		o.cycles = (o.outcome == AGB_OUTCOME_SKIPPED ||
-			    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o.accesses == 0))
-				   ? 0u
-				   : model_cycles(core, fit, (enum agb_op)ev->op, &o);
-		if (canaries && o.outcome == AGB_OUTCOME_OK &&
-		    (ev->op == AGB_OP_ALLOC || ev->op == AGB_OP_REALLOC))
-			canary_fill(m, o.addr, ev->size, ev->id);
-		out->corrupted_bytes += o.corrupted;
-		o.live_bytes = live;
-		o.live_granted = live_granted;
-		if (sample_every_event || (sample_frames && ev->op == AGB_OP_FRAME)) {
-			core->stats(st, &o.stats);
-			o.sampled = AGB_SAMPLE_REGULAR;
-		} else if (o.outcome == AGB_OUTCOME_FAILED && sample_frames) {
-			/* Telling fragmentation from exhaustion needs the free space at the failure. */
-			core->stats(st, &o.stats);
-			o.sampled = AGB_SAMPLE_AT_FAILURE;
-		}
-		if ((cfg->flags & AGB_REPLAY_CHECK) != 0) {
-			const char *why = "invariant violated";
-			if (core->check(st, &why) != 0) {
-				if (observe != NULL)
-					observe(ctx, &o);
-				return stop(out, AGB_REPLAY_CHECK_FAILED, i, why);
-			}
-		}
+		observe_cost(&r, fit, ev, &prev, &o);
+		rc = observe_state(&r, cfg, ev, &o);
 		if (observe != NULL)
 			observe(ctx, &o);
 	}
-
-	if (canaries)
-		for (uint32_t i = 0; i < t->slots; i++)
-			if (slots[i].state == SLOT_LIVE)
-				out->corrupted_bytes += canary_check(m, slots[i].addr, slots[i].requested,
-								     slots[i].id);
-	core->stats(st, &out->final_stats);
-#ifndef AGB_TARGET_GBA
-	out->quirk_stores = m->quirk_stores;
-	out->unmapped_accesses = 0;
-	for (unsigned k = 0; k < AGB_ACCESS_COUNT; k++)
-		out->unmapped_accesses += m->counts[AGB_REGION_UNMAPPED][k];
-#endif
-	out->status = AGB_REPLAY_OK;
-	return AGB_REPLAY_OK;
+	if (rc == AGB_REPLAY_OK)
+		run_end(&r);
+	return rc;
 }
 
 uint32_t agb_replay_min_arena(const struct agb_trace *t, const struct agb_replay_config *cfg,

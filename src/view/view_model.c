@@ -176,7 +176,7 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 			rec->live = 0;
 		} else if (vm->scratch[u] == VK_USED && vm->owner[u] == 0 &&
 			   vm->initial[u] != VK_USED && o->op == AGB_OP_REF &&
-			   (o->result & AGB_EVENT_RESULT_UPLOADED) != 0) {
+			   (o->result & AGB_VERB_UPLOADED) != 0) {
 			uint32_t r = vm->t->slots + u;
 			uint32_t e = u;
 			while (e < vm->units && vm->scratch[e] == VK_USED && vm->owner[e] == 0 &&
@@ -229,7 +229,7 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 	}
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
-		if ((o->result & (AGB_EVENT_RESULT_UPLOADED | AGB_EVENT_RESULT_RELEASED)) != 0)
+		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED)) != 0)
 			resync(vm, o);
 		break;
 	case AGB_OP_RESET:

@@ -18,23 +18,23 @@ static void linear_with_markers(void **state)
 	uint32_t a = C->alloc(STATE, 5, 1, &g);
 	assert_int_equal(a, MEM_EWRAM);
 	assert_int_equal(g, 8);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 7), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 7), AGB_VERB_DONE);
 	uint32_t b = zoo_alloc(C, 100, 64);
 	assert_int_equal(b, MEM_EWRAM + 64u);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 9), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 9), AGB_VERB_DONE);
 	zoo_alloc(C, 1000, 1);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 7), AGB_EVENT_DONE); /* forgets marker 9 */
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 7), AGB_VERB_DONE); /* forgets marker 9 */
 	zoo_check(C);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 9), AGB_EVENT_BAD);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 9), AGB_VERB_BAD);
 	assert_int_equal(zoo_stats(C).free_bytes, 4096u - 8u);
 	assert_int_equal(zoo_alloc(C, 4, 1), MEM_EWRAM + 8u);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 7), AGB_EVENT_DONE); /* again: still there */
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 1), AGB_EVENT_UNSUPPORTED);
-	assert_int_equal(zoo_event(C, AGB_OP_FRAME, 0), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 7), AGB_VERB_DONE); /* again: still there */
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), ZOO_NO_VERB);
+	assert_int_equal(zoo_verb(C, AGB_OP_FRAME, 0), ZOO_NO_VERB); /* a replay ignores it */
 	assert_int_equal(zoo_alloc(C, 4089, 1), AGB_NULL);
 	for (uint32_t i = 1; i < AGB_BUMP_MARKS; i++)
-		assert_int_equal(zoo_event(C, AGB_OP_MARK, 100 + i), AGB_EVENT_DONE);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 1), AGB_EVENT_FAILED); /* table full */
+		assert_int_equal(zoo_verb(C, AGB_OP_MARK, 100 + i), AGB_VERB_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 1), AGB_VERB_FAILED); /* table full */
 	zoo_check(C);
 	zoo_bus_clean();
 }
@@ -51,7 +51,7 @@ static void realloc_grows_the_last_block_in_place(void **state)
 	uint32_t a2 = C->realloc(STATE, a, 32, &g);          /* not the last: moves */
 	assert_int_equal(a2, b + 400u);
 	assert_int_equal(AGB_LD32(M, a2), 0x11111111u);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 1), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 1), AGB_VERB_DONE);
 	/* The last block lies below the marker now: growing it in place would cross it. */
 	uint32_t a3 = C->realloc(STATE, a2, 64, &g);
 	assert_int_not_equal(a3, a2);

@@ -16,7 +16,7 @@ static void two_sides_meet_in_the_middle(void **state)
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
 	uint32_t lo = zoo_alloc(C, 1000, 1);
 	assert_int_equal(lo, MEM_EWRAM);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 1), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
 	uint32_t hi = C->alloc(STATE, 999, 1, &g);
 	assert_int_equal(g, 1000);
 	assert_int_equal(hi, MEM_EWRAM + 4096u - 1000u);
@@ -28,11 +28,11 @@ static void two_sides_meet_in_the_middle(void **state)
 	assert_int_equal(w.free_bytes, zoo_stats(C).free_bytes);
 	/* The sides cannot cross. */
 	assert_int_equal(zoo_alloc(C, w.free_bytes + 4u, 1), AGB_NULL);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 0), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 0), AGB_VERB_DONE);
 	assert_int_equal(zoo_alloc(C, w.free_bytes + 4u, 1), AGB_NULL);
 	assert_int_not_equal(zoo_alloc(C, w.free_bytes, 1), AGB_NULL);
 	assert_int_equal(zoo_stats(C).free_bytes, 0);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 2), AGB_EVENT_BAD);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 2), AGB_VERB_BAD);
 	zoo_bus_clean();
 }
 
@@ -41,23 +41,23 @@ static void markers_belong_to_their_side(void **state)
 	(void)state;
 	struct agb_heap_config c = zoo_config(8192);
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 1), AGB_EVENT_DONE); /* low, at start */
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 1), AGB_VERB_DONE); /* low, at start */
 	zoo_alloc(C, 1000, 1);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 1), AGB_EVENT_DONE);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 2), AGB_EVENT_DONE); /* high, at end */
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 2), AGB_VERB_DONE); /* high, at end */
 	zoo_alloc(C, 2000, 1);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 0), AGB_EVENT_DONE);
-	assert_int_equal(zoo_event(C, AGB_OP_MARK, 3), AGB_EVENT_DONE); /* low, after 1000 */
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 0), AGB_VERB_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 3), AGB_VERB_DONE); /* low, after 1000 */
 	zoo_alloc(C, 500, 1);
 	/* Resetting the high side from the low side: the low side keeps its blocks and marker 3. */
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 2), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 2), AGB_VERB_DONE);
 	zoo_check(C);
 	assert_int_equal(zoo_stats(C).free_bytes, 8192u - 1500u);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 3), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 3), AGB_VERB_DONE);
 	assert_int_equal(zoo_stats(C).free_bytes, 8192u - 1000u);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 1), AGB_EVENT_DONE);
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 3), AGB_EVENT_BAD); /* forgotten */
-	assert_int_equal(zoo_event(C, AGB_OP_RESET, 2), AGB_EVENT_DONE);  /* other side: kept */
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 1), AGB_VERB_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 3), AGB_VERB_BAD); /* forgotten */
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 2), AGB_VERB_DONE);  /* other side: kept */
 	assert_int_equal(zoo_stats(C).free_bytes, 8192u);
 	zoo_check(C);
 }
@@ -71,7 +71,7 @@ static void realloc_moves_to_the_current_side(void **state)
 	uint32_t a = zoo_alloc(C, 64, 1);
 	AGB_ST32(M, a, 0x5A5A5A5Au);
 	assert_int_equal(C->realloc(STATE, a, 128, &g), a); /* last low block: in place */
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 1), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
 	uint32_t b = zoo_alloc(C, 64, 1);
 	AGB_ST32(M, b, 0xA5A5A5A5u);
 	uint32_t b2 = C->realloc(STATE, b, 128, &g); /* high blocks always move */
@@ -79,9 +79,9 @@ static void realloc_moves_to_the_current_side(void **state)
 	assert_int_equal(AGB_LD32(M, b2), 0xA5A5A5A5u);
 	/* The last low block grows in place whatever the current side. */
 	assert_int_equal(C->realloc(STATE, a, 256, &g), a);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 0), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 0), AGB_VERB_DONE);
 	zoo_alloc(C, 4, 1);
-	assert_int_equal(zoo_event(C, AGB_OP_SIDE, 1), AGB_EVENT_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
 	uint32_t a2 = C->realloc(STATE, a, 300, &g); /* no longer last: moves to the high side */
 	assert_true(a2 > MEM_EWRAM + 2048u);
 	assert_int_equal(AGB_LD32(M, a2), 0x5A5A5A5Au);

@@ -16,6 +16,13 @@
 
 static agb_machine *M;
 
+/* A pool of `bytes` at `arena`, no meta area. */
+static int tree_init(agb_tree *t, uint32_t arena, uint32_t bytes)
+{
+	const struct agb_heap_config cfg = {arena, bytes, AGB_NULL, 0, 0};
+	return agb_tree_init(t, M, &cfg);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -106,17 +113,17 @@ static void init_sizes(void **state)
 	(void)state;
 	agb_tree t;
 	struct runs r = {0};
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 0), AGB_HEAP_ARENA_TOO_SMALL);
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 16), AGB_HEAP_ARENA_TOO_SMALL);
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM + 4, 4096), AGB_HEAP_BAD_ALIGNMENT);
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 24), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 0), AGB_HEAP_ARENA_TOO_SMALL);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 16), AGB_HEAP_ARENA_TOO_SMALL);
+	assert_int_equal(tree_init(&t, MEM_EWRAM + 4, 4096), AGB_HEAP_BAD_ALIGNMENT);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 24), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 1);
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 64), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 64), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 6);
 	assert_int_equal(agb_tree_overhead_bytes(&t), 16);
 
 	/* 256 KiB: 1 header block + 993 map blocks + 31774 blocks; overhead 7952 B = 3.03%. */
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 31774);
 	assert_int_equal(agb_tree_overhead_bytes(&t), 7952);
 	assert_true(agb_tree_overhead_bytes(&t) * 1000u <= 32u * EWRAM_SIZE);
@@ -125,7 +132,7 @@ static void init_sizes(void **state)
 
 	/* Every size from 24 bytes up: a valid empty pool whose whole free space is one request. */
 	for (uint32_t bytes = 24; bytes <= 4096; bytes += 8) {
-		assert_int_equal(agb_tree_init(&t, M, MEM_IWRAM, bytes), AGB_HEAP_OK);
+		assert_int_equal(tree_init(&t, MEM_IWRAM, bytes), AGB_HEAP_OK);
 		assert_ok(&t);
 		assert_walk_consistent(&t, MEM_IWRAM, bytes, &r);
 		uint32_t g;
@@ -139,7 +146,7 @@ static void init_sizes(void **state)
 		assert_walk_consistent(&t, MEM_IWRAM, bytes, &r);
 	}
 	/* A tail that is not a whole block is reported, not lost. */
-	assert_int_equal(agb_tree_init(&t, M, MEM_IWRAM, 1003), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_IWRAM, 1003), AGB_HEAP_OK);
 	assert_walk_consistent(&t, MEM_IWRAM, 1003, &r);
 	free(r.v);
 }
@@ -148,7 +155,7 @@ static void exact_fits_and_full(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 1024), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 1024), AGB_HEAP_OK);
 	uint32_t n = t.nblocks;
 	uint32_t addr[128];
 	for (uint32_t i = 0; i < n; i++) {
@@ -174,7 +181,7 @@ static void best_fit_choice(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 4096), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 4096), AGB_HEAP_OK);
 	/* holes of 5, 3 and 8 blocks separated by used blocks, then a large tail */
 	uint32_t a = agb_tree_alloc(&t, 40, 1, NULL);
 	uint32_t s1 = agb_tree_alloc(&t, 8, 1, NULL);
@@ -201,7 +208,7 @@ static void coalescing(void **state)
 	(void)state;
 	agb_tree t;
 	struct agb_heap_stats st;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 8192), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 8192), AGB_HEAP_OK);
 	uint32_t p[6];
 	for (int i = 0; i < 6; i++)
 		p[i] = agb_tree_alloc(&t, 8u * (uint32_t)(i + 1) + 100u, 1, NULL);
@@ -231,7 +238,7 @@ static void alignment(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM + 0x100, 65536), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM + 0x100, 65536), AGB_HEAP_OK);
 	uint32_t live[32];
 	int k = 0;
 	for (uint32_t align = 1; align <= 4096; align <<= 1) {
@@ -281,7 +288,7 @@ static void realloc_in_place_and_move(void **state)
 	(void)state;
 	agb_tree t;
 	uint32_t g;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 16384), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 16384), AGB_HEAP_OK);
 	uint32_t p = agb_tree_alloc(&t, 300, 1, NULL);
 	fill(p, 300, 1);
 	assert_int_equal(agb_tree_realloc(&t, p, 100, &g), p); /* shrink, long -> short */
@@ -315,7 +322,7 @@ static void granted_is_size_rounded_to_blocks(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, 65536), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, 65536), AGB_HEAP_OK);
 	for (uint32_t size = 1; size <= 3000; size++) {
 		uint32_t g;
 		uint32_t p = agb_tree_alloc(&t, size, 1, &g);
@@ -330,7 +337,7 @@ static void free_cost_is_independent_of_size(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(agb_tree_init(&t, M, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
 	uint32_t big = agb_tree_alloc(&t, 200000, 1, NULL);
 	uint32_t small = agb_tree_alloc(&t, 24, 1, NULL);
 	uint32_t guard = agb_tree_alloc(&t, 8, 1, NULL);
@@ -559,7 +566,7 @@ static void random_run(uint32_t arena, uint32_t bytes, uint64_t seed, unsigned o
 	rng_state = seed;
 	md->arena = arena;
 	md->bytes = bytes;
-	assert_int_equal(agb_tree_init(&md->t, M, arena, bytes), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&md->t, arena, bytes), AGB_HEAP_OK);
 	agb_machine_reset_counters(M);
 	for (unsigned k = 0; k < ops; k++) {
 		uint32_t r = rnd_below(100);

@@ -118,15 +118,20 @@ static inline void zoo_free(const struct agb_heap_core *core, uint32_t a)
 	zoo_check(core);
 }
 
-/* An extension event (mark/reset/side). */
-static inline int zoo_event(const struct agb_heap_core *core, enum agb_op op, uint32_t id)
+/* What zoo_verb returns for a verb the core does not have. */
+#define ZOO_NO_VERB (-1)
+
+/* A linear allocator's verb (mark/reset/side with argument id, or frame) through the core table:
+ * its AGB_VERB_* status, or ZOO_NO_VERB when the table has no such verb. */
+static inline int zoo_verb(const struct agb_heap_core *core, enum agb_op op, uint32_t id)
 {
-	struct agb_event ev;
-	uint32_t result = 0;
-	memset(&ev, 0, sizeof ev);
-	ev.op = (uint8_t)op;
-	ev.id = id;
-	return core->event(STATE, &ev, &result);
+	int (*verb)(void *, uint32_t) = op == AGB_OP_MARK    ? core->mark
+					: op == AGB_OP_RESET ? core->reset
+					: op == AGB_OP_SIDE  ? core->side
+							     : NULL;
+	if (op == AGB_OP_FRAME)
+		return core->frame != NULL ? core->frame(STATE) : ZOO_NO_VERB;
+	return verb != NULL ? verb(STATE, id) : ZOO_NO_VERB;
 }
 
 /* Asserts the core got no 8-bit store and touched nothing unmapped. */
