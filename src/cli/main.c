@@ -1,10 +1,13 @@
 /* agbsim: GBA allocator cores on an emulated machine. Dispatches to one file per subcommand. */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/agbsim.h"
 #include "cli/measure.h"
+#include "cli/options.h"
 
 static const struct agbsim_command commands[] = {
 	{"replay", "replay a trace on a core and report fragmentation, overhead and cycles",
@@ -64,7 +67,25 @@ static void usage(FILE *out)
 		     "3 I/O or internal error.\n");
 }
 
-int main(int argc, char **argv)
+/* The exit status once stdout is closed: a report that did not reach stdout in full (a full
+ * disk, a closed pipe) is an I/O error, exit 3 with a message, never a silent success. */
+static int finish_stdout(int rc)
+{
+	int err = 0, earlier = errno; /* the failed write inside an earlier printf set it */
+	errno = 0;
+	if (fflush(stdout) != 0)
+		err = errno != 0 ? errno : EIO;
+	else if (ferror(stdout))
+		err = earlier != 0 ? earlier : EIO;
+	if (fclose(stdout) != 0 && err == 0)
+		err = errno != 0 ? errno : EIO;
+	if (err == 0 || agbsim_stdout_reported)
+		return rc;
+	agbsim_error("stdout: cannot write: %s", strerror(err));
+	return rc == AGBSIM_EXIT_USAGE ? rc : AGBSIM_EXIT_IO;
+}
+
+static int dispatch(int argc, char **argv)
 {
 #ifdef AGB_PLAIN_MEMORY
 	if (agb_plain_map_regions() != 0) {
@@ -91,4 +112,12 @@ int main(int argc, char **argv)
 	agbsim_error("unknown command '%s'", argv[1]);
 	fprintf(stderr, "Try 'agbsim --help'.\n");
 	return AGBSIM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	/* A closed pipe (agbsim ... | head) is a write error (EPIPE) reported by finish_stdout,
+	 * not a death by SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	return finish_stdout(dispatch(argc, argv));
 }

@@ -1,9 +1,12 @@
 /* Option values shared by several subcommands. */
 #include "cli/options.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "agb/cores.h"
 #include "agb/tiles.h"
@@ -14,10 +17,16 @@ int agbsim_parse_u32(const char *s, uint32_t *out)
 {
 	char *end;
 	unsigned long long v;
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+	int base = 10;
+	if (s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	/* Digits only: strtoull would also take spaces and a sign, and base 0 reads 010 as octal. */
+	if (s == NULL || !(isdigit((unsigned char)*s) || (base == 16 && isxdigit((unsigned char)*s))))
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
 		return -1;
 	*out = (uint32_t)v;
@@ -105,51 +114,103 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	}
 }
 
+/* Where a whole-or-nothing output goes. A regular file (or an absent one) is replaced by
+ * renaming PATH.part over it, so a failed run leaves the old file untouched. A symlink to a
+ * regular file gets the same treatment at its target, so the link stays a link. Anything else
+ * (a device such as /dev/full or /dev/null, a FIFO, a dangling symlink) is written through in
+ * place: renaming over it would turn it into a regular file. Returns the path to rename over,
+ * or NULL to write through; *resolved owns a realpath() result to free. */
+static const char *rename_target(const char *path, char **resolved)
+{
+	struct stat st;
+	*resolved = NULL;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? path : NULL;
+	if (S_ISREG(st.st_mode))
+		return path;
+	if (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	*resolved = realpath(path, NULL);
+	return *resolved;
+}
+
 int agbsim_output_open(struct agbsim_output *o, const char *path)
 {
+	int err = 0;
 	*o = (struct agbsim_output){0};
 	o->path = path;
 	if (strcmp(path, "-") == 0) {
 		o->f = open_memstream(&o->mem, &o->mem_len);
 	} else {
-		size_t n = strlen(path) + 6;
-		o->tmp = malloc(n);
-		if (o->tmp != NULL) {
-			snprintf(o->tmp, n, "%s.part", path);
-			o->f = fopen(o->tmp, "w");
+		const char *target = rename_target(path, &o->target);
+		if (target == NULL) {
+			o->f = fopen(path, "w");
+		} else {
+			size_t n = strlen(target) + 6;
+			o->tmp = malloc(n);
+			if (o->tmp != NULL) {
+				snprintf(o->tmp, n, "%s.part", target);
+				o->f = fopen(o->tmp, "w");
+			}
+			o->final = target;
 		}
 	}
+	err = errno;
 	if (o->f == NULL) {
-		agbsim_error("%s: cannot write: %s", path, strerror(errno));
+		agbsim_error("%s: cannot write: %s", path, strerror(err != 0 ? err : ENOMEM));
 		free(o->tmp);
-		o->tmp = NULL;
+		free(o->target);
+		*o = (struct agbsim_output){0};
 		return AGBSIM_EXIT_IO;
 	}
 	return AGBSIM_EXIT_OK;
 }
 
+/* Flushes and closes F, syncing a regular file to disk first. Returns 0 or an errno value: the
+ * first error of the stream, the flush, the sync or the close (a full device reports it here). */
+static int finish_stream(FILE *f, int sync)
+{
+	int err = 0;
+	errno = 0;
+	if (fflush(f) != 0 || ferror(f))
+		err = errno != 0 ? errno : EIO;
+	if (err == 0 && sync && fsync(fileno(f)) != 0 && errno != EINVAL)
+		err = errno;
+	if (fclose(f) != 0 && err == 0)
+		err = errno != 0 ? errno : EIO;
+	return err;
+}
+
+int agbsim_stdout_reported;
+
 int agbsim_output_close(struct agbsim_output *o, int keep)
 {
-	int rc = AGBSIM_EXIT_OK, bad;
+	int rc = AGBSIM_EXIT_OK, err;
 	if (o->f == NULL)
 		return AGBSIM_EXIT_OK;
-	bad = ferror(o->f) | fclose(o->f);
+	err = finish_stream(o->f, keep && o->tmp != NULL);
 	o->f = NULL;
-	if (keep && bad == 0) {
-		if (o->tmp == NULL)
-			bad = fwrite(o->mem, 1, o->mem_len, stdout) != o->mem_len;
-		else
-			bad = rename(o->tmp, o->path) != 0;
+	if (keep && err == 0) {
+		if (strcmp(o->path, "-") == 0) {
+			if (o->mem_len != 0 && fwrite(o->mem, 1, o->mem_len, stdout) != o->mem_len)
+				err = errno != 0 ? errno : EIO;
+			if (err == 0 && fflush(stdout) != 0)
+				err = errno != 0 ? errno : EIO;
+		} else if (o->tmp != NULL && rename(o->tmp, o->final) != 0) {
+			err = errno;
+		}
 	}
-	if (keep && bad != 0) {
-		agbsim_error("%s: cannot write: %s", o->path, strerror(errno));
+	if (keep && err != 0) {
+		int to_stdout = strcmp(o->path, "-") == 0;
+		agbsim_error("%s: cannot write: %s", to_stdout ? "stdout" : o->path, strerror(err));
+		agbsim_stdout_reported |= to_stdout;
 		rc = AGBSIM_EXIT_IO;
 	}
-	if (o->tmp != NULL && (!keep || bad != 0))
+	if (o->tmp != NULL && (!keep || err != 0))
 		remove(o->tmp);
 	free(o->tmp);
 	free(o->mem);
-	o->tmp = NULL;
-	o->mem = NULL;
+	free(o->target);
+	*o = (struct agbsim_output){0};
 	return rc;
 }

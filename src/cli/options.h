@@ -10,7 +10,8 @@
 #include "agb/replay.h"
 #include "agb/trace.h"
 
-/* Parses a decimal or 0x-hex unsigned 32-bit integer, whole string. Returns 0 or -1. */
+/* Parses a decimal (leading zeros are still decimal: 010 is ten) or 0x-hex unsigned 32-bit
+ * integer, the whole string, digits only. Returns 0 or -1. */
 int agbsim_parse_u32(const char *s, uint32_t *out);
 
 /* "ewram" | "iwram". Returns 0 or -1. */
@@ -22,11 +23,20 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 
 struct agb_loaded_trace;
 
+/* Set once a failed write to stdout has been reported, so main() does not say it twice. */
+extern int agbsim_stdout_reported;
+
 /* An output file written whole or not at all: PATH.part renamed into place on success, or for
- * '-' a memory buffer copied to stdout on success. */
+ * '-' a memory buffer copied to stdout on success. Only a regular file (or an absent one) is
+ * replaced that way; a symlink to a regular file is replaced at its target (the link stays),
+ * and anything else (a device such as /dev/full, a FIFO, a dangling link) is written through in
+ * place, since renaming over it would turn it into a regular file. Such a target cannot be
+ * "not written" on failure: what was written stays, and the error is still reported. */
 struct agbsim_output {
 	const char *path;
-	char *tmp;
+	const char *final; /* what PATH.part is renamed over (PATH or its link's target) */
+	char *target;      /* owned realpath() of a symlinked PATH, or NULL */
+	char *tmp;         /* FINAL.part, or NULL when writing through (or to '-') */
 	char *mem;
 	size_t mem_len;
 	FILE *f; /* write here */
@@ -35,8 +45,10 @@ struct agbsim_output {
 /* Opens o->f for PATH. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why. */
 int agbsim_output_open(struct agbsim_output *o, const char *path);
 
-/* Closes o->f; with keep, puts the output in place (or on stdout), else discards it. Returns
- * AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why (nothing is left behind then). Safe on an
+/* Closes o->f; with keep, puts the output in place (or on stdout), else discards it. Every
+ * write error counts: of the stream, of the final flush (a full device reports ENOSPC there), of
+ * fsync of PATH.part, of close and of the rename. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after
+ * printing "agbsim: PATH: cannot write: REASON" (no PATH.part is left behind then). Safe on an
  * output that was never opened. */
 int agbsim_output_close(struct agbsim_output *o, int keep);
 
