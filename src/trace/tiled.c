@@ -411,13 +411,18 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 struct stream {
 	struct agb_event *ev;
 	size_t count, cap;
-	int oom;
+	int oom; /* out of memory, or (too_many) past UINT32_MAX - 1 events */
+	int too_many;
 };
 
 static void emit(struct stream *st, enum agb_op op, uint32_t tile, uint32_t bpp)
 {
 	if (st->oom)
 		return;
+	if (st->count >= UINT32_MAX - 1u) {
+		st->oom = st->too_many = 1;
+		return;
+	}
 	if (st->count == st->cap) {
 		size_t ncap = st->cap != 0 ? st->cap * 2u : 4096u;
 		struct agb_event *e = realloc(st->ev, ncap * sizeof *e);
@@ -487,6 +492,12 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 	}
 	if (opt->bpp != 4u && opt->bpp != 8u) {
 		snprintf(err, err_len, "bpp must be 4 or 8, not %u", opt->bpp);
+		return -1;
+	}
+	if (opt->frames > AGB_STREAM_MAX_FRAMES) {
+		/* Also what keeps `f <= frames` below able to end and frames + 1 from wrapping. */
+		snprintf(err, err_len, "frames must be at most %u, not %u", AGB_STREAM_MAX_FRAMES,
+			 opt->frames);
 		return -1;
 	}
 	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k > 0x7FFFFFFFu) {
@@ -602,7 +613,8 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 	free(bpp);
 	if (st.oom) {
 		free(st.ev);
-		snprintf(err, err_len, "out of memory");
+		snprintf(err, err_len, st.too_many ? "more than %u events: ask for fewer --frames"
+						   : "out of memory", UINT32_MAX - 2u);
 		return -1;
 	}
 	out->arena = AGB_ARENA_BG_VRAM;

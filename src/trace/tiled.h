@@ -41,6 +41,10 @@ enum agb_camera_path {
 	AGB_PATH_DIAGONAL  /* both axes at once, bouncing off the level's edges */
 };
 
+/* Most camera moves a stream may ask for: the trace's frame count (moves + 1) and event count
+ * must stay 32-bit, and 10 M frames is already ~46 hours of 60 Hz scrolling. */
+#define AGB_STREAM_MAX_FRAMES 10000000u
+
 struct agb_layer_bpp {
 	const char *name;
 	uint32_t bpp;
@@ -49,7 +53,8 @@ struct agb_layer_bpp {
 struct agb_stream_options {
 	enum agb_camera_path path;
 	uint32_t speed;  /* px per frame, 1..8 */
-	uint32_t frames; /* 0: one pass (right/left/down/diagonal) or one round trip (pingpong) */
+	uint32_t frames; /* 0: one pass (right/left/down/diagonal) or one round trip (pingpong);
+			  * at most AGB_STREAM_MAX_FRAMES */
 	uint32_t bpp;    /* depth of layers not named in layer_bpp */
 	const struct agb_layer_bpp *layer_bpp;
 	size_t layer_bpp_count;

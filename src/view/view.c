@@ -349,6 +349,19 @@ static int default_speed(uint32_t events)
 	return i;
 }
 
+/* Whether SDL found a display. With none (DISPLAY unset, no Wayland) SDL falls back to its
+ * "offscreen" or "dummy" driver, whose window nobody can see or close: the viewer would run
+ * forever. Those drivers are accepted only when asked for by name in SDL_VIDEODRIVER. */
+static int real_display(void)
+{
+	const char *drv = SDL_GetCurrentVideoDriver(), *want = SDL_getenv("SDL_VIDEODRIVER");
+	if (drv == NULL)
+		return 0;
+	if (strcmp(drv, "offscreen") != 0 && strcmp(drv, "dummy") != 0)
+		return 1;
+	return want != NULL && SDL_strcasecmp(want, drv) == 0;
+}
+
 int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 {
 	struct viewer v;
@@ -375,6 +388,11 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(err, n, "cannot open a window: %s (no display? --snapshot works without one)",
 			 SDL_GetError());
+		goto out;
+	}
+	if (!real_display()) {
+		snprintf(err, n, "cannot open a window: no display (SDL fell back to its '%s' video "
+			 "driver; --snapshot works without one)", SDL_GetCurrentVideoDriver());
 		goto out;
 	}
 	snprintf(title, sizeof title, "agbsim view: %s (%s)", c->trace_path, c->replay.core->name);
