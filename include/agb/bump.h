@@ -1,5 +1,5 @@
 /* `bump`: linear allocator with markers, from the seed's notes on linear allocators
- * (docs/design.md, "Where the seed ideas live"): allocation moves a pointer up; a marker remembers the pointer; resetting to a
+ * (docs/design.md, "Where the source articles' ideas live"): allocation moves a pointer up; a marker remembers the pointer; resetting to a
  * marker frees, at once, everything allocated after it ("allocate the level data, then reset to
  * the stored pointer when the level ends"). There is no single-block free (the core's free is
  * NULL: a replay stops with "this core cannot free single blocks").

@@ -1,4 +1,4 @@
-/* The fitted cycle model (DESIGN section 7): per core and op, the cycles of one call estimated
+/* The fitted cycle model (docs/design.md, "Cycle figures"): per core and op, the cycles of one call estimated
  * from what the host machine counts for it:
  *     cycles = max(0, (base + bus * bus_cycles + acc * accesses + st * stores
  *                      + rom * rom_reads + lg * size_log2 + wk * work) / 16)

@@ -1,4 +1,4 @@
-/* Metrics of one replay (DESIGN section 6), accumulated from the engine's observations.
+/* Metrics of one replay (keys in docs/trace-format.md, "Metrics"), accumulated from the engine's observations.
  * Freestanding: the caller provides the per-event cycle storage. */
 #ifndef AGB_METRICS_H
 #define AGB_METRICS_H

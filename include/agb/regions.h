@@ -29,7 +29,7 @@
 /* The address 0 is never inside a region an allocator manages, so it doubles as "no memory". */
 #define AGB_NULL 0u
 
-/* The arenas a trace can allocate from (DESIGN section 5). */
+/* The arenas a trace can allocate from (docs/trace-format.md). */
 enum agb_arena {
 	AGB_ARENA_EWRAM,
 	AGB_ARENA_OBJ_VRAM,

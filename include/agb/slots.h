@@ -1,5 +1,5 @@
 /* `slots`: static slot classes fixed up front - the "manual" memory plan the seed
- * (shared/seeds/linear-and-double-ended-allocators.txt) argues against, kept as a baseline.
+ * (docs/design.md, "Where the source articles' ideas live") argues against, kept as a baseline.
  *
  * Nine classes of 16, 32, ..., 4096 bytes. The fixed rule: every class gets the same byte budget,
  * floor(arena_bytes / 9) rounded down to a whole number of its slots (a 256 KiB pool: 1820 x 16,

@@ -1,5 +1,5 @@
 /* `stack2`: double-ended linear allocator, from the seed's notes on linear and double-ended
- * allocators (docs/design.md, "Where the seed ideas live"): one side grows up from the pool start, the other grows down from its end, so
+ * allocators (docs/design.md, "Where the source articles' ideas live"): one side grows up from the pool start, the other grows down from its end, so
  * the data of the section being played and of the section being loaded can each take more than
  * half of the pool as long as both together fit.
  *

@@ -1,4 +1,4 @@
-/* A loaded trace as the replay engine sees it: a compact event array (DESIGN section 5).
+/* A loaded trace as the replay engine sees it: a compact event array (docs/trace-format.md).
  * Freestanding: built by the host loader, or unpacked from ROM on the GBA. */
 #ifndef AGB_TRACE_H
 #define AGB_TRACE_H

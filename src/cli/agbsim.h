@@ -10,7 +10,7 @@
 #include "agb/replay.h"
 #include "agb/trace.h"
 
-/* Exit status (DESIGN section 8). */
+/* Exit status (README, "Commands"). */
 enum agbsim_exit {
 	AGBSIM_EXIT_OK = 0,
 	AGBSIM_EXIT_REGRESSION = 1, /* the gate found a regression */

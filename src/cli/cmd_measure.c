@@ -1,5 +1,5 @@
 /* agbsim measure: replay a trace on the emulated ARM7TDMI (the bench ROM in libmgba) and report
- * it like `replay`, with measured cycles (DESIGN section 7).
+ * it like `replay`, with measured cycles (docs/design.md, "Cycle figures").
  *
  * How: the trace and run config are packed (src/trace/trace_bin.c) and appended to the bench
  * ROM; the ROM runs the same engine and core, bracketing each core call with host markers

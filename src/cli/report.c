@@ -1,4 +1,4 @@
-/* Reports of replay runs: table (for people), json (stable keys, DESIGN section 6), csv, md. */
+/* Reports of replay runs: table (for people), json (stable keys, docs/trace-format.md "Metrics"), csv, md. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

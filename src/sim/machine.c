@@ -1,4 +1,4 @@
-/* Host side of the emulated GBA bus: the page table and the cost table (DESIGN section 3). */
+/* Host side of the emulated GBA bus: the page table and the cost table (docs/design.md, "The machine and its bus model"). */
 #include "agb/machine.h"
 
 #ifndef AGB_TARGET_GBA

@@ -1,4 +1,4 @@
-/* Metrics from observations (DESIGN section 6). */
+/* Metrics from observations (the keys are listed in docs/trace-format.md, "Metrics"). */
 #include "agb/metrics.h"
 
 static uint64_t isqrt64(uint64_t v)

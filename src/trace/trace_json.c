@@ -1,4 +1,4 @@
-/* trace_json.c - load and validate a v1 JSON trace (DESIGN section 5) into the compact event
+/* trace_json.c - load and validate a v1 JSON trace (docs/trace-format.md) into the compact event
  * array of agb/trace.h. See trace_load.h for the contract.
  *
  * Pipeline, cheapest rejection first:

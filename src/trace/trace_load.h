@@ -1,4 +1,4 @@
-/* Host API of the trace loader and writer (DESIGN section 5).
+/* Host API of the trace loader and writer (docs/trace-format.md).
  *
  * The loader reads a version-1 JSON trace with cJSON, validates all of it and produces the
  * compact event array of agb/trace.h. Nothing is half-loaded: on any error the output is empty

@@ -1,4 +1,4 @@
-/* trace_write.c - write an event array as a v1 JSON trace (DESIGN section 5).
+/* trace_write.c - write an event array as a v1 JSON trace (docs/trace-format.md).
  *
  * Written with stdio rather than by building a cJSON tree: a generated trace can hold millions of
  * events and the output shape (one compact event per line, fixed key order, so diffs of traces

@@ -1,4 +1,4 @@
-/* The SDL2 memory-map viewer and its PNG export (issue 7, DESIGN sections 1 and 8).
+/* The SDL2 memory-map viewer and its PNG export (docs/design.md, "Data flow").
  *
  * The viewer replays a trace on a core and draws the arena as a grid of allocation units
  * (OBJ VRAM: 32-byte blocks, 32 per row; BG VRAM: 32-byte tiles, 64 per row, so each row is one

@@ -28,7 +28,7 @@ static int teardown(void **state)
 static void costs_match_the_gba_table(void **state)
 {
 	agb_machine *m = *state;
-	/* DESIGN section 3: EWRAM 3/3/6, IWRAM 1/1/1, VRAM 1/1/2, OAM 1/1/1, ROM at 4317h N 4/4/6. */
+	/* docs/design.md, bus model: EWRAM 3/3/6, IWRAM 1/1/1, VRAM 1/1/2, OAM 1/1/1, ROM at 4317h N 4/4/6. */
 	const struct {
 		uint32_t addr;
 		uint32_t c8, c16, c32;

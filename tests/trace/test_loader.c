@@ -1,4 +1,4 @@
-/* The v1 trace loader and writer (DESIGN section 5): every class of bad input is rejected with
+/* The v1 trace loader and writer (docs/trace-format.md): every class of bad input is rejected with
  * status 2, its exact line:col and a clear message; good traces load into the compact array. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <setjmp.h>
