@@ -30,18 +30,17 @@ void *agb_replay_slot_table(void *workspace);
 void agb_replay_calibrate_marks(uint32_t n);
 
 #ifdef AGB_BENCH_SINGLE_CORE
-/* IWRAM ROMs hold one core: 32 KiB of IWRAM cannot take the ARM code of all of them. */
+/* IWRAM ROMs hold one core: 32 KiB of IWRAM cannot take the ARM code of all of them (and the
+ * newlib reference ROM holds only newlib). */
 extern const struct agb_heap_core AGB_BENCH_SINGLE_CORE;
 static const struct agb_heap_core *const bench_cores[] = {&AGB_BENCH_SINGLE_CORE, NULL};
 #else
 #define bench_cores agb_heap_cores
 #endif
 
-#ifdef AGB_PLACE_IWRAM
-#define BENCH_HOOK AGB_IWRAM_CODE
-#else
+/* The hooks are Thumb code in ROM in every bench ROM, like the engine that calls them: the IWRAM
+ * ROMs differ from agbsim-bench.gba only in where the core's code is. */
 #define BENCH_HOOK __attribute__((noinline))
-#endif
 
 /* ---- memset for the engine -------------------------------------------------------------------
  * GCC may turn the engine's slot-table clearing loop into a memset call; newlib-nano's memset
@@ -64,20 +63,7 @@ void *memset(void *dst, int c, size_t n)
 }
 
 /* ---- engine hooks: markers around each core call -------------------------------------------- */
-#ifdef AGB_PLACE_IWRAM
-/* agb_mark picks the SWI encoding by __thumb__, which describes the file (Thumb), not these
- * target("arm") functions: spell the ARM encoding out. */
-AGB_ALWAYS_INLINE void hook_mark(uint32_t id, uint32_t value)
-{
-	if (agb_host_markers) {
-		register uint32_t r0 __asm__("r0") = id;
-		register uint32_t r1 __asm__("r1") = value;
-		__asm__ volatile("swi 0xF00000" : "+r"(r0), "+r"(r1) : : "r2", "r3", "memory");
-	}
-}
-#else
 #define hook_mark agb_mark
-#endif
 
 BENCH_HOOK void agb_replay_op_begin(uint32_t index)
 {
