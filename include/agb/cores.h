@@ -5,6 +5,7 @@
 #include "agb/heap.h"
 
 extern const struct agb_heap_core agb_tree_core; /* best-fit tree, 8-byte blocks (seed) */
+extern const struct agb_heap_core agb_bestfit_core;  /* best fit: exact bins + treap, 2-bit map */
 extern const struct agb_heap_core agb_tiles_core; /* BG tile manager, ref/unref (seed) */
 extern const struct agb_heap_core agb_obj_core;      /* OBJ VRAM byte map (seed) */
 extern const struct agb_heap_core agb_obj_fast_core; /* OBJ VRAM, obj's decisions via bitmaps */

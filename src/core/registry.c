@@ -5,6 +5,7 @@
 
 const struct agb_heap_core *const agb_heap_cores[] = {
 	&agb_tree_core,
+	&agb_bestfit_core,
 	&agb_tiles_core,
 	&agb_obj_core,
 	&agb_obj_fast_core,

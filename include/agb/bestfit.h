@@ -1,0 +1,108 @@
+/* `bestfit`: best-fit allocator for EWRAM pools at the speed of a segregated-fit one.
+ *
+ * The pool layout is tree's (include/agb/tree.h): 8-byte blocks, a map of 2 bits per block at
+ * the arena head and no per-block header, so a used block costs nothing but its map entries.
+ * Map entries: 0 free (first and last block of a free run), 1 used, 2 start of a long used run
+ * (the next map halfword, wholly inside the run, holds its length), 3 last block of a used run.
+ * Every free run repeats its size (u16) at offset 6 of its last block, the boundary tag free()
+ * reads to coalesce with the run before it.
+ *
+ * Free runs are indexed two ways, after dlmalloc's smallbins/treebins:
+ *  - a run of 1..AGB_BESTFIT_SMALL blocks sits in the exact-size bin of its length: a doubly
+ *    linked list through the run's first block (next u16 at 0, prev u16 at 2, size u16 at 6).
+ *    A two-level bitmap (one bit per bin, one summary bit per 32 bins) finds the smallest
+ *    non-empty bin at or above a request with at most two bit scans, and every run of that bin is
+ *    a best fit, so small requests are O(1);
+ *  - longer runs sit in tree's treap keyed on (size, block index) (smaller 0, larger 2, parent 4,
+ *    size 6), which gives the smallest run that fits and, among runs of that size, the lowest.
+ * Bin heads, bitmaps and the treap root form the control structure; it lives in the meta area
+ * when that has room (IWRAM for EWRAM pools: 1-cycle accesses), else at the arena head.
+ *
+ * Within a bin runs are taken last in, first out: all of them are best fits, and address order
+ * there would cost a list walk per free without a measured gain in minimum arena on the traces.
+ *
+ * Every pool access goes through the machine with 16- or 32-bit accesses (never 8-bit), so the
+ * core runs on VRAM too. Freestanding: no libc. */
+#ifndef AGB_BESTFIT_H
+#define AGB_BESTFIT_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+
+/* Runs of up to this many blocks live in exact-size bins; longer ones in the treap. */
+#define AGB_BESTFIT_SMALL 128u
+#define AGB_BESTFIT_WORDS (AGB_BESTFIT_SMALL / 32u)
+/* Control structure: treap root u16, summary u16, bitmap words, bin heads (u16 each). */
+#define AGB_BESTFIT_META_BYTES (4u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL)
+
+/* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
+typedef struct agb_bestfit {
+	agb_machine *m;
+	uint32_t base;          /* arena start */
+	uint32_t ctrl;          /* control structure (meta area or arena head) */
+	uint32_t heads;         /* ctrl's bin heads: head of bin k (runs of k+1 blocks) at 2k */
+	uint32_t map;           /* 2-bit map, 8 entries per halfword */
+	uint32_t blocks;        /* address of block 0 */
+	uint32_t nblocks;       /* managed blocks (< 0xFFFF) */
+	uint32_t meta_bytes;    /* arena bytes before block 0: control when in the arena, map */
+	uint32_t waste_bytes;   /* arena tail no block covers (< 8 bytes + map rounding) */
+	uint32_t ctrl_in_arena; /* 1 when the control structure sits at the arena head */
+	/* Observation-only counters, kept so stats() is cheap for the replay engine. The core never
+	 * reads them to make a decision; the GBA build does not keep them (stats() recounts). */
+	uint32_t free_blocks;
+	uint32_t free_runs;
+	uint64_t free_sq; /* sum over free runs of blocks^2 */
+} agb_bestfit;
+
+/* Prepares an empty pool of cfg->arena_bytes at cfg->arena_addr (8-aligned; a tail that is not a
+ * whole block is left unused). The control structure goes to cfg->meta_addr when it is 4-aligned
+ * and meta_bytes >= AGB_BESTFIT_META_BYTES, else to the arena head. Returns AGB_HEAP_OK,
+ * AGB_HEAP_BAD_ALIGNMENT, AGB_HEAP_ARENA_TOO_SMALL (no room for control, map and one block) or
+ * AGB_HEAP_ARENA_TOO_LARGE (more than 65534 blocks, about 510 KiB). O(map + control) stores. */
+int agb_bestfit_init(agb_bestfit *h, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Returns a block of at least `size` bytes (0 counts as 1) whose address is a multiple of `align`
+ * (a power of two; up to 8 costs nothing extra), or AGB_NULL when no free run can hold it.
+ * Best fit: the run used is one of the smallest that can hold the (aligned) request (the lowest
+ * such among long runs); its start is carved, the rest stays free. *granted (may be NULL)
+ * receives the bytes reserved, size rounded up to 8. O(1) when a run of at most
+ * AGB_BESTFIT_SMALL blocks fits, else O(log long runs) expected; an aligned request also walks
+ * the runs whose size is within `align` bytes of the request. */
+uint32_t agb_bestfit_alloc(agb_bestfit *h, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Releases a block returned by alloc/realloc and coalesces it with free neighbours. AGB_NULL is
+ * ignored; anything else not allocated is undefined. O(1) when the merged run and its free
+ * neighbours are short, else O(log long runs) expected. Independent of the block's size. */
+void agb_bestfit_free(agb_bestfit *h, uint32_t addr);
+
+/* C realloc: shrinks in place, grows in place when the next run is free and large enough, else
+ * allocates (8-aligned), copies the old block with 32-bit accesses and frees it. addr AGB_NULL
+ * behaves as alloc; size 0 counts as 1. Returns the new address, or AGB_NULL with the old block
+ * untouched. Cost of alloc + free, plus O(old size) when it moves. */
+uint32_t agb_bestfit_realloc(agb_bestfit *h, uint32_t addr, uint32_t size, uint32_t *granted);
+
+/* Free bytes, free runs and the sum of squares from the counters (a recount on the GBA); largest
+ * run from the treap's rightmost node or the highest non-empty bin. Uncounted reads only.
+ * O(log long runs) on the host. */
+void agb_bestfit_stats(agb_bestfit *h, struct agb_heap_stats *out);
+
+/* Calls fn for every run in address order: META (control when in the arena, map), USED and
+ * FREE runs, and a final META run for an unusable tail if there is one. The runs cover the
+ * arena exactly. Uncounted reads only. O(runs + short-run blocks). */
+void agb_bestfit_walk(agb_bestfit *h, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when every invariant holds, else 1 with *why (may be NULL) set to a static message.
+ * Checks the map encoding of every run, boundary tags, full coalescing, that every short free run
+ * is in its size's bin and every long one in the treap exactly once, list links, both bitmap
+ * levels, BST order, parent links, the treap priority order and the observation counters.
+ * Uncounted reads only. O(runs log runs + blocks of short runs). */
+int agb_bestfit_check(agb_bestfit *h, const char **why);
+
+/* Bookkeeping bytes: map, control structure (in the meta area or the arena) and the unusable
+ * tail. O(1). */
+uint32_t agb_bestfit_overhead_bytes(agb_bestfit *h);
+
+extern const struct agb_heap_core agb_bestfit_core;
+
+#endif

@@ -1,0 +1,1339 @@
+/* `bestfit`: best fit over 8-byte blocks with a 2-bit map, exact-size bins for short free runs
+ * and a treap for long ones. Layout and encodings are described in include/agb/bestfit.h; the map
+ * code and the treap are tree's (src/core/tree.c). */
+#include "agb/bestfit.h"
+
+#include "agb/cores.h"
+
+#define NIL 0xFFFFu
+
+#define SMALL AGB_BESTFIT_SMALL
+
+/* Control structure fields (offsets from t->ctrl). */
+#define C_ROOT 0u
+#define C_SUMMARY 2u
+#define C_BITMAP 4u
+#define C_HEADS (4u + 4u * AGB_BESTFIT_WORDS)
+
+/* Node of a long free run (treap), in the run's first block. The two children share a word so
+ * removal reads both with one access. N_SIZE doubles as the boundary tag in the run's last block,
+ * which is why a one-block run needs no special case. */
+#define N_SMALLER 0u
+#define N_LARGER 2u
+#define N_PARENT 4u
+#define N_SIZE 6u
+/* Node of a short free run (bin list): next and prev share a word, N_SIZE as above. */
+#define N_NEXT 0u
+#define N_PREV 2u
+
+#define E_FREE 0u
+#define E_USED 1u
+#define E_LONG 2u
+#define E_END 3u
+
+/* Beyond this many blocks sizes and indices no longer fit the u16 fields (0xFFFF is NIL). */
+#define MAX_BLOCKS 0xFFFEu
+
+/* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
+ * 20 instructions, about as much as three levels of a tree walk. */
+#define HOT static inline __attribute__((always_inline))
+
+/* ---- small accessors ------------------------------------------------------------------------ */
+
+static inline uint32_t node(const agb_bestfit *t, uint32_t i)
+{
+	return t->blocks + (i << 3);
+}
+
+static inline uint32_t ld(const agb_bestfit *t, uint32_t i, uint32_t field)
+{
+	return AGB_LD16(t->m, node(t, i) + field);
+}
+
+static inline void st(const agb_bestfit *t, uint32_t i, uint32_t field, uint32_t v)
+{
+	AGB_ST16(t->m, node(t, i) + field, v);
+}
+
+static inline uint32_t pk(const agb_bestfit *t, uint32_t i, uint32_t field)
+{
+	return AGB_PEEK16(t->m, node(t, i) + field);
+}
+
+static inline uint32_t root_get(const agb_bestfit *t)
+{
+	return AGB_LD16(t->m, t->ctrl + C_ROOT);
+}
+
+static inline void root_set(const agb_bestfit *t, uint32_t r)
+{
+	AGB_ST16(t->m, t->ctrl + C_ROOT, r);
+}
+
+/* Address of the map halfword holding entry i. */
+static inline uint32_t map_hw(const agb_bestfit *t, uint32_t i)
+{
+	return t->map + ((i >> 3) << 1);
+}
+
+static inline uint32_t entry_peek(const agb_bestfit *t, uint32_t i)
+{
+	return (uint32_t)(AGB_PEEK16(t->m, map_hw(t, i)) >> ((i & 7u) << 1)) & 3u;
+}
+
+/* Sets entry i (read-modify-write of its halfword; the map is never written bytewise). */
+HOT void map_set(agb_bestfit *t, uint32_t i, uint32_t v)
+{
+	uint32_t a = map_hw(t, i);
+	uint32_t sh = (i & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a);
+	AGB_ST16(t->m, a, (w & ~(3u << sh)) | (v << sh));
+}
+
+/* Sets entries i and j (i < j), sharing the read-modify-write when one halfword holds both. */
+HOT void map_set2(agb_bestfit *t, uint32_t i, uint32_t vi, uint32_t j, uint32_t vj)
+{
+	if ((i >> 3) != (j >> 3)) {
+		map_set(t, i, vi);
+		map_set(t, j, vj);
+		return;
+	}
+	uint32_t a = map_hw(t, i);
+	uint32_t si = (i & 7u) << 1, sj = (j & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a);
+	w &= ~((3u << si) | (3u << sj));
+	AGB_ST16(t->m, a, w | (vi << si) | (vj << sj));
+}
+
+/* A used run starting at b is long when the map halfword after b's lies wholly inside it. */
+static inline int is_long(uint32_t b, uint32_t len)
+{
+	return len >= 17u - (b & 7u);
+}
+
+/* On the GBA, hides a constant from the optimiser: GCC expands a multiply by a constant into
+ * some 30 Thumb shifts and adds (about 70 cycles from ROM) where one MUL takes at most 5. */
+#ifdef AGB_TARGET_GBA
+#define OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define OPAQUE(x) ((void)0)
+#endif
+
+/* Index of the lowest set bit; ARMv4T has no CLZ, so a de Bruijn multiply and a ROM table. */
+static const uint8_t debruijn32[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+				       15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+				       16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+
+/* The de Bruijn constant goes through OPAQUE too: one MUL, not a shift-and-add chain. */
+static inline uint32_t lowbit(agb_bestfit *t, uint32_t x)
+{
+	uint32_t k = 0x077CB531u;
+	OPAQUE(k);
+	return AGB_ROM_LD8(t->m, debruijn32, ((x & (0u - x)) * k) >> 27);
+}
+
+/* Observers must not touch the ROM counter either. */
+static inline uint32_t lowbit_quiet(uint32_t x)
+{
+	uint32_t n = 0;
+	while (n < 32u && (x & (1u << n)) == 0)
+		n++;
+	return n;
+}
+
+
+/* Treap priority: a bijective mix of the index, so priorities are distinct and cost no storage. */
+static inline uint32_t prio(uint32_t i)
+{
+	uint32_t k1 = 0x9E3779B1u, k2 = 0x85EBCA6Bu;
+	OPAQUE(k1);
+	OPAQUE(k2);
+	uint32_t h = i * k1;
+	h ^= h >> 16;
+	h *= k2;
+	h ^= h >> 13;
+	return h;
+}
+
+/* prio() in an op, counted as one AGB_WORK unit: two multiplies by literal-pool constants. */
+#define PRIO_W(t, i) (AGB_WORK((t)->m, 1), prio(i))
+
+static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
+{
+	return sa < sb || (sa == sb && a < b);
+}
+
+/* ---- the treap ------------------------------------------------------------------------------ */
+
+/* Links run x of `size` blocks into the tree (writes its whole node, not the boundary tag).
+ * Out of line: only long runs come here, and its copies would crowd the IWRAM build.
+ * Top-down: descend while the nodes outrank x, put x there and split the subtree it displaces
+ * by x's key into x's two children. Links are written only where the split path switches sides,
+ * so a step costs two loads (size, child) instead of a rotation's ten accesses. */
+static __attribute__((noinline)) void tree_insert(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	/* Keys compare as one word: size above index (both < 2^16). */
+	const uint32_t kx = (size << 16) | x;
+	/* Fixed cost past the descent and split loops (setup, the final links): 4 units. */
+	AGB_WORK(t->m, 4);
+	const uint32_t px = PRIO_W(t, x);
+	uint32_t parent = NIL, slot = NIL;
+	uint32_t y = root_get(t);
+	while (y != NIL && PRIO_W(t, y) > px) {
+		uint32_t ay = node(t, y);
+		AGB_WORK(t->m, 1);
+		parent = y;
+		slot = kx < (((uint32_t)AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
+		y = AGB_LD16(t->m, ay + slot);
+	}
+	if (parent == NIL)
+		root_set(t, x);
+	else
+		st(t, parent, slot, x);
+
+	/* Split y's subtree: keys below x hang off x's smaller side along larger-links, keys above
+	 * off its larger side along smaller-links. `lown`/`rown` are the last nodes placed on each
+	 * side (NIL: x itself), `lheld`/`rheld` what their open slot holds now. */
+	uint32_t lroot = NIL, rroot = NIL, lown = NIL, rown = NIL, lheld = NIL, rheld = NIL;
+	uint32_t prev = parent, cur = y;
+	while (cur != NIL) {
+		uint32_t next;
+		AGB_WORK(t->m, 1);
+		if (((ld(t, cur, N_SIZE) << 16) | cur) < kx) {
+			if (lown == NIL)
+				lroot = cur;
+			else if (lheld != cur)
+				st(t, lown, N_LARGER, cur);
+			if (prev != lown || lown == NIL)
+				st(t, cur, N_PARENT, lown == NIL ? x : lown);
+			lown = cur;
+			next = lheld = ld(t, cur, N_LARGER);
+		} else {
+			if (rown == NIL)
+				rroot = cur;
+			else if (rheld != cur)
+				st(t, rown, N_SMALLER, cur);
+			if (prev != rown || rown == NIL)
+				st(t, cur, N_PARENT, rown == NIL ? x : rown);
+			rown = cur;
+			next = rheld = ld(t, cur, N_SMALLER);
+		}
+		prev = cur;
+		cur = next;
+	}
+	if (lown != NIL && lheld != NIL)
+		st(t, lown, N_LARGER, NIL);
+	if (rown != NIL && rheld != NIL)
+		st(t, rown, N_SMALLER, NIL);
+	AGB_ST32(t->m, node(t, x), lroot | (rroot << 16));
+	AGB_ST32(t->m, node(t, x) + N_PARENT, parent | (size << 16));
+}
+
+/* Unlinks z by merging its two subtrees in its place: walk down the larger-spine of the smaller
+ * subtree and the smaller-spine of the larger one, taking the higher priority each step. Links are
+ * written only where the walk switches sides, so a step costs one load; the walk is expected to be
+ * under two steps long. */
+HOT void tree_remove_inl(agb_bestfit *t, uint32_t z)
+{
+	uint32_t kids = AGB_LD32(t->m, node(t, z));
+	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
+	uint32_t parent = ld(t, z, N_PARENT);
+	uint32_t slot = NIL; /* slot of `parent` being filled; NIL: the root */
+	if (parent != NIL)
+		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
+	uint32_t held = z; /* what that slot holds now */
+	/* Fixed cost past the merge walk (parent slot lookup, the final links): 2 units. */
+	AGB_WORK(t->m, 2);
+	for (;;) {
+		uint32_t x, next_slot;
+		AGB_WORK(t->m, 1);
+		if (l == NIL || r == NIL) {
+			x = l == NIL ? r : l;
+			next_slot = NIL;
+		} else if (PRIO_W(t, l) > PRIO_W(t, r)) {
+			x = l;
+			next_slot = N_LARGER;
+		} else {
+			x = r;
+			next_slot = N_SMALLER;
+		}
+		if (x != held) {
+			if (slot == NIL)
+				root_set(t, x);
+			else
+				st(t, parent, slot, x);
+			if (x != NIL)
+				st(t, x, N_PARENT, parent);
+		}
+		if (next_slot == NIL)
+			return;
+		parent = x;
+		slot = next_slot;
+		held = ld(t, x, next_slot);
+		if (x == l)
+			l = held;
+		else
+			r = held;
+	}
+}
+
+/* Out of line for free(), whose two removals inlined would crowd Thumb's eight registers. */
+static __attribute__((noinline)) void tree_remove(agb_bestfit *t, uint32_t z)
+{
+	tree_remove_inl(t, z);
+}
+
+/* Rotates x above its parent p. */
+HOT void rotate_up(agb_bestfit *t, uint32_t x, uint32_t p)
+{
+	uint32_t ax = node(t, x), ap = node(t, p);
+	uint32_t pkids = AGB_LD32(t->m, ap);
+	AGB_WORK(t->m, 1);
+	uint32_t g = AGB_LD16(t->m, ap + N_PARENT);
+	uint32_t b;
+	if ((pkids & 0xFFFFu) == x) {
+		b = AGB_LD16(t->m, ax + N_LARGER);
+		AGB_ST16(t->m, ap + N_SMALLER, b);
+		AGB_ST16(t->m, ax + N_LARGER, p);
+	} else {
+		b = AGB_LD16(t->m, ax + N_SMALLER);
+		AGB_ST16(t->m, ap + N_LARGER, b);
+		AGB_ST16(t->m, ax + N_SMALLER, p);
+	}
+	if (b != NIL)
+		st(t, b, N_PARENT, p);
+	AGB_ST16(t->m, ap + N_PARENT, x);
+	AGB_ST16(t->m, ax + N_PARENT, g);
+	if (g == NIL)
+		root_set(t, x);
+	else
+		st(t, g, ld(t, g, N_SMALLER) == p ? N_SMALLER : N_LARGER, x);
+}
+
+/* Run x of `size` blocks takes the place of node `from` (x != from), whose key neighbours the
+ * caller has checked still bracket x's key: x gets from's links, then rotations restore the heap
+ * order for x's own priority (expected under two, against a root-to-leaf insert). The result is
+ * the one treap of that key set, exactly as remove + insert would leave it. */
+HOT void tree_replace(agb_bestfit *t, uint32_t from, uint32_t x, uint32_t size)
+{
+	uint32_t af = node(t, from), ax = node(t, x);
+	uint32_t kids = AGB_LD32(t->m, af);
+	AGB_WORK(t->m, 1);
+	uint32_t parent = AGB_LD16(t->m, af + N_PARENT);
+	AGB_ST32(t->m, ax, kids);
+	AGB_ST32(t->m, ax + N_PARENT, parent | (size << 16));
+	if (parent == NIL)
+		root_set(t, x);
+	else
+		st(t, parent, ld(t, parent, N_SMALLER) == from ? N_SMALLER : N_LARGER, x);
+	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
+	if (l != NIL)
+		st(t, l, N_PARENT, x);
+	if (r != NIL)
+		st(t, r, N_PARENT, x);
+	const uint32_t px = PRIO_W(t, x);
+	if (parent != NIL && PRIO_W(t, parent) < px) {
+		do {
+			rotate_up(t, x, parent);
+			parent = ld(t, x, N_PARENT);
+		} while (parent != NIL && PRIO_W(t, parent) < px);
+		return;
+	}
+	for (;;) {
+		uint32_t c = NIL, pc = px;
+		AGB_WORK(t->m, 1);
+		if (l != NIL && PRIO_W(t, l) > pc) {
+			c = l;
+			pc = prio(l);
+		}
+		if (r != NIL && PRIO_W(t, r) > pc)
+			c = r;
+		if (c == NIL)
+			return;
+		rotate_up(t, c, x);
+		kids = AGB_LD32(t->m, ax);
+		l = kids & 0xFFFFu;
+		r = kids >> 16;
+	}
+}
+
+/* Whether key k, above x's key, still sorts below x's in-order successor. Gives up (0) after a
+ * few steps, since the caller can always fall back to remove + insert. */
+HOT int below_next(agb_bestfit *t, uint32_t x, uint32_t k)
+{
+	uint32_t y = ld(t, x, N_LARGER);
+	if (y != NIL) {
+		/* The successor is the leftmost node under y; every node on the way is above it. */
+		for (uint32_t steps = 0; steps < 6u; steps++) {
+			AGB_WORK(t->m, 1);
+			if (k > ((ld(t, y, N_SIZE) << 16) | y))
+				return 0;
+			y = ld(t, y, N_SMALLER);
+			if (y == NIL)
+				return 1;
+		}
+		return 0;
+	}
+	for (uint32_t steps = 0; steps < 8u; steps++) {
+		uint32_t p = ld(t, x, N_PARENT);
+		AGB_WORK(t->m, 1);
+		if (p == NIL)
+			return 1;
+		if (ld(t, p, N_SMALLER) == x)
+			return k < ((ld(t, p, N_SIZE) << 16) | p);
+		x = p;
+	}
+	return 0;
+}
+
+/* In-order successor (next larger key), NIL after the largest. */
+static uint32_t tree_next(agb_bestfit *t, uint32_t x)
+{
+	uint32_t y = ld(t, x, N_LARGER);
+	if (y != NIL) {
+		for (;;) {
+			uint32_t l = ld(t, y, N_SMALLER);
+			AGB_WORK(t->m, 1);
+			if (l == NIL)
+				return y;
+			y = l;
+		}
+	}
+	for (;;) {
+		uint32_t p = ld(t, x, N_PARENT);
+		AGB_WORK(t->m, 1);
+		if (p == NIL || ld(t, p, N_SMALLER) == x)
+			return p;
+		x = p;
+	}
+}
+/* ---- free-run bookkeeping ------------------------------------------------------------------- */
+
+/* The observation counters are host-only: on the GBA they would be real work in every op (a
+ * multiply and 64-bit arithmetic), so there stats() recounts with a walk instead. */
+#ifdef AGB_TARGET_GBA
+#define COUNTERS 0
+#else
+#define COUNTERS 1
+#endif
+
+static inline void runs_add(agb_bestfit *t, uint32_t size)
+{
+	if (COUNTERS) {
+		t->free_runs++;
+		t->free_sq += size * size;
+	}
+}
+
+static inline void runs_drop(agb_bestfit *t, uint32_t size)
+{
+	if (COUNTERS) {
+		t->free_runs--;
+		t->free_sq -= size * size;
+	}
+}
+
+static inline void blocks_add(agb_bestfit *t, uint32_t n)
+{
+	if (COUNTERS)
+		t->free_blocks += n;
+}
+
+/* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
+ * (the first entry of a run carved off behind it), in the same halfword write when possible. */
+HOT void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
+{
+	uint32_t a = map_hw(t, b);
+	if (is_long(b, len)) {
+		/* The two entry writes go first: the length halfword may share a word with them but
+		 * halfword accesses never overlap it. */
+		map_set(t, b, E_LONG);
+		if (clear_after)
+			map_set2(t, b + len - 1u, E_END, b + len, E_FREE);
+		else
+			map_set(t, b + len - 1u, E_END);
+		AGB_ST16(t->m, a + 2u, len);
+		return;
+	}
+	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
+	 * costs more than the long path's two entry writes (1 unit). */
+	AGB_WORK(t->m, 1);
+	uint32_t lo = (b & 7u) << 1;
+	uint32_t hi = lo + (len << 1); /* <= 32 */
+	uint32_t clear = 0;
+	int spill = 0;
+	if (clear_after) {
+		if (hi < 32u)
+			clear = 3u << hi;
+		else
+			spill = 1;
+	}
+	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
+	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
+	mask |= clear;
+	uint32_t m0 = mask & 0xFFFFu, m1 = mask >> 16;
+	if (m0 == 0xFFFFu) {
+		AGB_ST16(t->m, a, val);
+	} else if (m0 != 0u) {
+		uint32_t w = AGB_LD16(t->m, a);
+		AGB_ST16(t->m, a, (w & ~m0) | (val & 0xFFFFu));
+	}
+	if (m1 == 0xFFFFu) {
+		AGB_ST16(t->m, a + 2u, val >> 16);
+	} else if (m1 != 0u) {
+		uint32_t w = AGB_LD16(t->m, a + 2u);
+		AGB_ST16(t->m, a + 2u, (w & ~m1) | (val >> 16));
+	}
+	if (spill)
+		map_set(t, b + len, E_FREE);
+}
+
+/* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
+ * had to be read (else it is left alone), so callers can reuse it. */
+HOT uint32_t used_len(agb_bestfit *t, uint32_t b, uint32_t w0, uint32_t *w1, int *have1)
+{
+	uint32_t sh = (b & 7u) << 1;
+	uint32_t e = (w0 >> sh) & 3u;
+	AGB_WORK(t->m, 1);
+	if (e == E_END)
+		return 1u;
+	uint32_t a = map_hw(t, b);
+	if (e == E_LONG) {
+		*w1 = AGB_LD16(t->m, a + 2u);
+		*have1 = 1;
+		return *w1;
+	}
+	/* Short: the end is the first entry with its high bit set. */
+	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
+	if (hb != 0u)
+		return (lowbit(t, hb) >> 1) + 1u;
+	*w1 = AGB_LD16(t->m, a + 2u);
+	*have1 = 1;
+	return 8u - (b & 7u) + (lowbit(t, (*w1 >> 1) & 0x5555u) >> 1) + 1u;
+}
+
+/* The same decode with uncounted reads, for observers. */
+static uint32_t used_len_quiet(const agb_bestfit *t, uint32_t b)
+{
+	uint32_t a = map_hw(t, b);
+	uint32_t sh = (b & 7u) << 1;
+	uint32_t w0 = AGB_PEEK16(t->m, a);
+	uint32_t e = (w0 >> sh) & 3u;
+	if (e == E_END)
+		return 1u;
+	if (e == E_LONG)
+		return AGB_PEEK16(t->m, a + 2u);
+	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
+	if (hb != 0u)
+		return (lowbit_quiet(hb) >> 1) + 1u;
+	uint32_t w1 = AGB_PEEK16(t->m, a + 2u);
+	return 8u - (b & 7u) + (lowbit_quiet((w1 >> 1) & 0x5555u) >> 1) + 1u;
+}
+
+/* Takes [s, s+len) out of free run [p, p+rsize); whatever is left before and after stays free. */
+/* ---- exact-size bins -------------------------------------------------------------------------- */
+
+/* Address of the head of the bin holding runs of `size` blocks (1..SMALL). */
+static inline uint32_t head_addr(const agb_bestfit *t, uint32_t size)
+{
+	return t->heads + ((size - 1u) << 1);
+}
+
+static inline uint32_t bitmap_addr(const agb_bestfit *t, uint32_t k)
+{
+	return t->ctrl + C_BITMAP + ((k >> 5) << 2);
+}
+
+/* Marks bin k (runs of k+1 blocks) non-empty in both bitmap levels. */
+HOT void bit_set(agb_bestfit *t, uint32_t k)
+{
+	uint32_t a = bitmap_addr(t, k);
+	uint32_t w = AGB_LD32(t->m, a);
+	if (w == 0u) {
+		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
+		AGB_ST16(t->m, t->ctrl + C_SUMMARY, s | (1u << (k >> 5)));
+	}
+	AGB_ST32(t->m, a, w | (1u << (k & 31u)));
+}
+
+/* Marks bin k empty in both bitmap levels. */
+HOT void bit_clear(agb_bestfit *t, uint32_t k)
+{
+	uint32_t a = bitmap_addr(t, k);
+	uint32_t w = AGB_LD32(t->m, a) & ~(1u << (k & 31u));
+	AGB_ST32(t->m, a, w);
+	if (w == 0u) {
+		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
+		AGB_ST16(t->m, t->ctrl + C_SUMMARY, s & ~(1u << (k >> 5)));
+	}
+}
+
+/* Pushes short run x of `size` blocks on its bin (writes its whole node, not the boundary tag). */
+HOT void bin_push(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	uint32_t ha = head_addr(t, size);
+	uint32_t first = AGB_LD16(t->m, ha);
+	uint32_t ax = node(t, x);
+	AGB_ST32(t->m, ax, first | (NIL << 16));
+	AGB_ST16(t->m, ax + N_SIZE, size);
+	if (first != NIL)
+		st(t, first, N_PREV, x);
+	else
+		bit_set(t, size - 1u);
+	AGB_ST16(t->m, ha, x);
+}
+
+/* Unlinks short run x of `size` blocks from its bin. */
+HOT void bin_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	uint32_t links = AGB_LD32(t->m, node(t, x));
+	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	if (prev == NIL) {
+		AGB_ST16(t->m, head_addr(t, size), next);
+		if (next == NIL)
+			bit_clear(t, size - 1u);
+	} else {
+		st(t, prev, N_NEXT, next);
+	}
+	if (next != NIL)
+		st(t, next, N_PREV, prev);
+}
+
+/* Takes the first run off the (non-empty) bin of `size` blocks and returns it. */
+HOT uint32_t bin_pop(agb_bestfit *t, uint32_t size)
+{
+	uint32_t ha = head_addr(t, size);
+	uint32_t x = AGB_LD16(t->m, ha);
+	uint32_t next = ld(t, x, N_NEXT);
+	AGB_ST16(t->m, ha, next);
+	if (next != NIL)
+		st(t, next, N_PREV, NIL);
+	else
+		bit_clear(t, size - 1u);
+	return x;
+}
+
+/* Size of the smallest non-empty bin holding runs of at least `want` blocks (1..SMALL), 0 when
+ * there is none: the bin's own word first, then the summary for the next non-empty word. */
+HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
+{
+	uint32_t k = want - 1u, wi = k >> 5;
+	uint32_t bits = AGB_LD32(t->m, bitmap_addr(t, k)) & (0xFFFFFFFFu << (k & 31u));
+	if (bits == 0u) {
+		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY) & (0xFFFFFFFEu << wi);
+		AGB_WORK(t->m, 1);
+		if (s == 0u)
+			return 0;
+		wi = lowbit(t, s);
+		bits = AGB_LD32(t->m, t->ctrl + C_BITMAP + (wi << 2));
+	}
+	return (wi << 5) + lowbit(t, bits) + 1u;
+}
+
+/* Indexes free run x of `size` blocks: its bin or the treap (the node, not the tag). */
+HOT void run_link(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size <= SMALL)
+		bin_push(t, x, size);
+	else
+		tree_insert(t, x, size);
+}
+
+/* Takes free run x of `size` blocks out of its bin or the treap. */
+HOT void run_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size <= SMALL)
+		bin_unlink(t, x, size);
+	else
+		tree_remove(t, x);
+}
+
+/* Makes [x, x+size) a free run: boundary tag and index node. Its first and last map entries must
+ * already be E_FREE. */
+HOT void make_free(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size > 1u)
+		st(t, x + size - 1u, N_SIZE, size);
+	run_link(t, x, size);
+	runs_add(t, size);
+}
+
+/* Takes [s, s+len) out of free run [p, p+rsize); whatever is left before and after stays free. */
+static __attribute__((noinline)) void carve(agb_bestfit *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len)
+{
+	uint32_t head = s - p;
+	uint32_t tail = rsize - head - len;
+	run_unlink(t, p, rsize);
+	runs_drop(t, rsize);
+	blocks_add(t, 0u - len);
+	mark_used(t, s, len, tail != 0u);
+	if (head != 0u) {
+		map_set(t, s - 1u, E_FREE);
+		make_free(t, p, head);
+	}
+	if (tail != 0u)
+		make_free(t, s + len, tail);
+}
+
+/* ---- public API ----------------------------------------------------------------------------- */
+
+int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_config *cfg)
+{
+	const uint32_t arena = cfg->arena_addr, bytes = cfg->arena_bytes;
+	if ((arena & 7u) != 0u || arena == AGB_NULL)
+		return AGB_HEAP_BAD_ALIGNMENT;
+	uint32_t ctrl = cfg->meta_addr, ctrl_blocks = 0;
+	int in_arena = ctrl == AGB_NULL || (ctrl & 3u) != 0u || cfg->meta_bytes < AGB_BESTFIT_META_BYTES;
+	if (in_arena) {
+		ctrl = arena;
+		ctrl_blocks = (AGB_BESTFIT_META_BYTES + 7u) >> 3;
+	}
+	uint32_t total = bytes >> 3;
+	if (total < ctrl_blocks + 2u)
+		return AGB_HEAP_ARENA_TOO_SMALL;
+	/* Largest n with ceil(n/32) map blocks + n blocks <= avail (no division: the GBA has none). */
+	uint32_t avail = total - ctrl_blocks;
+	uint32_t n = avail - ((avail + 31u) >> 5);
+	while (n + 1u + ((n + 32u) >> 5) <= avail)
+		n++;
+	if (n > MAX_BLOCKS)
+		return AGB_HEAP_ARENA_TOO_LARGE;
+	uint32_t map_blocks = (n + 31u) >> 5;
+
+	t->m = m;
+	t->base = arena;
+	t->ctrl = ctrl;
+	t->heads = ctrl + C_HEADS;
+	t->ctrl_in_arena = (uint32_t)in_arena;
+	t->map = arena + (ctrl_blocks << 3);
+	t->blocks = t->map + (map_blocks << 3);
+	t->nblocks = n;
+	t->meta_bytes = t->blocks - arena;
+	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
+
+	/* Root and heads NIL, bitmaps empty. */
+	AGB_ST32(m, ctrl + C_ROOT, NIL);
+	for (uint32_t k = 0; k < AGB_BESTFIT_WORDS; k++)
+		AGB_ST32(m, ctrl + C_BITMAP + (k << 2), 0u);
+	for (uint32_t a = t->heads; a < t->heads + 2u * SMALL; a += 4u)
+		AGB_ST32(m, a, 0xFFFFFFFFu);
+	for (uint32_t a = t->map; a < t->blocks; a += 4u)
+		AGB_ST32(m, a, 0u);
+	t->free_blocks = n;
+	t->free_runs = 0;
+	t->free_sq = 0;
+	make_free(t, 0, n);
+	return AGB_HEAP_OK;
+}
+
+/* Aligned requests (align > 8): the smallest run whose aligned part holds `want` blocks. Short
+ * runs of sizes below want + align/8 - 1 are tried one by one (any run at or above it fits),
+ * then the treap from the lower bound in key order, as tree does. Rare: kept out of line. */
+static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t want,
+							 uint32_t align)
+{
+	uint32_t amask = (align >> 3) - 1u;
+	uint32_t phase = (t->blocks >> 3) & amask;
+	uint32_t best = NIL, best_size = 0;
+	for (uint32_t s = want; s <= SMALL && best == NIL; s++) {
+		if (s >= want + amask) {
+			s = find_bin(t, s);
+			if (s == 0u)
+				break;
+		}
+		for (uint32_t x = AGB_LD16(t->m, head_addr(t, s)); x != NIL; x = ld(t, x, N_NEXT)) {
+			uint32_t pad = (0u - (phase + x)) & amask;
+			AGB_WORK(t->m, 1);
+			if (pad < s && s - pad >= want) {
+				best = x;
+				best_size = s;
+				break;
+			}
+		}
+	}
+	if (best == NIL) {
+		uint32_t y = root_get(t);
+		while (y != NIL) {
+			AGB_WORK(t->m, 1);
+			if (ld(t, y, N_SIZE) < want) {
+				y = ld(t, y, N_LARGER);
+			} else {
+				best = y;
+				y = ld(t, y, N_SMALLER);
+			}
+		}
+		for (y = best, best = NIL; y != NIL; y = tree_next(t, y)) {
+			uint32_t s = ld(t, y, N_SIZE);
+			uint32_t pad = (0u - (phase + y)) & amask;
+			AGB_WORK(t->m, 1);
+			if (pad < s && s - pad >= want) {
+				best = y;
+				best_size = s;
+				break;
+			}
+		}
+		if (best == NIL)
+			return AGB_NULL;
+	}
+	uint32_t start = best + ((0u - (phase + best)) & amask);
+	carve(t, best, best_size, start, want);
+	return node(t, start);
+}
+
+/* The long-run path of alloc: the lower bound on (want, 0) in the treap. When the remainder of
+ * the run found is long and still sorts above the run's key predecessor it takes the run's place
+ * (no remove + insert). Returns the block index, or NIL. */
+HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
+{
+	uint32_t y = root_get(t), best = NIL, best_size = 0, pred_key = 0;
+	while (y != NIL) {
+		uint32_t s = ld(t, y, N_SIZE);
+		AGB_WORK(t->m, 1);
+		if (s < want) {
+			pred_key = (s << 16) | y;
+			y = ld(t, y, N_LARGER);
+		} else {
+			best = y;
+			best_size = s;
+			if (s == want)
+				break;
+			y = ld(t, y, N_SMALLER);
+		}
+	}
+	if (best == NIL)
+		return NIL;
+	uint32_t tail = best_size - want, q = best + want;
+	runs_drop(t, best_size);
+	blocks_add(t, 0u - want);
+	if (tail > SMALL && pred_key < ((tail << 16) | q)) {
+		tree_replace(t, best, q, tail);
+		st(t, q + tail - 1u, N_SIZE, tail);
+		runs_add(t, tail);
+		mark_used(t, best, want, 1);
+		return best;
+	}
+	tree_remove_inl(t, best);
+	mark_used(t, best, want, tail != 0u);
+	if (tail != 0u)
+		make_free(t, q, tail);
+	return best;
+}
+
+HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	if (granted != NULL)
+		*granted = 0;
+	if (size == 0u)
+		size = 1u;
+	if (size > (t->nblocks << 3))
+		return AGB_NULL;
+	uint32_t want = (size + 7u) >> 3;
+	uint32_t addr;
+	if (align > 8u) {
+		addr = alloc_aligned(t, want, align);
+	} else {
+		uint32_t rsize = want <= SMALL ? find_bin(t, want) : 0u;
+		uint32_t x;
+		if (rsize != 0u) {
+			/* Every run of the bin is a best fit: take the first, leave the tail free. */
+			x = bin_pop(t, rsize);
+			uint32_t tail = rsize - want;
+			runs_drop(t, rsize);
+			blocks_add(t, 0u - want);
+			mark_used(t, x, want, tail != 0u);
+			if (tail != 0u)
+				make_free(t, x + want, tail);
+		} else {
+			x = alloc_long(t, want);
+			if (x == NIL)
+				return AGB_NULL;
+		}
+		addr = node(t, x);
+	}
+	if (addr != AGB_NULL && granted != NULL)
+		*granted = want << 3;
+	return addr;
+}
+
+/* Merges freed run [b, b+len) with its free neighbours (left: ls blocks before b, right: rs
+ * blocks at b+len, 0 when not free) and indexes the result. A long run that grows keeps its
+ * treap node when the new key still sorts below the next one. */
+HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
+{
+	uint32_t end = b + len, start = b - ls, size = ls + len + rs;
+	if (ls != 0u)
+		runs_drop(t, ls);
+	if (rs != 0u)
+		runs_drop(t, rs);
+	runs_add(t, size);
+	st(t, start + size - 1u, N_SIZE, size);
+	if (rs != 0u && ls != 0u) {
+		run_unlink(t, end, rs);
+	} else if (rs > SMALL) {
+		if (below_next(t, end, (size << 16) | b)) {
+			tree_replace(t, end, b, size);
+			return;
+		}
+		tree_remove(t, end);
+	} else if (rs != 0u) {
+		bin_unlink(t, end, rs);
+	}
+	if (ls > SMALL) {
+		if (below_next(t, start, (size << 16) | start)) {
+			st(t, start, N_SIZE, size);
+			return;
+		}
+		tree_remove(t, start);
+	} else if (ls != 0u) {
+		bin_unlink(t, start, ls);
+	}
+	run_link(t, start, size);
+}
+
+HOT void bf_free(agb_bestfit *t, uint32_t addr)
+{
+	if (addr == AGB_NULL)
+		return;
+	uint32_t b = (addr - t->blocks) >> 3;
+	uint32_t h0 = b >> 3;
+	uint32_t a0 = map_hw(t, b);
+	uint32_t w0 = AGB_LD16(t->m, a0), w1 = 0;
+	int have1 = 0;
+	uint32_t len = used_len(t, b, w0, &w1, &have1);
+	uint32_t end = b + len; /* first block after the run */
+
+	int left = 0, right = 0;
+	if (b != 0u) {
+		uint32_t wl = (b & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 - 2u);
+		left = ((wl >> (((b & 7u) * 2u - 2u) & 15u)) & 3u) == E_FREE;
+	}
+	if (end < t->nblocks) {
+		uint32_t he = end >> 3, we;
+		if (he == h0)
+			we = w0;
+		else if (he == h0 + 1u && have1)
+			we = w1; /* a long run's length halfword never holds `end` (it is interior) */
+		else
+			we = AGB_LD16(t->m, map_hw(t, end));
+		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
+	}
+
+	/* The run's outer entries become the new free run's first/last entries unless a neighbour's
+	 * already are; inner entries are left as they are (nobody reads them). */
+	int dirty0 = 0;
+	if (!left) {
+		w0 &= ~(3u << ((b & 7u) << 1));
+		dirty0 = 1;
+	}
+	if (!right) {
+		uint32_t z = end - 1u, hz = z >> 3;
+		uint32_t mz = ~(3u << ((z & 7u) << 1));
+		if (hz == h0) {
+			w0 &= mz;
+			dirty0 = 1;
+		} else if (hz == h0 + 1u && have1) {
+			AGB_ST16(t->m, a0 + 2u, w1 & mz);
+		} else {
+			map_set(t, z, E_FREE);
+		}
+	}
+	if (dirty0)
+		AGB_ST16(t->m, a0, w0);
+
+	blocks_add(t, len);
+	if (!left && !right) {
+		make_free(t, b, len);
+		return;
+	}
+	/* One unit per neighbour merged (its size load and unlink). */
+	AGB_WORK(t->m, (uint32_t)left + (uint32_t)right);
+	uint32_t ls = left ? ld(t, b - 1u, N_SIZE) : 0u;
+	uint32_t rs = right ? ld(t, end, N_SIZE) : 0u;
+	merge_free(t, b, len, ls, rs);
+}
+
+uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return bf_alloc(t, size, align, granted);
+}
+
+void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
+{
+	bf_free(t, addr);
+}
+
+uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
+{
+	if (addr == AGB_NULL)
+		return agb_bestfit_alloc(t, size, 8u, granted);
+	if (size == 0u)
+		size = 1u;
+	if (size > (t->nblocks << 3)) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL;
+	}
+	uint32_t want = (size + 7u) >> 3;
+	uint32_t b = (addr - t->blocks) >> 3;
+	uint32_t w1 = 0;
+	int have1 = 0;
+	uint32_t len = used_len(t, b, AGB_LD16(t->m, map_hw(t, b)), &w1, &have1);
+	if (want == len) {
+		if (granted != NULL)
+			*granted = len << 3;
+		return addr;
+	}
+	uint32_t end = b + len;
+	uint32_t rs = 0;
+	if (end < t->nblocks && (((uint32_t)AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) ==
+					E_FREE)
+		rs = ld(t, end, N_SIZE);
+
+	if (want < len || len + rs >= want) {
+		/* In place: [b, b+want) stays used, the rest of [b, end+rs) is one free run. */
+		if (rs != 0u) {
+			run_unlink(t, end, rs);
+			runs_drop(t, rs);
+		}
+		uint32_t rest = len + rs - want;
+		mark_used(t, b, want, rest != 0u);
+		if (rs == 0u && want + 1u < len)
+			map_set(t, end - 1u, E_FREE);
+		blocks_add(t, len - want);
+		if (rest != 0u)
+			make_free(t, b + want, rest);
+		if (granted != NULL)
+			*granted = want << 3;
+		return addr;
+	}
+
+	uint32_t g;
+	uint32_t to = agb_bestfit_alloc(t, size, 8u, &g);
+	if (to == AGB_NULL) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL;
+	}
+	for (uint32_t off = 0; off < (len << 3); off += 4u)
+		AGB_ST32(t->m, to + off, AGB_LD32(t->m, addr + off));
+	agb_bestfit_free(t, addr);
+	if (granted != NULL)
+		*granted = g;
+	return to;
+}
+
+/* Sets the observation counters from the map and the tags (address order, uncounted reads). */
+static void recount(agb_bestfit *t)
+{
+	uint32_t runs = 0, fblocks = 0;
+	uint64_t sq = 0;
+	for (uint32_t b = 0; b < t->nblocks;) {
+		uint32_t len;
+		if (entry_peek(t, b) == E_FREE) {
+			len = pk(t, b, N_SIZE);
+			runs++;
+			fblocks += len;
+			sq += len * len;
+		} else {
+			len = used_len_quiet(t, b);
+		}
+		if (len == 0u || len > t->nblocks - b)
+			break; /* corrupt: check() says why */
+		b += len;
+	}
+	t->free_blocks = fblocks;
+	t->free_runs = runs;
+	t->free_sq = sq;
+}
+
+void agb_bestfit_stats(agb_bestfit *t, struct agb_heap_stats *out)
+{
+	if (!COUNTERS)
+		recount(t);
+	out->free_bytes = t->free_blocks << 3;
+	out->free_runs = t->free_runs;
+	out->free_sq_sum = t->free_sq << 6;
+	/* The largest run: the treap's rightmost node, else the highest non-empty bin. */
+	uint32_t largest = 0;
+	uint32_t y = AGB_PEEK16(t->m, t->ctrl + C_ROOT);
+	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
+		largest = pk(t, y, N_SIZE);
+		y = pk(t, y, N_LARGER);
+	}
+	for (uint32_t k = SMALL; largest == 0u && k > 0u; k--)
+		if (AGB_PEEK16(t->m, head_addr(t, k)) != NIL)
+			largest = k;
+	out->largest_free = largest << 3;
+}
+
+void agb_bestfit_walk(agb_bestfit *t, agb_walk_fn fn, void *ctx)
+{
+	fn(ctx, t->base, t->meta_bytes, AGB_RUN_META);
+	uint32_t b = 0;
+	while (b < t->nblocks) {
+		uint32_t len;
+		enum agb_run_kind kind;
+		if (entry_peek(t, b) == E_FREE) {
+			len = pk(t, b, N_SIZE);
+			kind = AGB_RUN_FREE;
+		} else {
+			len = used_len_quiet(t, b);
+			kind = AGB_RUN_USED;
+		}
+		if (len == 0u || len > t->nblocks - b)
+			return; /* corrupt: check() says why */
+		fn(ctx, node(t, b), len << 3, kind);
+		b += len;
+	}
+	if (t->waste_bytes != 0u)
+		fn(ctx, node(t, t->nblocks), t->waste_bytes, AGB_RUN_META);
+}
+
+/* Whether node b with key (size, b) is reachable from the root by key search. */
+static int tree_holds(const agb_bestfit *t, uint32_t root, uint32_t b, uint32_t size)
+{
+	uint32_t y = root;
+	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
+		if (y == b)
+			return pk(t, y, N_SIZE) == size;
+		y = key_less(size, b, pk(t, y, N_SIZE), y) ? pk(t, y, N_SMALLER) : pk(t, y, N_LARGER);
+	}
+	return 0;
+}
+
+#define FAIL(msg)                                                                                  \
+	do {                                                                                       \
+		if (why != NULL)                                                                   \
+			*why = (msg);                                                              \
+		return 1;                                                                          \
+	} while (0)
+
+/* Length of the used run at b (0 when its encoding is broken), for check(). */
+static uint32_t check_used(const agb_bestfit *t, uint32_t b, const char **why)
+{
+	const uint32_t n = t->nblocks;
+	uint32_t e = entry_peek(t, b), len;
+	if (e == E_END)
+		return 1u;
+	if (e == E_LONG) {
+		len = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+		if (len > n - b) {
+			*why = "long used run runs past the pool";
+			return 0;
+		}
+		if (!is_long(b, len)) {
+			*why = "long used run too short for its encoding";
+			return 0;
+		}
+		if (entry_peek(t, b + len - 1u) != E_END) {
+			*why = "long used run does not end with an end entry";
+			return 0;
+		}
+		return len;
+	}
+	len = 0;
+	for (uint32_t i = b;; i++) {
+		if (i >= n) {
+			*why = "short used run runs past the pool";
+			return 0;
+		}
+		uint32_t ei = entry_peek(t, i);
+		len++;
+		if (ei == E_END)
+			break;
+		if (ei != E_USED) {
+			*why = "bad map entry inside a short used run";
+			return 0;
+		}
+	}
+	if (is_long(b, len)) {
+		*why = "long used run encoded as short";
+		return 0;
+	}
+	return len;
+}
+
+/* Bins: list links, node sizes, both bitmap levels. *count receives the runs listed. */
+static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
+{
+	const uint32_t n = t->nblocks;
+	uint32_t listed = 0;
+	for (uint32_t k = 0; k < SMALL; k++) {
+		uint32_t word = AGB_PEEK32(t->m, bitmap_addr(t, k));
+		uint32_t summary = AGB_PEEK16(t->m, t->ctrl + C_SUMMARY);
+		uint32_t x = AGB_PEEK16(t->m, head_addr(t, k + 1u)), prev = NIL;
+		if (((word >> (k & 31u)) & 1u) != (x != NIL))
+			FAIL("bin bitmap bit disagrees with the bin");
+		if (((summary >> (k >> 5)) & 1u) != (word != 0u))
+			FAIL("summary bit disagrees with its bitmap word");
+		for (; x != NIL; prev = x, x = pk(t, x, N_NEXT)) {
+			if (x >= n || entry_peek(t, x) != E_FREE)
+				FAIL("bin entry is not a free block");
+			if (pk(t, x, N_SIZE) != k + 1u)
+				FAIL("free run in the bin of another size");
+			if (pk(t, x, N_PREV) != prev)
+				FAIL("broken bin prev link");
+			if (++listed > n)
+				FAIL("bin list does not terminate");
+		}
+	}
+	if ((AGB_PEEK16(t->m, t->ctrl + C_SUMMARY) >> AGB_BESTFIT_WORDS) != 0u)
+		FAIL("summary bit set beyond the bitmap words");
+	*count = listed;
+	return 0;
+}
+
+/* Treap shape: in-order keys strictly increase, links agree, priorities form a heap, every node
+ * is a free long run. *count receives the nodes. */
+static int check_treap(const agb_bestfit *t, uint32_t root, uint32_t max_nodes, uint32_t *count,
+		       const char **why)
+{
+	const uint32_t n = t->nblocks;
+	uint32_t nodes = 0, steps = 0;
+	uint32_t x = root, prev = NIL, prev_size = 0;
+	if (x != NIL) {
+		for (uint32_t l; (l = pk(t, x, N_SMALLER)) != NIL; x = l) {
+			if (l >= n || pk(t, l, N_PARENT) != x)
+				FAIL("broken smaller link");
+			if (++steps > 4u * n)
+				FAIL("tree walk does not terminate");
+		}
+	}
+	while (x != NIL) {
+		uint32_t size = pk(t, x, N_SIZE);
+		if (prev != NIL && !key_less(prev_size, prev, size, x))
+			FAIL("tree keys out of order");
+		if (entry_peek(t, x) != E_FREE)
+			FAIL("tree node is not a free block");
+		if (size <= SMALL)
+			FAIL("short run in the tree");
+		if (++nodes > max_nodes)
+			FAIL("tree has more nodes than long free runs");
+		prev = x;
+		prev_size = size;
+		uint32_t l = pk(t, x, N_SMALLER), r = pk(t, x, N_LARGER);
+		if (l != NIL && (l >= n || prio(l) > prio(x)))
+			FAIL("treap priority order violated");
+		if (r != NIL && (r >= n || prio(r) > prio(x)))
+			FAIL("treap priority order violated");
+		if (r != NIL) {
+			if (pk(t, r, N_PARENT) != x)
+				FAIL("broken larger link");
+			x = r;
+			for (uint32_t c; (c = pk(t, x, N_SMALLER)) != NIL; x = c) {
+				if (c >= n || pk(t, c, N_PARENT) != x)
+					FAIL("broken smaller link");
+				if (++steps > 4u * n)
+					FAIL("tree walk does not terminate");
+			}
+		} else {
+			uint32_t p;
+			for (;;) {
+				p = pk(t, x, N_PARENT);
+				if (p != NIL && p >= n)
+					FAIL("parent index out of range");
+				if (p == NIL || pk(t, p, N_LARGER) != x)
+					break;
+				x = p;
+				if (++steps > 4u * n)
+					FAIL("tree walk does not terminate");
+			}
+			x = p;
+		}
+	}
+	*count = nodes;
+	return 0;
+}
+
+int agb_bestfit_check(agb_bestfit *t, const char **why)
+{
+	const uint32_t n = t->nblocks;
+	const char *local = "?";
+	if (why == NULL)
+		why = &local;
+	const uint32_t root = AGB_PEEK16(t->m, t->ctrl + C_ROOT);
+	if (root != NIL && root >= n)
+		FAIL("root index out of range");
+	if (root != NIL && pk(t, root, N_PARENT) != NIL)
+		FAIL("root has a parent");
+
+	/* Address order: map encoding, tags, coalescing, index membership, counters. */
+	uint32_t runs = 0, short_runs = 0, fblocks = 0;
+	uint64_t sq = 0;
+	int prev_free = 0;
+	for (uint32_t b = 0; b < n;) {
+		uint32_t len;
+		if (entry_peek(t, b) == E_FREE) {
+			if (prev_free)
+				FAIL("two adjacent free runs (not coalesced)");
+			len = pk(t, b, N_SIZE);
+			if (len == 0u || len > n - b)
+				FAIL("free run size out of range");
+			if (entry_peek(t, b + len - 1u) != E_FREE)
+				FAIL("last map entry of a free run is not free");
+			if (pk(t, b + len - 1u, N_SIZE) != len)
+				FAIL("boundary tag disagrees with the node size");
+			if (len <= SMALL) {
+				/* In its bin: the link into it agrees (the bins' walk checks the rest). */
+				uint32_t p = pk(t, b, N_PREV);
+				uint32_t into = p == NIL ? AGB_PEEK16(t->m, head_addr(t, len))
+							 : (p < n ? pk(t, p, N_NEXT) : NIL);
+				if (into != b)
+					FAIL("short free run not linked into its bin");
+				short_runs++;
+			} else if (!tree_holds(t, root, b, len)) {
+				FAIL("free run not found in the tree");
+			}
+			runs++;
+			fblocks += len;
+			sq += len * len;
+			prev_free = 1;
+		} else {
+			len = check_used(t, b, why);
+			if (len == 0u)
+				return 1;
+			prev_free = 0;
+		}
+		b += len;
+	}
+	uint32_t listed = 0, nodes = 0;
+	if (check_bins(t, &listed, why) != 0)
+		return 1;
+	if (listed != short_runs)
+		FAIL("bins list a different number of runs than the map holds");
+	if (check_treap(t, root, runs - short_runs, &nodes, why) != 0)
+		return 1;
+	if (nodes != runs - short_runs)
+		FAIL("tree has fewer nodes than long free runs");
+	if (COUNTERS && (fblocks != t->free_blocks || runs != t->free_runs || sq != t->free_sq))
+		FAIL("observation counters disagree with a recount");
+	return 0;
+}
+
+uint32_t agb_bestfit_overhead_bytes(agb_bestfit *t)
+{
+	return t->meta_bytes + t->waste_bytes + (t->ctrl_in_arena ? 0u : AGB_BESTFIT_META_BYTES);
+}
+
+/* ---- core table ----------------------------------------------------------------------------- */
+
+AGB_HEAP_CORE_ADAPTERS(bestfit)
+
+const struct agb_heap_core agb_bestfit_core = {
+	.name = "bestfit",
+	.summary = "best fit over 8-byte blocks: 2-bit map, exact-size bins + treap of long runs",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM) |
+		  AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
+	.unit = 8,
+	.state_bytes = sizeof(agb_bestfit),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = core_free,
+	.realloc = core_realloc,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead_bytes,
+	/* Rough starting values; the lead fits them against mGBA. */
+	.model = {.alloc_base = 60, .free_base = 50, .realloc_base = 80, .per_access = 48},
+};
