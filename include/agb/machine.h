@@ -39,21 +39,6 @@ enum agb_access {
 #ifdef AGB_TARGET_GBA
 
 typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is the machine */
-#define AGB_LD8(m, a) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a))
-#define AGB_LD16(m, a) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a))
-#define AGB_LD32(m, a) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a))
-#define AGB_ST8(m, a, v) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a) = (uint8_t)(v))
-#define AGB_ST16(m, a, v) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a) = (uint16_t)(v))
-#define AGB_ST32(m, a, v) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a) = (uint32_t)(v))
-/* Reads of const tables: on the GBA they sit in ROM and are plain reads. */
-#define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
-#define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
-/* Observation-only reads (stats, walks, checks): on the GBA they are real reads. */
-#define AGB_PEEK16(m, a) AGB_LD16(m, a)
-#define AGB_PEEK32(m, a) AGB_LD32(m, a)
-#define AGB_PEEK8(m, a) AGB_LD8(m, a)
-/* Instruction work (cycle model input, host only): nothing on the GBA. */
-#define AGB_WORK(m, n) ((void)(m), (void)(n))
 
 #else /* host */
 
@@ -261,20 +246,8 @@ static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 #ifdef AGB_PLAIN_MEMORY
 /* The simulation-overhead baseline (bench --timing): the regions are mapped at their GBA
  * addresses in the host process (agb_machine_init does it) and every access is a plain load or
- * store, the same code the GBA build runs. Nothing is counted. */
-#define AGB_LD8(m, a) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a))
-#define AGB_LD16(m, a) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a))
-#define AGB_LD32(m, a) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a))
-#define AGB_ST8(m, a, v) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a) = (uint8_t)(v))
-#define AGB_ST16(m, a, v) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a) = (uint16_t)(v))
-#define AGB_ST32(m, a, v) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a) = (uint32_t)(v))
-#define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
-#define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
-#define AGB_PEEK8(m, a) AGB_LD8(m, a)
-#define AGB_PEEK16(m, a) AGB_LD16(m, a)
-#define AGB_PEEK32(m, a) AGB_LD32(m, a)
-#define AGB_WORK(m, n) ((void)(m), (void)(n))
-
+ * store, the same code the GBA build runs (see the plain access macros at the end). Nothing is
+ * counted. */
 /* Maps EWRAM, IWRAM, VRAM and OAM at their GBA addresses, once per process, before any
  * machine is used. Provided by the host program built with AGB_PLAIN_MEMORY; returns 0 or -1. */
 int agb_plain_map_regions(void);
@@ -297,5 +270,25 @@ int agb_plain_map_regions(void);
 #endif /* AGB_PLAIN_MEMORY */
 
 #endif /* host */
+
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+/* Plain accesses: on the GBA the bus is the machine (m is unused; a game passes NULL), and
+ * agbsim-plain maps the regions at their GBA addresses. */
+#define AGB_LD8(m, a) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a))
+#define AGB_LD16(m, a) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a))
+#define AGB_LD32(m, a) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a))
+#define AGB_ST8(m, a, v) ((void)(m), *(volatile uint8_t *)(uintptr_t)(a) = (uint8_t)(v))
+#define AGB_ST16(m, a, v) ((void)(m), *(volatile uint16_t *)(uintptr_t)(a) = (uint16_t)(v))
+#define AGB_ST32(m, a, v) ((void)(m), *(volatile uint32_t *)(uintptr_t)(a) = (uint32_t)(v))
+/* Reads of const tables: on the GBA they sit in ROM and are plain reads. */
+#define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
+#define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
+/* Observation-only reads (stats, walks, checks): plain reads too. */
+#define AGB_PEEK8(m, a) AGB_LD8(m, a)
+#define AGB_PEEK16(m, a) AGB_LD16(m, a)
+#define AGB_PEEK32(m, a) AGB_LD32(m, a)
+/* Instruction work (a cycle-model input, counted on the host only). */
+#define AGB_WORK(m, n) ((void)(m), (void)(n))
+#endif
 
 #endif
