@@ -12,6 +12,7 @@
 #include "agb/cores.h"
 #include "cli/agbsim.h"
 #include "cli/gate.h"
+#include "cli/gba_only.h"
 #include "cli/measure.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
@@ -141,7 +142,8 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			return NULL;
-		agbsim_run_replay(&p->runs[i], p->options, NULL);
+		if (agbsim_gba_only_rom(p->runs[i].core) == NULL) /* GBA-only: measured later */
+			agbsim_run_replay(&p->runs[i], p->options, NULL);
 	}
 }
 
@@ -158,8 +160,9 @@ static int core_listed(const char *list, const char *name)
 	return 0;
 }
 
-/* Every name in the list must be a core: a typo must not silently shrink the comparison. */
-static int check_core_list(const char *list)
+/* Every name in the list must be a core: a typo must not silently shrink the comparison. A
+ * GBA-only core (gba_only.h) is one only when the cycles are measured (`mgba`). */
+static int check_core_list(const char *list, int mgba)
 {
 	char buf[256];
 	for (const char *p = list; *p != '\0';) {
@@ -169,7 +172,9 @@ static int check_core_list(const char *list)
 			return agbsim_usage_error("bench", "bad --allocator list '%s'", list);
 		memcpy(buf, p, len);
 		buf[len] = '\0';
-		if (agb_heap_core_find(buf) == NULL)
+		if (agb_heap_core_find(buf) == NULL && agbsim_gba_only_find(buf) != NULL && !mgba)
+			return agbsim_gba_only_refuse(buf);
+		if (agb_heap_core_find(buf) == NULL && agbsim_gba_only_find(buf) == NULL)
 			return agbsim_usage_error("bench", "unknown allocator '%s' (see 'agbsim list')",
 						  buf);
 		p += len + (comma ? 1 : 0);
@@ -494,7 +499,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 		return agbsim_usage_error("bench", "--tolerance, --allow-missing and --diff-out need --baseline");
 	gate.format = (enum agbsim_format)format;
 	if (allocators != NULL && strcmp(allocators, "all") != 0 &&
-	    check_core_list(allocators) != AGBSIM_EXIT_OK)
+	    check_core_list(allocators, cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
 	if (jobs == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -550,6 +555,23 @@ int agbsim_cmd_bench(int argc, char **argv)
 			runs[nruns].cfg.flags = flags;
 			nruns++;
 		}
+		for (size_t c = 0; cycles == CYCLES_MGBA && allocators != NULL &&
+				   agbsim_gba_only_cores[c] != NULL && nruns < list.n * 32u; c++) {
+			const struct agb_heap_core *core = agbsim_gba_only_cores[c];
+			int named = core_listed(allocators, core->name);
+			if (!named && (strcmp(allocators, "all") != 0 ||
+				       (core->arenas & AGB_ARENA_BIT(t->arena)) == 0))
+				continue;
+			runs[nruns] = (struct agbsim_run){.trace_path = list.paths[i], .trace = t, .core = core};
+			runs[nruns].cfg.flags = flags;
+			if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0) {
+				runs[nruns].status = AGBSIM_EXIT_USAGE; /* an n/a row that says so */
+				snprintf(runs[nruns].error, sizeof runs[nruns].error,
+					 "core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
+					 core->name, agb_arena_name(t->arena));
+			}
+			nruns++;
+		}
 	}
 	if (nruns == 0) {
 		rc = agbsim_usage_error("bench", "none of the chosen allocators can manage these traces");
@@ -598,13 +620,16 @@ int agbsim_cmd_bench(int argc, char **argv)
 			measured[i] = runs[i];
 			if (runs[i].status != AGBSIM_EXIT_OK)
 				continue;
-			if (agbsim_measure_run(&measured[i], 0, &mo, NULL) != AGBSIM_EXIT_OK) {
+			int gba_only = agbsim_gba_only_rom(runs[i].core) != NULL;
+			if (agbsim_measure_run(&measured[i], gba_only ? options : 0, &mo, NULL) !=
+			    AGBSIM_EXIT_OK) {
 				agbsim_error("%s", measured[i].error);
 				rc = AGBSIM_EXIT_IO;
 				goto done;
 			}
 			/* Memory figures are the same run's; only the cycles come from mGBA. */
-			measured[i].metrics.min_arena_bytes = runs[i].metrics.min_arena_bytes;
+			if (!gba_only) /* a GBA-only core's min arena is measured on the GBA */
+				measured[i].metrics.min_arena_bytes = runs[i].metrics.min_arena_bytes;
 		}
 		if (cycles == CYCLES_MGBA)
 			memcpy(runs, measured, nruns * sizeof *runs);
@@ -612,7 +637,7 @@ int agbsim_cmd_bench(int argc, char **argv)
 	if (timing) {
 		/* Serial, after the parallel part: wall-clock figures need a quiet machine. */
 		for (size_t i = 0; i < nruns; i++) {
-			if (runs[i].status != AGBSIM_EXIT_OK)
+			if (runs[i].status != AGBSIM_EXIT_OK || agbsim_gba_only_rom(runs[i].core) != NULL)
 				continue;
 			runs[i].host_ns_per_op = time_replay(&runs[i]);
 			runs[i].plain_ns_per_op = time_plain(&runs[i]);

@@ -18,6 +18,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/gba_only.h"
 #include "cli/measure.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
@@ -108,9 +109,7 @@ static void host_observe(void *ctx, const struct agb_replay_obs *o)
  * tree this agbsim was configured in. */
 static int rom_path(const struct agb_heap_core *core, enum agbsim_placement pl, char *out, size_t n)
 {
-	char name[96], dir[PATH_MAX + 8];
-	const char *env = getenv("AGBSIM_GBA_DIR");
-	ssize_t len;
+	char name[96];
 	if (pl == PLACEMENT_IWRAM) {
 		char file[40];
 		size_t i;
@@ -121,28 +120,7 @@ static int rom_path(const struct agb_heap_core *core, enum agbsim_placement pl, 
 	} else {
 		snprintf(name, sizeof name, "agbsim-bench.gba");
 	}
-	if (env != NULL && *env != '\0') {
-		snprintf(out, n, "%s/%s", env, name);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
-	len = readlink("/proc/self/exe", dir, PATH_MAX - 1);
-	if (len > 0) {
-		char *slash;
-		dir[len] = '\0';
-		slash = strrchr(dir, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			snprintf(out, n, "%s/gba/%s", dir, name);
-			if (access(out, R_OK) == 0)
-				return 0;
-		}
-	}
-#ifdef AGBSIM_GBA_DIR
-	snprintf(out, n, "%s/%s", AGBSIM_GBA_DIR, name);
-	if (access(out, R_OK) == 0)
-		return 0;
-#endif
-	return -1;
+	return agbsim_gba_rom_find(name, out, n);
 }
 
 /* The metrics pass: the host run's observations with the measured cycles and outcomes. */
@@ -201,6 +179,8 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 	struct agbsim_tap tap = {subst_observe, &sub};
 	uint32_t min_arena;
 
+	if (agbsim_gba_only_rom(run->core) != NULL) /* no host run: the ROM's figures only */
+		return agbsim_measure_gba_only(run, options, mo, per_event);
 	memset(&res, 0, sizeof res);
 	run->cfg.core = run->core;
 	run->error[0] = '\0';
@@ -547,7 +527,8 @@ int agbsim_cmd_measure(int argc, char **argv)
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	run.trace = &loaded.trace;
-	rc = agbsim_pick_core(allocator, run.trace, &run.core);
+	run.core = agbsim_gba_only_find(allocator);
+	rc = run.core != NULL ? AGBSIM_EXIT_OK : agbsim_pick_core(allocator, run.trace, &run.core);
 	if (rc != AGBSIM_EXIT_OK)
 		goto done;
 	if (events_out != NULL) {

@@ -11,6 +11,7 @@
 #include "agb/cores.h"
 #include "agb/tiles.h"
 #include "cli/agbsim.h"
+#include "cli/gba_only.h"
 #include "trace/trace_load.h"
 
 int agbsim_parse_u32(const char *s, uint32_t *out)
@@ -54,6 +55,8 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 			core = agb_heap_core_find("oam");
 			break;
 		}
+	if (core == NULL && agbsim_gba_only_find(name) != NULL)
+		return agbsim_gba_only_refuse(name);
 	if (core == NULL) {
 		agbsim_error("unknown allocator '%s' (see 'agbsim list')", name);
 		return AGBSIM_EXIT_USAGE;

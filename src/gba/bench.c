@@ -29,6 +29,10 @@ void agb_replay_op_end(uint32_t index, uint32_t addr);
 void *agb_replay_slot_table(void *workspace);
 void agb_replay_calibrate_marks(uint32_t n);
 
+#ifdef AGB_BENCH_NEWLIB
+uint32_t agb_newlib_heap_peak(void); /* newlib_core.c */
+#endif
+
 #ifdef AGB_BENCH_SINGLE_CORE
 /* IWRAM ROMs hold one core: 32 KiB of IWRAM cannot take the ARM code of all of them (and the
  * newlib reference ROM holds only newlib). */
@@ -314,6 +318,10 @@ static void observe(void *ctx, const struct agb_replay_obs *o)
 		agb_mark(AGB_MARK_OBS_ADDR, o->addr);
 		agb_mark(AGB_MARK_OBS_GRANTED, o->granted);
 		agb_mark(AGB_MARK_OBS_INFO, (uint32_t)o->outcome | o->result << 8);
+		if ((b->h->bench_flags & AGB_BENCH_OBS_LIVE) != 0) {
+			agb_mark(AGB_MARK_OBS_LIVE, o->live_bytes);
+			agb_mark(AGB_MARK_OBS_LIVE_GRANTED, o->live_granted);
+		}
 	}
 	if (b->live && o->index + 1u >= b->next_draw) {
 		draw_progress(b, o->index + 1u);
@@ -460,6 +468,10 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	agb_results.values[AGB_BENCH_V_FREE_BYTES] = r.final_stats.free_bytes;
 	agb_results.values[AGB_BENCH_V_LARGEST_FREE] = r.final_stats.largest_free;
 	agb_results.values[AGB_BENCH_V_FREE_RUNS] = r.final_stats.free_runs;
+	agb_results.values[AGB_BENCH_V_OVERHEAD] = r.overhead_bytes;
+#ifdef AGB_BENCH_NEWLIB
+	agb_results.values[AGB_BENCH_V_HEAP_PEAK] = agb_newlib_heap_peak();
+#endif
 	agb_results.count = AGB_BENCH_V_COUNT;
 
 	if (b.screen) {

@@ -12,6 +12,7 @@
  *                                   index 0xFFFFFFFF = an empty calibration pair.
  *   OBS(index), OBS_ADDR(addr), OBS_GRANTED(bytes), OBS_INFO(outcome | result << 8)
  *                                   what the engine observed for event index (untimed).
+ *   OBS_LIVE(bytes), OBS_LIVE_GRANTED(bytes)   with AGB_BENCH_OBS_LIVE, after OBS_INFO.
  *   WALK_ADDR(addr), WALK_BYTES(bytes << 2 | kind)   the final walk(), one pair per run.
  *   DONE(status)                    last marker.
  * Results (agb_results.values[]): see AGB_BENCH_V_*.
@@ -29,6 +30,7 @@
 /* bench_flags */
 #define AGB_BENCH_SCREEN 0x1u    /* draw progress, memory map and figures (bitmap mode 4) */
 #define AGB_BENCH_OBS 0x2u       /* emit OBS* markers (placements for the equivalence check) */
+#define AGB_BENCH_OBS_LIVE 0x4u  /* also OBS_LIVE* (GBA-only cores: no host run knows them) */
 
 struct agb_bin_header {
 	char magic[8];         /* AGB_BIN_MAGIC */
@@ -59,6 +61,8 @@ enum {
 	AGB_MARK_OBS_ADDR = 0xB3,
 	AGB_MARK_OBS_GRANTED = 0xB4,
 	AGB_MARK_OBS_INFO = 0xB5,
+	AGB_MARK_OBS_LIVE = 0xB6,         /* live bytes requested after the event */
+	AGB_MARK_OBS_LIVE_GRANTED = 0xB7, /* live bytes granted after the event */
 	AGB_MARK_WALK_ADDR = 0xB8,
 	AGB_MARK_WALK_BYTES = 0xB9,
 	AGB_MARK_DONE = 0xBF
@@ -88,6 +92,8 @@ enum {
 	AGB_BENCH_V_REPLAY_STATUS,
 	AGB_BENCH_V_FAILED_EVENT,
 	AGB_BENCH_V_SLOTS_ADDR,   /* where the slot table went */
+	AGB_BENCH_V_HEAP_PEAK,    /* newlib ROMs: highest sbrk break minus the arena start; else 0 */
+	AGB_BENCH_V_OVERHEAD,     /* the core's overhead_bytes() at the end */
 	AGB_BENCH_V_COUNT
 };
 

@@ -1,0 +1,382 @@
+/* GBA-only reference allocators (see gba_only.h): their names for the CLI, and their measured
+ * run, which has no host replay behind it: every figure comes from the ROM's markers. */
+#include "cli/gba_only.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agb/cores.h"
+#include "agb/metrics.h"
+
+#ifdef AGB_MEASURE_ENABLED
+#include "gba/bench_abi.h"
+#include "mgba_runner.h"
+#include "trace/trace_bin.h"
+#endif
+
+static const struct agb_heap_core newlib_desc = {
+	.name = "newlib",
+	.summary = "GBA-only reference: newlib's malloc (libc.a, dlmalloc 2.6.4) as a game links it",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM),
+	.unit = 8,
+};
+static const struct agb_heap_core newlib_nano_desc = {
+	.name = "newlib-nano",
+	.summary = "GBA-only reference: newlib-nano's malloc (libc_nano.a) as a game links it",
+	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM),
+	.unit = 8,
+};
+
+const struct agb_heap_core *const agbsim_gba_only_cores[] = {&newlib_desc, &newlib_nano_desc, NULL};
+static const char *const gba_only_roms[] = {"agbsim-bench-newlib.gba", "agbsim-bench-newlib-nano.gba"};
+
+const struct agb_heap_core *agbsim_gba_only_find(const char *name)
+{
+	for (size_t i = 0; name != NULL && agbsim_gba_only_cores[i] != NULL; i++)
+		if (strcmp(agbsim_gba_only_cores[i]->name, name) == 0)
+			return agbsim_gba_only_cores[i];
+	return NULL;
+}
+
+const char *agbsim_gba_only_rom(const struct agb_heap_core *core)
+{
+	for (size_t i = 0; agbsim_gba_only_cores[i] != NULL; i++)
+		if (agbsim_gba_only_cores[i] == core)
+			return gba_only_roms[i];
+	return NULL;
+}
+
+int agbsim_gba_only_refuse(const char *name)
+{
+	agbsim_error("%s runs only in the GBA bench ROM: use `agbsim measure` or `bench --cycles=mgba`",
+		     name);
+	return AGBSIM_EXIT_USAGE;
+}
+
+int agbsim_gba_rom_find(const char *file, char *out, size_t n)
+{
+	char dir[PATH_MAX + 8];
+	const char *env = getenv("AGBSIM_GBA_DIR");
+	ssize_t len;
+	if (env != NULL && *env != '\0') {
+		snprintf(out, n, "%s/%s", env, file);
+		return access(out, R_OK) == 0 ? 0 : -1;
+	}
+	len = readlink("/proc/self/exe", dir, PATH_MAX - 1);
+	if (len > 0) {
+		char *slash;
+		dir[len] = '\0';
+		slash = strrchr(dir, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			snprintf(out, n, "%s/gba/%s", dir, file);
+			if (access(out, R_OK) == 0)
+				return 0;
+		}
+	}
+#ifdef AGBSIM_GBA_DIR
+	snprintf(out, n, "%s/%s", AGBSIM_GBA_DIR, file);
+	if (access(out, R_OK) == 0)
+		return 0;
+#endif
+	return -1;
+}
+
+static int fail(struct agbsim_run *run, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(run->error, sizeof run->error, fmt, ap);
+	va_end(ap);
+	run->status = rc;
+	return rc;
+}
+
+#ifdef AGB_MEASURE_ENABLED
+
+/* What the ROM reported for one event. */
+struct gba_event {
+	uint32_t addr, granted, info, live, live_granted, cycles;
+	int seen;
+};
+
+/* One ROM run's figures. */
+struct gba_run {
+	struct gba_event *ev;
+	uint32_t peak, failures, overhead;
+	uint64_t emulated_cycles;
+	uint32_t marker_overhead;
+	struct agb_heap_stats final_stats;
+};
+
+static void read_markers(const struct agb_mgba_result *res, uint32_t n, struct gba_run *g)
+{
+	uint32_t cur = AGB_MARK_CALIB_INDEX, obs = UINT32_MAX, overhead = UINT32_MAX, walk_addr = 0;
+	uint64_t t0 = 0;
+	for (size_t k = 0; k < res->marker_count; k++) {
+		const struct agb_mgba_marker *mk = &res->markers[k];
+		struct gba_event *e = obs != UINT32_MAX ? &g->ev[obs] : NULL;
+		switch (mk->id) {
+		case AGB_MARK_OP_BEGIN:
+			cur = mk->value;
+			t0 = mk->cycle;
+			break;
+		case AGB_MARK_OP_END: {
+			uint64_t d = mk->cycle - t0;
+			if (cur == AGB_MARK_CALIB_INDEX)
+				overhead = d < overhead ? (uint32_t)d : overhead;
+			else if (cur < n) /* calibration pairs come first */
+				g->ev[cur].cycles = d > overhead ? (uint32_t)(d - overhead) : 0u;
+			cur = AGB_MARK_CALIB_INDEX;
+			break;
+		}
+		case AGB_MARK_OBS:
+			obs = mk->value < n ? mk->value : UINT32_MAX;
+			if (obs != UINT32_MAX)
+				g->ev[obs].seen = 1;
+			break;
+		case AGB_MARK_OBS_ADDR:
+			if (e != NULL)
+				e->addr = mk->value;
+			break;
+		case AGB_MARK_OBS_GRANTED:
+			if (e != NULL)
+				e->granted = mk->value;
+			break;
+		case AGB_MARK_OBS_INFO:
+			if (e != NULL)
+				e->info = mk->value;
+			break;
+		case AGB_MARK_OBS_LIVE:
+			if (e != NULL)
+				e->live = mk->value;
+			break;
+		case AGB_MARK_OBS_LIVE_GRANTED:
+			if (e != NULL)
+				e->live_granted = mk->value;
+			break;
+		case AGB_MARK_WALK_ADDR:
+			walk_addr = mk->value;
+			break;
+		case AGB_MARK_WALK_BYTES: {
+			/* The final walk gives the final free-space summary. */
+			uint32_t bytes = mk->value >> 2;
+			(void)walk_addr;
+			if ((mk->value & 3u) == AGB_RUN_FREE) {
+				g->final_stats.free_bytes += bytes;
+				g->final_stats.free_runs++;
+				g->final_stats.free_sq_sum += (uint64_t)bytes * bytes;
+				if (bytes > g->final_stats.largest_free)
+					g->final_stats.largest_free = bytes;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	g->marker_overhead = overhead == UINT32_MAX ? 0u : overhead;
+}
+
+/* Runs the ROM once with cfg; fills g (g->ev must hold n entries, zeroed). */
+static int run_rom(struct agbsim_run *run, const char *rom, const struct agb_replay_config *cfg,
+		   const struct agbsim_measure_opts *mo, struct gba_run *g)
+{
+	const struct agb_trace *t = run->trace;
+	struct agb_bin_run br = {0};
+	struct agb_mgba_options opt = {0};
+	struct agb_mgba_result res;
+	void *blob = NULL;
+	size_t blob_len = 0;
+	int rc = AGBSIM_EXIT_OK;
+
+	memset(&res, 0, sizeof res);
+	br.core = run->core;
+	br.core_index = 0;
+	br.cfg = *cfg;
+	br.cfg.flags = (cfg->flags & ~(uint32_t)(AGB_REPLAY_CHECK | AGB_REPLAY_CANARIES)) | AGB_REPLAY_NO_STATS;
+	br.bench_flags = AGB_BENCH_OBS | AGB_BENCH_OBS_LIVE | (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
+	if (agb_trace_pack(t, &br, &blob, &blob_len) != 0)
+		return fail(run, AGBSIM_EXIT_IO, "%s: cannot pack the trace for the ROM (too large?)",
+			    run->trace_path);
+	opt.payload = blob;
+	opt.payload_len = blob_len;
+	opt.host_markers = 1;
+	opt.max_frames = 36000u + t->event_count / 16u; /* no model to size it by: ten minutes and more */
+	opt.png_path = mo->png_path;
+	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
+	int mrc = agb_mgba_run_ex(rom, &opt, &res);
+	if (mrc == AGB_MGBA_ERROR)
+		rc = fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res.error);
+	else if (mrc == AGB_MGBA_TIMEOUT || !res.done)
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
+			  (unsigned long long)opt.max_frames);
+	else if (res.status != AGB_BENCH_OK)
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
+			  run->trace_path, run->core->name, (int)res.status, res.log_len != 0 ? ": " : "",
+			  res.log_len != 0 ? res.log : "");
+	else if (res.results.count != AGB_BENCH_V_COUNT ||
+		 res.results.values[AGB_BENCH_V_EVENTS] != t->event_count)
+		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace", rom);
+	if (rc == AGBSIM_EXIT_OK) {
+		read_markers(&res, t->event_count, g);
+		g->peak = res.results.values[AGB_BENCH_V_HEAP_PEAK];
+		g->failures = res.results.values[AGB_BENCH_V_FAILURES];
+		g->overhead = res.results.values[AGB_BENCH_V_OVERHEAD];
+		g->emulated_cycles = res.cycles;
+		for (uint32_t i = 0; i < t->event_count && rc == AGBSIM_EXIT_OK; i++)
+			if (!g->ev[i].seen)
+				rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': no report for event %u",
+					  run->trace_path, run->core->name, i);
+	}
+	agb_mgba_result_free(&res);
+	free(blob);
+	return rc;
+}
+
+/* The report's metrics from the ROM's observations, with the measured cycles. */
+static void fill_metrics(struct agbsim_run *run, const struct gba_run *g, uint32_t arena_bytes,
+			 uint32_t *cyc, FILE *events_out)
+{
+	const struct agb_trace *t = run->trace;
+	struct agb_metrics_acc acc;
+	struct agbsim_events_out eo = {events_out, t, agb_arena_base(t->arena), 0};
+	struct agb_replay_result *res = &run->result;
+
+	agb_metrics_begin(&acc, &run->metrics, t, run->core->unit, cyc);
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		const struct agb_event *e = &t->events[i];
+		const struct gba_event *ge = &g->ev[i];
+		struct agb_replay_obs o = {0};
+		int passive = e->op == AGB_OP_FRAME || e->op == AGB_OP_SPR_SHOW ||
+			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE;
+		o.index = i;
+		o.op = e->op;
+		o.outcome = (uint8_t)(ge->info & 0xFFu);
+		o.result = ge->info >> 8;
+		o.id = e->id;
+		o.requested = e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC ? e->size : 0u;
+		o.addr = ge->addr;
+		o.granted = ge->granted;
+		o.live_bytes = ge->live;
+		o.live_granted = ge->live_granted;
+		/* No core call behind these (newlib has no verbs): nothing to measure. */
+		o.cycles = passive || o.outcome == AGB_OUTCOME_SKIPPED ? 0u : ge->cycles;
+		o.sampled = AGB_SAMPLE_NONE;
+		agb_metrics_observe(&acc, &o);
+		if (events_out != NULL)
+			agbsim_events_out_observe(&eo, &o);
+	}
+	memset(res, 0, sizeof *res);
+	res->status = AGB_REPLAY_OK;
+	res->arena_addr = agb_arena_base(t->arena);
+	res->arena_bytes = arena_bytes;
+	res->failures = g->failures;
+	res->overhead_bytes = g->overhead;
+	res->final_stats = g->final_stats;
+	agb_metrics_end(&acc, res);
+}
+
+static uint32_t round_up(uint32_t v, uint32_t step)
+{
+	return step != 0 ? (v + step - 1u) / step * step : v;
+}
+
+int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
+			    const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event)
+{
+	const struct agb_trace *t = run->trace;
+	const uint32_t n = t->event_count;
+	const char *file = agbsim_gba_only_rom(run->core);
+	struct gba_run g = {0};
+	uint32_t *cyc = NULL, arena_bytes, min_arena = 0;
+	char rom[PATH_MAX + 256];
+	int rc;
+
+	run->error[0] = '\0';
+	if (file == NULL)
+		return fail(run, AGBSIM_EXIT_IO, "core '%s' is not a GBA-only core", run->core->name);
+	if ((run->core->arenas & AGB_ARENA_BIT(t->arena)) == 0)
+		return fail(run, AGBSIM_EXIT_USAGE,
+			    "%s: core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
+			    run->trace_path, run->core->name, agb_arena_name(t->arena));
+	if (mo->placement == PLACEMENT_IWRAM)
+		return fail(run, AGBSIM_EXIT_USAGE,
+			    "core '%s' is linked as shipped (Thumb code in ROM): --placement=iwram does "
+			    "not apply", run->core->name);
+	if (agbsim_gba_rom_find(file, rom, sizeof rom) != 0)
+		return fail(run, AGBSIM_EXIT_IO,
+			    "no bench ROM %s for core '%s': build the GBA ROMs or set AGBSIM_GBA_DIR", file,
+			    run->core->name);
+	arena_bytes = run->cfg.arena_bytes != 0 ? run->cfg.arena_bytes : t->arena_bytes;
+	g.ev = calloc((size_t)n + 1u, sizeof *g.ev);
+	cyc = calloc((size_t)n + 1u, sizeof *cyc);
+	if (g.ev == NULL || cyc == NULL) {
+		rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+		goto done;
+	}
+	rc = run_rom(run, rom, &run->cfg, mo, &g);
+	if (rc != AGBSIM_EXIT_OK)
+		goto done;
+	fill_metrics(run, &g, arena_bytes, cyc, mo->events_out);
+	if (g.failures == 0) {
+		min_arena = round_up(g.peak, agbsim_min_arena_step(t->arena));
+	} else if ((options & RUN_MIN_ARENA) != 0) {
+		/* Failures with this pool: how large a pool would serve the trace? Try the region. */
+		struct gba_run whole = {0};
+		struct agb_replay_config cfg = run->cfg;
+		struct agbsim_measure_opts quiet = {PLACEMENT_ROM, 0, NULL, NULL, 1};
+		cfg.arena_bytes = agb_arena_region_bytes(t->arena);
+		whole.ev = calloc((size_t)n + 1u, sizeof *whole.ev);
+		if (whole.ev == NULL) {
+			rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+			goto done;
+		}
+		rc = run_rom(run, rom, &cfg, &quiet, &whole);
+		if (rc == AGBSIM_EXIT_OK && whole.failures == 0)
+			min_arena = round_up(whole.peak, agbsim_min_arena_step(t->arena));
+		free(whole.ev);
+		if (rc != AGBSIM_EXIT_OK)
+			goto done;
+	}
+	run->metrics.min_arena_bytes = min_arena;
+	run->cycle_source = "mgba";
+	run->status = AGBSIM_EXIT_OK;
+	if (per_event != NULL) {
+		per_event->model = calloc((size_t)n + 1u, sizeof *per_event->model); /* no model */
+		per_event->mgba = calloc((size_t)n + 1u, sizeof *per_event->mgba);
+		if (per_event->model == NULL || per_event->mgba == NULL) {
+			rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+			goto done;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			per_event->mgba[i] = g.ev[i].cycles;
+		per_event->marker_overhead = g.marker_overhead;
+		per_event->emulated_cycles = g.emulated_cycles;
+	}
+done:
+	free(g.ev);
+	free(cyc);
+	return rc;
+}
+
+#else /* !AGB_MEASURE_ENABLED */
+
+int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
+			    const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event)
+{
+	(void)options;
+	(void)mo;
+	(void)per_event;
+	return fail(run, AGBSIM_EXIT_IO,
+		    "this agbsim was built without libmgba (or without the GBA ROMs): core '%s' runs "
+		    "only in the GBA bench ROM",
+		    run->core->name);
+}
+
+#endif

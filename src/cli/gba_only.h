@@ -1,0 +1,44 @@
+/* GBA-only reference allocators: cores that exist only inside a bench ROM (newlib's malloc as a
+ * game links it, src/gba/newlib_core.c). They are not in the host registry (src/core/registry.c,
+ * shared with the GBA build), so no host command can replay them; the CLI knows their names, and
+ * `agbsim measure` / `bench --cycles=mgba` run them in mGBA without a host run to compare with. */
+#ifndef AGBSIM_GBA_ONLY_H
+#define AGBSIM_GBA_ONLY_H
+
+#include <stddef.h>
+
+#include "agb/heap.h"
+#include "cli/agbsim.h"
+#include "cli/measure.h"
+
+/* NULL-terminated: descriptors with name, summary, arenas and unit only (every function pointer
+ * is NULL: nothing on the host may call them). */
+extern const struct agb_heap_core *const agbsim_gba_only_cores[];
+
+/* The GBA-only core called `name`, or NULL. O(cores). */
+const struct agb_heap_core *agbsim_gba_only_find(const char *name);
+
+/* The bench ROM file that holds `core` (e.g. "agbsim-bench-newlib.gba"), or NULL when `core` is a
+ * host core. O(cores). */
+const char *agbsim_gba_only_rom(const struct agb_heap_core *core);
+
+/* Says "NAME runs only in the GBA bench ROM: use `agbsim measure` or `bench --cycles=mgba`" and
+ * returns AGBSIM_EXIT_USAGE: what a host-only command answers when given a GBA-only core. */
+int agbsim_gba_only_refuse(const char *name);
+
+/* Finds the bench ROM `file`: in $AGBSIM_GBA_DIR, else gba/ beside this executable, else the build
+ * tree this agbsim was configured in. Writes the path to out; 0 when readable, else -1. */
+int agbsim_gba_rom_find(const char *file, char *out, size_t n);
+
+/* agbsim_measure_run for a GBA-only core: the ROM replays run->trace once with the configured
+ * arena (decisions, failures, measured cycles, live bytes, the final walk, the peak sbrk break);
+ * with RUN_MIN_ARENA and failures, once more with the whole EWRAM region. min_arena_bytes is the
+ * peak break (rounded up to the min-arena step) of a run without failures: sbrk is all or
+ * nothing and the allocator's decisions before its first refused sbrk do not depend on the
+ * limit, so any smaller pool fails and any pool at least that large serves the same run; 0 when
+ * even the whole region fails. Returns AGBSIM_EXIT_OK, AGBSIM_EXIT_USAGE (placement or arena
+ * that does not apply) or AGBSIM_EXIT_IO; run->error says why. */
+int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
+			    const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event);
+
+#endif
