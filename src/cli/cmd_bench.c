@@ -621,8 +621,10 @@ int agbsim_cmd_bench(int argc, char **argv)
 			if (runs[i].status != AGBSIM_EXIT_OK)
 				continue;
 			int gba_only = agbsim_gba_only_rom(runs[i].core) != NULL;
-			if (agbsim_measure_run(&measured[i], gba_only ? options : 0, &mo, NULL) !=
-			    AGBSIM_EXIT_OK) {
+			int mrc = agbsim_measure_run(&measured[i], gba_only ? options : 0, &mo, NULL);
+			if (mrc == AGBSIM_EXIT_USAGE && gba_only)
+				continue; /* cannot serve this trace: an n/a row, as for host cores */
+			if (mrc != AGBSIM_EXIT_OK) {
 				agbsim_error("%s", measured[i].error);
 				rc = AGBSIM_EXIT_IO;
 				goto done;

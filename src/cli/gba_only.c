@@ -305,6 +305,15 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 		return fail(run, AGBSIM_EXIT_USAGE,
 			    "%s: core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
 			    run->trace_path, run->core->name, agb_arena_name(t->arena));
+	for (uint32_t i = 0; i < n; i++) {
+		/* newlib has no verbs: the engine would stop at the first op it cannot serve. */
+		uint8_t op = t->events[i].op;
+		if (op != AGB_OP_ALLOC && op != AGB_OP_FREE && op != AGB_OP_REALLOC &&
+		    op != AGB_OP_FRAME && (op < AGB_OP_SPR_SHOW || op > AGB_OP_SPR_HIDE))
+			return fail(run, AGBSIM_EXIT_USAGE,
+				    "%s: event %u (%s): core '%s': this core cannot serve this op",
+				    run->trace_path, i, agb_op_name(op), run->core->name);
+	}
 	if (mo->placement == PLACEMENT_IWRAM)
 		return fail(run, AGBSIM_EXIT_USAGE,
 			    "core '%s' is linked as shipped (Thumb code in ROM): --placement=iwram does "
