@@ -205,6 +205,13 @@ struct agb_heap_core {
 	{                                                                                          \
 		return agb_##p##_ref(st, rom_tile, bpp, detail);                              \
 	}
+/* For a core whose game-facing ref returns its own result (tiles: the VRAM block), the verb is
+ * agb_<p>_ref_verb, the status form of the same call. */
+#define AGB_CORE_ADAPTER_ref_verb(p)                                                                \
+	static int core_ref(void *st, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)          \
+	{                                                                                          \
+		return agb_##p##_ref_verb(st, rom_tile, bpp, detail);                              \
+	}
 #define AGB_CORE_ADAPTER_unref(p)                                                                   \
 	static int core_unref(void *st, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)        \
 	{                                                                                          \
@@ -235,6 +242,13 @@ struct agb_heap_core {
 	AGB_CORE_ADAPTER(p, walk)                                                                  \
 	AGB_CORE_ADAPTER(p, check)                                                                 \
 	AGB_CORE_ADAPTER(p, overhead_bytes)
+
+/* The eight heap members of a core table, naming the adapters AGB_HEAP_CORE_ADAPTERS defined:
+ * `const struct agb_heap_core agb_x_core = { .name = "x", ..., AGB_HEAP_CORE_MEMBERS, ... };` */
+#define AGB_HEAP_CORE_MEMBERS                                                                       \
+	.init = core_init, .alloc = core_alloc, .free = core_free, .realloc = core_realloc,        \
+	.stats = core_stats, .walk = core_walk, .check = core_check,                               \
+	.overhead_bytes = core_overhead_bytes
 
 /* Registry of all cores compiled in, NULL-terminated. */
 extern const struct agb_heap_core *const agb_heap_cores[];

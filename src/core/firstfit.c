@@ -354,14 +354,7 @@ const struct agb_heap_core agb_firstfit_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = 8,
 	.state_bytes = sizeof(agb_firstfit),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = core_realloc,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_HEAP_CORE_MEMBERS,
 	/* Rough: the list walk is ~6 instructions per visited block besides its two loads. */
 	.model = {.alloc_base = 40, .free_base = 40, .realloc_base = 60, .per_access = 40},
 };

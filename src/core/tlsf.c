@@ -448,14 +448,7 @@ const struct agb_heap_core agb_tlsf_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = 8,
 	.state_bytes = sizeof(agb_tlsf),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = core_realloc,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_HEAP_CORE_MEMBERS,
 	/* Rough: TLSF's mapping and list work is ~40-60 Thumb instructions per call, ~2 cycles of
 	 * instruction work per access on top of the bus. Fitted against mGBA later. */
 	.model = {.alloc_base = 90, .free_base = 70, .realloc_base = 110, .per_access = 32},

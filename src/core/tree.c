@@ -1061,14 +1061,7 @@ const struct agb_heap_core agb_tree_core = {
 		  AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
 	.unit = 8,
 	.state_bytes = sizeof(agb_tree),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = core_realloc,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_HEAP_CORE_MEMBERS,
 	/* Rough starting values (3 cycles of instruction work per access); fitted against mGBA. */
 	.model = {.alloc_base = 60, .free_base = 50, .realloc_base = 80, .per_access = 48},
 };
