@@ -1,20 +1,21 @@
-/* Every core agbmem provides, by its interface table. */
+/* Every core agbmem provides: each header declares its typed API and its core table
+ * (agb_<core>_core). The registry (src/core/registry.c) lists the tables. */
 #ifndef AGB_CORES_H
 #define AGB_CORES_H
 
 #include "agb/heap.h"
 
-extern const struct agb_heap_core agb_tree_core; /* best-fit tree, 8-byte blocks (seed) */
-extern const struct agb_heap_core agb_bestfit_core;  /* best fit: exact bins + treap, 2-bit map */
-extern const struct agb_heap_core agb_tiles_core; /* BG tile manager, ref/unref (seed) */
-extern const struct agb_heap_core agb_obj_core;      /* OBJ VRAM byte map (seed) */
-extern const struct agb_heap_core agb_obj_fast_core; /* OBJ VRAM, obj's decisions via bitmaps */
-extern const struct agb_heap_core agb_oam_core;      /* shadow OAM + obj-fast */
-extern const struct agb_heap_core agb_tlsf_core;     /* two-level segregated fit, O(1) */
-extern const struct agb_heap_core agb_buddy_core;    /* binary buddy, metadata outside */
-extern const struct agb_heap_core agb_firstfit_core; /* address-ordered first fit */
-extern const struct agb_heap_core agb_slots_core;    /* static slot classes (baseline) */
-extern const struct agb_heap_core agb_bump_core;     /* linear, mark/reset (seed) */
-extern const struct agb_heap_core agb_stack2_core;   /* double-ended linear (seed) */
+#include "agb/bestfit.h"  /* best fit: exact bins + treap, 2-bit map */
+#include "agb/buddy.h"    /* binary buddy, metadata outside */
+#include "agb/bump.h"     /* linear, mark/reset (seed) */
+#include "agb/firstfit.h" /* address-ordered first fit */
+#include "agb/oam.h"      /* shadow OAM + obj-fast */
+#include "agb/obj.h"      /* OBJ VRAM byte map (seed) */
+#include "agb/obj_fast.h" /* OBJ VRAM, obj's decisions via bitmaps */
+#include "agb/slots.h"    /* static slot classes (baseline) */
+#include "agb/stack2.h"   /* double-ended linear (seed) */
+#include "agb/tiles.h"    /* BG tile manager, ref/unref (seed) */
+#include "agb/tlsf.h"     /* two-level segregated fit, O(1) */
+#include "agb/tree.h"     /* best-fit tree, 8-byte blocks (seed) */
 
 #endif

@@ -20,62 +20,100 @@
  * nearest the hardware can do.
  *
  * Memory: 1 KiB shadow (8 bytes per entry: attr0, attr1, attr2 and z in the halfword the hardware
- * uses for affine parameters, which the copy leaves alone), 128 link bytes, and a 256-byte
- * handle table that maps a trace's sprite handles to slots (a game would keep the slot in its
- * sprite struct; the table is that storage). All of it sits in the meta area (EWRAM by default),
- * followed by the metadata of an embedded `obj-fast` instance that serves alloc/free of sprite
- * graphics, so one core replays a trace with both. */
+ * uses for affine parameters, which the copy leaves alone) and 128 link bytes, in the meta area
+ * (EWRAM by default), followed by the metadata of an embedded `obj-fast` (agb/obj_fast.h) that
+ * serves alloc/free of sprite graphics, so one core replays a trace with both. The game keeps
+ * each sprite's slot number in its own sprite struct (a replay keeps it in its handle table). */
 #ifndef AGB_OAM_H
 #define AGB_OAM_H
 
 #include <stdint.h>
 
 #include "agb/heap.h"
+#include "agb/obj_fast.h"
 
 #define AGB_OAM_ENTRIES 128u
-#define AGB_OAM_NONE 0xFFu        /* no slot / end of list */
-#define AGB_OAM_HANDLES 256u      /* trace sprite handles the core can map */
-#define AGB_OAM_META_BYTES (AGB_OAM_ENTRIES * 8u + AGB_OAM_ENTRIES + AGB_OAM_HANDLES)
+#define AGB_OAM_NONE 0xFFu        /* no slot / end of list (equals AGB_SPRITE_NONE) */
+/* Meta bytes of the shadow OAM itself; obj-fast's AGB_OBJ_FAST_META_BYTES follow them. */
+#define AGB_OAM_META_BYTES (AGB_OAM_ENTRIES * 8u + AGB_OAM_ENTRIES)
 #define AGB_OAM_HIDDEN_ATTR0 0x0200u
 
 /* Default BG layer depths (BG0 nearest, e.g. the HUD; BG3 farthest). */
 #define AGB_OAM_DEFAULT_DEPTHS {0x1000u, 0x4000u, 0x8000u, 0xC000u}
 
-extern const struct agb_heap_core agb_oam_core;
+/* `oam`'s state (IWRAM globals in a game): the Z list's ends, the layer depths and the embedded
+ * OBJ VRAM allocator. */
+typedef struct agb_oam {
+	agb_machine *m;
+	uint32_t shadow; /* meta: AGB_OAM_ENTRIES x 8 bytes */
+	uint32_t next;   /* meta: AGB_OAM_ENTRIES link bytes (Z list and free list) */
+	uint8_t head;    /* nearest shown slot, AGB_OAM_NONE when none */
+	uint8_t free_head;
+	uint8_t copied; /* hardware entries written by the last copy */
+	uint8_t pad;
+	uint16_t depth[4];
+	agb_obj_fast vram; /* sprite graphics in OBJ VRAM */
+} agb_oam;
 
-/* The functions below take the core state that agb_oam_core.init prepared. */
+/* Prepares the shadow OAM (all slots free, default layer depths), hides all 128 hardware OAM
+ * entries and initialises the OBJ VRAM allocator on cfg's arena. cfg: an OBJ VRAM arena as for
+ * agb_obj_fast_init and a 4-byte aligned meta area of AGB_OAM_META_BYTES +
+ * AGB_OBJ_FAST_META_BYTES(arena / 32) bytes. Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT,
+ * AGB_HEAP_META_TOO_SMALL or obj-fast's failure. O(entries + words). */
+int agb_oam_init(agb_oam *o, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Sprite graphics: agb_obj_fast_alloc / _free on the embedded allocator (same contracts). */
+uint32_t agb_oam_alloc(agb_oam *o, uint32_t size, uint32_t align, uint32_t *granted);
+void agb_oam_free(agb_oam *o, uint32_t addr);
 
 /* Takes a free slot for a sprite at depth z and links it into the Z list (after any sprite of
  * the same z). Its shadow attributes start as zeros with the BG priority bits set. Returns the
  * slot, or AGB_OAM_NONE when all 128 are in use. O(shown sprites): the list is searched from the
  * nearest sprite. */
-uint32_t agb_oam_show(void *state, uint16_t z);
+uint32_t agb_oam_show(agb_oam *o, uint32_t z);
 
 /* Moves a shown slot to depth z (relinks it, updates its priority bits). O(shown sprites). */
-void agb_oam_set_z(void *state, uint32_t slot, uint16_t z);
+void agb_oam_set_z(agb_oam *o, uint32_t slot, uint32_t z);
 
 /* Unlinks a shown slot and returns it to the free slots; it disappears at the next copy.
  * O(shown sprites) (singly linked: the predecessor is searched). */
-void agb_oam_hide(void *state, uint32_t slot);
+void agb_oam_hide(agb_oam *o, uint32_t slot);
 
 /* The per-frame copy: shadow entries in Z order to hardware OAM 0x07000000 with 32- and 16-bit
  * stores only (the hardware drops byte stores), then hides the entries left over from the
  * previous frame. Returns the number of sprites copied. O(shown + previously shown). */
-uint32_t agb_oam_copy(void *state);
+uint32_t agb_oam_copy(agb_oam *o);
+
+/* The per-frame verb: agb_oam_copy. Returns AGB_VERB_DONE. */
+int agb_oam_frame(agb_oam *o);
 
 /* GBA address of a slot's shadow entry (attr0 at +0, attr1 +2, attr2 +4): where the game writes
  * position, tile and flags. Bits 10-11 of attr2 (priority) are owned by the manager. */
-uint32_t agb_oam_shadow_addr(void *state, uint32_t slot);
+uint32_t agb_oam_shadow_addr(const agb_oam *o, uint32_t slot);
 
 /* Sets the depths of BG0..BG3 and recomputes the priority bits of every shown sprite.
  * O(shown sprites). */
-void agb_oam_set_layer_depths(void *state, const uint16_t depth[4]);
+void agb_oam_set_layer_depths(agb_oam *o, const uint16_t depth[4]);
 
 /* Priority bits for depth z under the current layer depths (0..3). O(1). */
-uint32_t agb_oam_priority(const void *state, uint16_t z);
+uint32_t agb_oam_priority(const agb_oam *o, uint32_t z);
 
 /* Shown sprites, in Z order, for observers: fills up to `max` slots, returns the count.
  * Observation only (uncounted). */
-uint32_t agb_oam_order(void *state, uint8_t *slots, uint32_t max);
+uint32_t agb_oam_order(const agb_oam *o, uint8_t *slots, uint32_t max);
+
+/* obj-fast's free runs and map (the shadow OAM is outside the arena). Observation only. */
+void agb_oam_stats(agb_oam *o, struct agb_heap_stats *out);
+void agb_oam_walk(agb_oam *o, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when obj-fast's invariants hold, the Z list is acyclic and sorted by z, each shown
+ * entry's priority bits match its z and the Z and free lists partition the 128 slots; else 1
+ * with *why set (untouched on success). Observation only. O(entries + blocks). */
+int agb_oam_check(agb_oam *o, const char **why);
+
+/* Shadow OAM, links and obj-fast's metadata (outside the arena). O(1). */
+uint32_t agb_oam_overhead_bytes(agb_oam *o);
+
+extern const struct agb_heap_core agb_oam_core;
 
 #endif

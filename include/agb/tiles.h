@@ -38,8 +38,11 @@
  * transparent tile, zero for both depths, never counted and never allocated. Screen maps (2 KiB
  * each, 4 by default) sit at the top of the arena.
  *
- * The interface is the agbmem core table (agb_tiles_core, "tiles"): alloc/free are NULL, work comes
- * through event() as AGB_OP_REF / AGB_OP_UNREF (id = ROM tile, size = bpp). Freestanding. */
+ * A game calls agb_tiles_ref / agb_tiles_unref directly: their resident-tile path (a count up or
+ * down, three metadata accesses) is inline below; the upload and the release are out of line.
+ * The core table (agb_tiles_core, "tiles": alloc/free NULL, verbs ref and unref) calls the same
+ * inline functions, so a replay measures the game's path plus the table's indirect call.
+ * Freestanding. */
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
 
@@ -47,7 +50,7 @@
 
 #include "agb/heap.h"
 
-/* core_flags fields (bits 0-7 are the shared AGB_HEAP_FLAG_* bits). */
+/* agb_heap_config.flags fields (bits 0-7 are the shared AGB_HEAP_FLAG_* bits). */
 /* Largest ROM tile number + 1 per depth, in units of 256 (1..255); 0: AGB_TILES_DEFAULT_ROM_TILES. */
 #define AGB_TILES_FLAG_ROM_TILES(n) ((((uint32_t)(n) + 255u) / 256u & 0xFFu) << 16)
 /* Screen maps (2 KiB each) reserved at the top of the arena, 0..14; field 0 means the default 4. */
@@ -59,8 +62,8 @@
 #define AGB_TILES_BLOCK_BYTES 32u
 #define AGB_TILES_SHARED_BLOCKS 1024u /* 32 KiB: where 4bpp tiles may live */
 
-/* Where the ROM tile sets are read from when a tile is uploaded (tile t of depth d at
- * base + t * 4 * d). The simulator's ROM image is usually unmapped there, which reads zeros;
+/* Where the ROM tile sets are read from when a tile is uploaded (tile t of depth d, d * 8 bytes
+ * each, at base + t * d * 8). The simulator's ROM image is usually unmapped there, which reads zeros;
  * the cost of the reads is what counts. A GBA program sets its own with agb_tiles_set_rom. */
 #define AGB_TILES_ROM4_ADDR (MEM_ROM + 0x00400000u)
 #define AGB_TILES_ROM8_ADDR (MEM_ROM + 0x00800000u)
@@ -68,23 +71,138 @@
 /* Metadata bytes the manager needs for `blocks` VRAM blocks and `rom_tiles` ROM tiles per depth. */
 #define AGB_TILES_META_BYTES(blocks, rom_tiles) (8u + 4u * (uint32_t)(blocks) + 4u * (uint32_t)(rom_tiles))
 
+/* What agb_tiles_ref returns besides a block. */
+#define AGB_TILES_NO_ROOM 0xFFFFu  /* no free slot of that depth: nothing changed */
+#define AGB_TILES_BAD_TILE 0xFFFEu /* rom_tile beyond the ROM tile count, or the count is full */
+
+/* Entry values the inline paths test (the rest of the encodings are private to tiles.c). */
+#define AGB_TILES_NOT_RESIDENT 0xFFFFu /* rom2ram: the ROM tile is not in VRAM */
+#define AGB_TILES_COUNT_MAX 0x7FFEu    /* largest reference count */
+
+/* `tiles`' state (IWRAM globals in a game): addresses of the metadata arrays and the pool shape. */
+typedef struct agb_tiles {
+	agb_machine *m;
+	uint32_t map4;      /* rom2ram4[N] */
+	uint32_t map8;      /* rom2ram8[N] */
+	uint32_t refc;      /* refc[B] */
+	uint32_t rom_tiles; /* N */
+	uint32_t r2r;       /* ram2rom[B] */
+	uint32_t vram;      /* arena base: block 0 */
+	uint32_t blocks;    /* tile blocks B */
+	uint32_t shared;    /* blocks that take 4bpp tiles: min(B, 1024) */
+	uint32_t maps_addr; /* screen maps */
+	uint32_t maps_bytes;
+	uint32_t arena_bytes;
+	uint32_t meta; /* list heads */
+	uint32_t rom4, rom8;
+	uint32_t meta_bytes;
+} agb_tiles;
+
+/* Prepares an empty manager: all pairs free, the transparent pair reserved and zeroed, screen
+ * maps zeroed. cfg: a 16 KiB-aligned BG VRAM arena with room for the maps and one pair; a 4-byte
+ * aligned meta area of AGB_TILES_META_BYTES(blocks, N) bytes; flags AGB_TILES_FLAG_ROM_TILES /
+ * _MAPS. Returns AGB_HEAP_OK, AGB_HEAP_BAD_ALIGNMENT, _ARENA_TOO_LARGE, _ARENA_TOO_SMALL or
+ * _META_TOO_SMALL. O(blocks + N). */
+int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead). */
+uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map, uint32_t *detail);
+void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp);
+
+/* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
+ * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block
+ * for 4bpp, block / 2 for 8bpp -- uploading it on its first ref (*detail = AGB_VERB_UPLOADED,
+ * else 0). Tile 0 (transparent) returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no free slot),
+ * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. O(1): a
+ * resident tile is three metadata accesses inline; an upload at most 16 more plus the copy. */
+static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
+{
+	uint32_t map, b, c;
+	*detail = 0;
+	if (rom_tile - 1u >= t->rom_tiles - 1u)
+		return rom_tile == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0: no bookkeeping at all */
+	map = (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile;
+	b = AGB_LD16(t->m, map);
+	if (b == AGB_TILES_NOT_RESIDENT)
+		return agb_tiles_ref_miss(t, rom_tile, bpp, map, detail);
+	c = AGB_LD16(t->m, t->refc + 2u * b);
+	if (c >= AGB_TILES_COUNT_MAX)
+		return AGB_TILES_BAD_TILE;
+	AGB_ST16(t->m, t->refc + 2u * b, c + 1u);
+	return b;
+}
+
+/* One screen-map cell showing VRAM block `block` (what agb_tiles_ref returned; the game reads it
+ * from its screen map) at depth `bpp` stops showing it. Returns 1 when this was the last ref (the
+ * slot is free again), else 0. The block must hold a live tile of that depth; blocks 0-1 (the
+ * transparent pair) are ignored. O(1): three metadata accesses inline unless the last ref. */
+static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
+{
+	uint32_t c;
+	if (block < 2u)
+		return 0;
+	c = AGB_LD16(t->m, t->refc + 2u * block);
+	if (c > 1u) {
+		AGB_ST16(t->m, t->refc + 2u * block, c - 1u);
+		return 0;
+	}
+	agb_tiles_release(t, block, bpp);
+	return 1;
+}
+
+/* The same by ROM tile (a game that knows the level map's tile number of the cell leaving the
+ * screen): the ROM->RAM map finds the block. *detail = AGB_VERB_RELEASED on the last ref,
+ * AGB_VERB_SKIPPED when the tile is not resident (every ref of it failed: nothing to drop),
+ * else 0. Returns AGB_VERB_DONE, or AGB_VERB_BAD for a bpp other than 4/8 or rom_tile >= N.
+ * O(1). */
+static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
+{
+	uint32_t b;
+	*detail = 0;
+	if (rom_tile - 1u >= t->rom_tiles - 1u || (bpp != 4u && bpp != 8u))
+		return rom_tile == 0 && (bpp == 4u || bpp == 8u) ? AGB_VERB_DONE : AGB_VERB_BAD;
+	b = AGB_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
+	if (b == AGB_TILES_NOT_RESIDENT) {
+		*detail = AGB_VERB_SKIPPED;
+		return AGB_VERB_DONE;
+	}
+	if (agb_tiles_unref_block(t, b, bpp))
+		*detail = AGB_VERB_RELEASED;
+	return AGB_VERB_DONE;
+}
+
+/* The core-table form of agb_tiles_ref: an agb_verb_status (AGB_VERB_BAD for a bpp other than
+ * 4/8 or AGB_TILES_BAD_TILE, AGB_VERB_FAILED for AGB_TILES_NO_ROOM). O(1). */
+static inline int agb_tiles_ref_verb(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
+{
+	uint32_t b;
+	if (bpp != 4u && bpp != 8u) {
+		*detail = 0;
+		return AGB_VERB_BAD;
+	}
+	b = agb_tiles_ref(t, rom_tile, bpp, detail);
+	if (b >= AGB_TILES_BAD_TILE)
+		return b == AGB_TILES_NO_ROOM ? AGB_VERB_FAILED : AGB_VERB_BAD;
+	return AGB_VERB_DONE;
+}
+
+/* Points uploads at a real ROM tile set (GBA builds). O(1). */
+void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr);
+
+/* Free runs of tile blocks (the maps and the transparent pair are not free). Observation only.
+ * O(blocks). */
+void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out);
+
+/* Tile blocks as FREE/USED runs, then the screen maps (and any slack) as META. O(blocks). */
+void agb_tiles_walk(agb_tiles *t, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when the counts, the free lists, the two maps and the transparent tile agree; else 1
+ * with *why set (*why may be cleared on success). Observation only. O(blocks + N). */
+int agb_tiles_check(agb_tiles *t, const char **why);
+
+/* Metadata bytes, the screen maps and the transparent pair: bytes the pool cannot hand out. */
+uint32_t agb_tiles_overhead_bytes(agb_tiles *t);
+
 extern const struct agb_heap_core agb_tiles_core;
-
-/* Ref of ROM tile `rom_tile` at depth `bpp` (4 or 8) on an initialised tiles state: returns the
- * VRAM block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that
- * block for 4bpp, block / 2 for 8bpp -- uploading it on its first ref. Tile 0 returns 0 untouched.
- * Returns 0xFFFF when there is no room (nothing changed) and 0xFFFE when rom_tile is beyond the
- * configured ROM tile count or the count would overflow. *uploaded is set to 1 on an upload.
- * O(1): at most 16 metadata accesses plus the 32/64-byte copy. */
-uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *uploaded);
-
-/* Drops one ref of the tile whose VRAM block is `block` (as a game does when a screen-map cell
- * scrolls out: it has the RAM index, not the ROM one -- the RAM->ROM map finds the ROM entry to
- * clear). `bpp` is the layer's depth. Returns 1 when this was the last ref (slot freed), else 0.
- * The block must hold a live tile of that depth; block 0 (transparent) is ignored. O(1). */
-int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp);
-
-/* Points uploads at a real ROM tile set (GBA builds). */
-void agb_tiles_set_rom(void *state, uint32_t rom4_addr, uint32_t rom8_addr);
 
 #endif

@@ -8,71 +8,41 @@
  * VRAM decisions are obj-fast's, which equal obj's, so nothing about placement changes. */
 #include "agb/oam.h"
 
-#include "agb/obj.h"
-
-#define HEAP_WORDS 24u
-
-struct oam_state {
-	agb_machine *m;
-	uint32_t shadow;  /* meta: AGB_OAM_ENTRIES x 8 bytes */
-	uint32_t next;    /* meta: AGB_OAM_ENTRIES link bytes (Z list and free list) */
-	uint32_t handles; /* meta: AGB_OAM_HANDLES bytes: trace handle -> slot */
-	uint8_t head;     /* nearest shown slot, AGB_OAM_NONE when none */
-	uint8_t free_head;
-	uint8_t copied; /* hardware entries written by the last copy */
-	uint8_t pad;
-	uint16_t depth[4];
-	uint32_t heap[HEAP_WORDS]; /* obj-fast state (pointer-aligned: first member is a pointer) */
-};
-
-_Static_assert(sizeof(struct oam_state) <= AGB_HEAP_STATE_MAX, "state too large");
-_Static_assert(offsetof(struct oam_state, heap) % sizeof(void *) == 0, "heap state misaligned");
+_Static_assert(sizeof(agb_oam) <= AGB_HEAP_STATE_MAX, "state too large");
+_Static_assert(AGB_OAM_NONE == AGB_SPRITE_NONE, "the core table's no-sprite value");
 
 #define ENTRY(st, s) ((st)->shadow + 8u * (s))
 #define NEXT(st, s) ((st)->next + (s))
-#define HANDLE(st, h) ((st)->handles + (h))
 #define Z_OFFSET 6u
 #define PRIO_SHIFT 10u
 #define PRIO_MASK (3u << PRIO_SHIFT)
 
-static const struct agb_heap_core *heap_core(void)
+uint32_t agb_oam_priority(const agb_oam *st, uint32_t z)
 {
-	return &agb_obj_fast_core;
-}
-
-uint32_t agb_oam_priority(const void *state, uint16_t z)
-{
-	const struct oam_state *st = state;
 	uint32_t p = 0;
+	z &= 0xFFFFu;
 	for (uint32_t i = 0; i < 4u; i++)
 		p += st->depth[i] < z;
 	return p > 3u ? 3u : p;
 }
 
-/* Contract: cfg describes an OBJ VRAM arena (for the embedded obj-fast) and a meta area of at
- * least AGB_OAM_META_BYTES plus obj-fast's needs, 4-byte aligned. Hides all 128 hardware OAM
- * entries. O(entries). */
-static int oam_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+int agb_oam_init(agb_oam *st, agb_machine *m, const struct agb_heap_config *cfg)
 {
-	struct oam_state *st = state;
 	static const uint16_t depths[4] = AGB_OAM_DEFAULT_DEPTHS;
 	struct agb_heap_config hc = *cfg;
 	int r;
-	if (heap_core()->state_bytes > sizeof st->heap)
-		return AGB_HEAP_META_TOO_SMALL;
 	if ((cfg->meta_addr & 3u) != 0)
 		return AGB_HEAP_BAD_ALIGNMENT;
 	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < AGB_OAM_META_BYTES)
 		return AGB_HEAP_META_TOO_SMALL;
 	hc.meta_addr = cfg->meta_addr + AGB_OAM_META_BYTES;
 	hc.meta_bytes = cfg->meta_bytes - AGB_OAM_META_BYTES;
-	r = heap_core()->init(st->heap, m, &hc);
+	r = agb_obj_fast_init(&st->vram, m, &hc);
 	if (r != AGB_HEAP_OK)
 		return r;
 	st->m = m;
 	st->shadow = cfg->meta_addr;
 	st->next = cfg->meta_addr + AGB_OAM_ENTRIES * 8u;
-	st->handles = st->next + AGB_OAM_ENTRIES;
 	st->head = AGB_OAM_NONE;
 	st->free_head = 0;
 	st->copied = 0;
@@ -85,13 +55,11 @@ static int oam_init(void *state, agb_machine *m, const struct agb_heap_config *c
 		AGB_ST8(m, NEXT(st, s), s + 1u < AGB_OAM_ENTRIES ? s + 1u : AGB_OAM_NONE);
 		AGB_ST16(m, MEM_OAM + 8u * s, AGB_OAM_HIDDEN_ATTR0);
 	}
-	for (uint32_t h = 0; h < AGB_OAM_HANDLES; h += 4u)
-		AGB_ST32(m, HANDLE(st, h), 0xFFFFFFFFu);
 	return AGB_HEAP_OK;
 }
 
 /* Links slot s (its z already stored) into the Z list after every entry with z' <= z. */
-static void link_z(struct oam_state *st, uint32_t s, uint16_t z)
+static void link_z(agb_oam *st, uint32_t s, uint32_t z)
 {
 	agb_machine *m = st->m;
 	uint32_t prev = AGB_OAM_NONE, cur = st->head;
@@ -107,7 +75,7 @@ static void link_z(struct oam_state *st, uint32_t s, uint16_t z)
 }
 
 /* Removes slot s from the Z list: the predecessor is found from the head. */
-static void unlink_z(struct oam_state *st, uint32_t s)
+static void unlink_z(agb_oam *st, uint32_t s)
 {
 	agb_machine *m = st->m;
 	uint32_t after = AGB_LD8(m, NEXT(st, s));
@@ -125,9 +93,9 @@ static void unlink_z(struct oam_state *st, uint32_t s)
 	}
 }
 
-uint32_t agb_oam_show(void *state, uint16_t z)
+uint32_t agb_oam_show(agb_oam *st, uint32_t z)
 {
-	struct oam_state *st = state;
+	z &= 0xFFFFu; /* depths are 16-bit */
 	agb_machine *m = st->m;
 	uint32_t s = st->free_head;
 	if (s == AGB_OAM_NONE)
@@ -140,9 +108,9 @@ uint32_t agb_oam_show(void *state, uint16_t z)
 	return s;
 }
 
-void agb_oam_set_z(void *state, uint32_t slot, uint16_t z)
+void agb_oam_set_z(agb_oam *st, uint32_t slot, uint32_t z)
 {
-	struct oam_state *st = state;
+	z &= 0xFFFFu;
 	agb_machine *m = st->m;
 	uint32_t a2 = AGB_LD16(m, ENTRY(st, slot) + 4u);
 	unlink_z(st, slot);
@@ -151,17 +119,15 @@ void agb_oam_set_z(void *state, uint32_t slot, uint16_t z)
 	link_z(st, slot, z);
 }
 
-void agb_oam_hide(void *state, uint32_t slot)
+void agb_oam_hide(agb_oam *st, uint32_t slot)
 {
-	struct oam_state *st = state;
 	unlink_z(st, slot);
 	AGB_ST8(st->m, NEXT(st, slot), st->free_head);
 	st->free_head = (uint8_t)slot;
 }
 
-uint32_t agb_oam_copy(void *state)
+uint32_t agb_oam_copy(agb_oam *st)
 {
-	struct oam_state *st = state;
 	agb_machine *m = st->m;
 	uint32_t i = 0;
 	for (uint32_t s = st->head; s != AGB_OAM_NONE; s = AGB_LD8(m, NEXT(st, s)), i++) {
@@ -175,14 +141,13 @@ uint32_t agb_oam_copy(void *state)
 	return i;
 }
 
-uint32_t agb_oam_shadow_addr(void *state, uint32_t slot)
+uint32_t agb_oam_shadow_addr(const agb_oam *st, uint32_t slot)
 {
-	return ENTRY((struct oam_state *)state, slot);
+	return ENTRY(st, slot);
 }
 
-void agb_oam_set_layer_depths(void *state, const uint16_t depth[4])
+void agb_oam_set_layer_depths(agb_oam *st, const uint16_t depth[4])
 {
-	struct oam_state *st = state;
 	agb_machine *m = st->m;
 	for (uint32_t i = 0; i < 4u; i++)
 		st->depth[i] = depth[i];
@@ -194,9 +159,8 @@ void agb_oam_set_layer_depths(void *state, const uint16_t depth[4])
 	}
 }
 
-uint32_t agb_oam_order(void *state, uint8_t *slots, uint32_t max)
+uint32_t agb_oam_order(const agb_oam *st, uint8_t *slots, uint32_t max)
 {
-	struct oam_state *st = state;
 	uint32_t n = 0;
 	for (uint32_t s = st->head; s != AGB_OAM_NONE && n < AGB_OAM_ENTRIES;
 	     s = AGB_PEEK8(st->m, NEXT(st, s))) {
@@ -207,59 +171,38 @@ uint32_t agb_oam_order(void *state, uint8_t *slots, uint32_t max)
 	return n;
 }
 
-/* Core-table verbs: the per-frame copy and the sprite display calls. */
-static int oam_frame(void *state)
+int agb_oam_frame(agb_oam *st)
 {
-	agb_oam_copy(state);
+	agb_oam_copy(st);
 	return AGB_VERB_DONE;
 }
 
-static uint32_t oam_sprite_show(void *state, uint32_t z)
+uint32_t agb_oam_alloc(agb_oam *st, uint32_t size, uint32_t align, uint32_t *granted)
 {
-	return agb_oam_show(state, (uint16_t)z);
+	return agb_obj_fast_alloc(&st->vram, size, align, granted);
 }
 
-static void oam_sprite_z(void *state, uint32_t sprite, uint32_t z)
+void agb_oam_free(agb_oam *st, uint32_t addr)
 {
-	agb_oam_set_z(state, sprite, (uint16_t)z);
+	agb_obj_fast_free(&st->vram, addr);
 }
 
-static void oam_sprite_hide(void *state, uint32_t sprite)
+void agb_oam_stats(agb_oam *st, struct agb_heap_stats *out)
 {
-	agb_oam_hide(state, sprite);
+	agb_obj_fast_stats(&st->vram, out);
 }
 
-/* Contract: as obj-fast's (the graphics allocator is obj-fast). */
-static uint32_t oam_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+void agb_oam_walk(agb_oam *st, agb_walk_fn fn, void *ctx)
 {
-	return heap_core()->alloc(((struct oam_state *)state)->heap, size, align, granted);
+	agb_obj_fast_walk(&st->vram, fn, ctx);
 }
 
-static void oam_free(void *state, uint32_t addr)
+int agb_oam_check(agb_oam *st, const char **why)
 {
-	heap_core()->free(((struct oam_state *)state)->heap, addr);
-}
-
-static void oam_stats(void *state, struct agb_heap_stats *out)
-{
-	heap_core()->stats(((struct oam_state *)state)->heap, out);
-}
-
-static void oam_walk(void *state, agb_walk_fn fn, void *ctx)
-{
-	heap_core()->walk(((struct oam_state *)state)->heap, fn, ctx);
-}
-
-/* Contract: observation only. The obj-fast invariants, and: the Z list is acyclic and sorted by
- * z, every shown entry's priority bits match its z, the Z list and the free list partition the
- * 128 slots, and each handle maps to a distinct shown slot. O(entries + handles). */
-static int oam_check(void *state, const char **why)
-{
-	struct oam_state *st = state;
 	agb_machine *m = st->m;
 	uint8_t seen[AGB_OAM_ENTRIES] = {0};
 	uint32_t count = 0, last_z = 0;
-	if (heap_core()->check(st->heap, why) != 0)
+	if (agb_obj_fast_check(&st->vram, why) != 0)
 		return 1;
 	for (uint32_t s = st->head; s != AGB_OAM_NONE; s = AGB_PEEK8(m, NEXT(st, s))) {
 		uint32_t z = AGB_PEEK16(m, ENTRY(st, s) + Z_OFFSET);
@@ -292,46 +235,46 @@ static int oam_check(void *state, const char **why)
 		*why = "oam: a slot is in neither the Z list nor the free list";
 		return 1;
 	}
-	for (uint32_t h = 0; h < AGB_OAM_HANDLES; h++) {
-		uint32_t s = AGB_PEEK8(m, HANDLE(st, h));
-		if (s == AGB_OAM_NONE)
-			continue;
-		if (s >= AGB_OAM_ENTRIES || seen[s] != 1) {
-			*why = "oam: a handle maps to a slot that is not shown";
-			return 1;
-		}
-		seen[s] = 3;
-	}
 	return 0;
 }
 
-/* Contract: shadow OAM, links and handle table plus obj-fast's metadata (outside the arena). */
-static uint32_t oam_overhead(void *state)
+uint32_t agb_oam_overhead_bytes(agb_oam *st)
 {
-	return AGB_OAM_META_BYTES + heap_core()->overhead_bytes(((struct oam_state *)state)->heap);
+	return AGB_OAM_META_BYTES + agb_obj_fast_overhead_bytes(&st->vram);
 }
+
+AGB_CORE_ADAPTER(oam, init)
+AGB_CORE_ADAPTER(oam, alloc)
+AGB_CORE_ADAPTER(oam, free)
+AGB_CORE_ADAPTER(oam, stats)
+AGB_CORE_ADAPTER(oam, walk)
+AGB_CORE_ADAPTER(oam, check)
+AGB_CORE_ADAPTER(oam, overhead_bytes)
+AGB_CORE_ADAPTER(oam, frame)
+AGB_CORE_ADAPTER(oam, sprite_show)
+AGB_CORE_ADAPTER(oam, sprite_z)
+AGB_CORE_ADAPTER(oam, sprite_hide)
 
 /* Model: alloc/free as obj-fast's (the call adds a few instructions); the Z-list walks and the
  * copy loop are ~2-3 Thumb instructions per counted access (~5 cycles from ROM). free_base also
- * prices the spr_* ops and the frame copy's fixed work (the engine uses it for non-heap ops).
- * Not yet fitted against mGBA. */
+ * prices the spr_* ops and the frame copy's fixed work (the engine uses it for non-heap ops). */
 const struct agb_heap_core agb_oam_core = {
 	.name = "oam",
 	.summary = "shadow OAM: 128 slots, Z-ordered list, per-frame copy in Z order; OBJ VRAM by obj-fast",
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
-	.state_bytes = sizeof(struct oam_state),
-	.init = oam_init,
-	.alloc = oam_alloc,
-	.free = oam_free,
+	.state_bytes = sizeof(agb_oam),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = core_free,
 	.realloc = NULL,
-	.stats = oam_stats,
-	.walk = oam_walk,
-	.check = oam_check,
-	.overhead_bytes = oam_overhead,
-	.frame = oam_frame,
-	.sprite_show = oam_sprite_show,
-	.sprite_z = oam_sprite_z,
-	.sprite_hide = oam_sprite_hide,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead_bytes,
+	.frame = core_frame,
+	.sprite_show = core_sprite_show,
+	.sprite_z = core_sprite_z,
+	.sprite_hide = core_sprite_hide,
 	.model = {.alloc_base = 190, .free_base = 40, .realloc_base = 250, .per_access = 80},
 };

@@ -10,15 +10,7 @@
  * `obj-fast` is measured and differential-tested against (see agb/obj.h for the rule). */
 #include "agb/obj.h"
 
-struct obj_state {
-	agb_machine *m;
-	uint32_t arena;   /* GBA address of block 0 */
-	uint32_t map;     /* address of the map byte of block `first` */
-	uint32_t first;   /* first block handed out: 0, or 512 in bitmap modes */
-	uint32_t nblocks; /* blocks in the arena (the map covers first..nblocks-1) */
-};
-
-_Static_assert(sizeof(struct obj_state) <= AGB_HEAP_STATE_MAX, "state too large");
+_Static_assert(sizeof(agb_obj) <= AGB_HEAP_STATE_MAX, "state too large");
 
 #define MAP(st, b) ((st)->map + (b) - (st)->first)
 
@@ -31,12 +23,9 @@ static uint32_t pow2_ceil(uint32_t n)
 	return p;
 }
 
-/* Contract: cfg->arena_addr 32-byte aligned, 32 <= arena_bytes <= 32 KiB (the tail of a size
- * that is not a multiple of 32 is never used); the map needs nblocks - first bytes of meta area.
- * With AGB_HEAP_FLAG_OBJ_BITMAP_MODE the arena must reach past the lower 16 KiB. O(blocks). */
-static int obj_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+int agb_obj_init(agb_obj *h, agb_machine *m, const struct agb_heap_config *cfg)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	uint32_t nblocks = cfg->arena_bytes / AGB_OBJ_BLOCK_BYTES;
 	uint32_t first = (cfg->flags & AGB_HEAP_FLAG_OBJ_BITMAP_MODE) != 0
 				 ? AGB_OBJ_BITMAP_FIRST_BLOCK
@@ -47,7 +36,7 @@ static int obj_init(void *state, agb_machine *m, const struct agb_heap_config *c
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	if (nblocks <= first)
 		return AGB_HEAP_ARENA_TOO_SMALL;
-	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < nblocks - first)
+	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < AGB_OBJ_META_BYTES(nblocks, first))
 		return AGB_HEAP_META_TOO_SMALL;
 	st->m = m;
 	st->arena = cfg->arena_addr;
@@ -63,9 +52,9 @@ static int obj_init(void *state, agb_machine *m, const struct agb_heap_config *c
  * blocks are all UNUSED, or AGB_NULL; *granted = n * 32. Cost: one map byte read per block
  * examined; a candidate that hits a used block at j resumes at the next multiple of the step
  * past j (every candidate in between would contain j), so each block is read at most once. */
-static uint32_t obj_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+uint32_t agb_obj_alloc(agb_obj *h, uint32_t size, uint32_t align, uint32_t *granted)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	agb_machine *m = st->m;
 	uint32_t n, step, b;
 	*granted = 0;
@@ -92,11 +81,11 @@ static uint32_t obj_alloc(void *state, uint32_t size, uint32_t align, uint32_t *
 	return AGB_NULL;
 }
 
-/* Contract: addr came from obj_alloc and is live. Marks the USED block and the CONTINUE run
+/* Contract: addr came from agb_obj_alloc and is live. Marks the USED block and the CONTINUE run
  * after it UNUSED; neighbours need no merging. O(blocks of the allocation). */
-static void obj_free(void *state, uint32_t addr)
+void agb_obj_free(agb_obj *h, uint32_t addr)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
 	AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
@@ -118,9 +107,9 @@ static void add_run(struct agb_heap_stats *out, uint32_t blocks)
 
 /* Contract: observation only (uncounted peeks). Free runs are maximal UNUSED stretches of the
  * usable blocks. O(blocks). */
-static void obj_stats(void *state, struct agb_heap_stats *out)
+void agb_obj_stats(agb_obj *h, struct agb_heap_stats *out)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	uint32_t run = 0;
 	*out = (struct agb_heap_stats){0};
 	for (uint32_t b = st->first; b < st->nblocks; b++) {
@@ -136,9 +125,9 @@ static void obj_stats(void *state, struct agb_heap_stats *out)
 
 /* Contract: observation only. In bitmap modes the lower 16 KiB (the frame buffer) is reported
  * as one META run; each allocation is one USED run, free stretches one FREE run. O(blocks). */
-static void obj_walk(void *state, agb_walk_fn fn, void *ctx)
+void agb_obj_walk(agb_obj *h, agb_walk_fn fn, void *ctx)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	uint32_t b = st->first;
 	if (st->first != 0)
 		fn(ctx, st->arena, st->first * AGB_OBJ_BLOCK_BYTES, AGB_RUN_META);
@@ -160,9 +149,9 @@ static void obj_walk(void *state, agb_walk_fn fn, void *ctx)
 /* Contract: observation only. Checks that every map byte is one of the three values, that no
  * CONTINUE starts a run, and that each allocation of n blocks starts at a multiple of n rounded
  * to a power of two (the placement rule). O(blocks). */
-static int obj_check(void *state, const char **why)
+int agb_obj_check(agb_obj *h, const char **why)
 {
-	struct obj_state *st = state;
+	agb_obj *st = h;
 	uint32_t b = st->first;
 	while (b < st->nblocks) {
 		uint32_t v = AGB_PEEK8(st->m, MAP(st, b)), e = b + 1u;
@@ -190,28 +179,36 @@ static int obj_check(void *state, const char **why)
 }
 
 /* Contract: the map bytes (outside the arena). */
-static uint32_t obj_overhead(void *state)
+uint32_t agb_obj_overhead_bytes(agb_obj *h)
 {
-	const struct obj_state *st = state;
+	const agb_obj *st = h;
 	return st->nblocks - st->first;
 }
 
+AGB_CORE_ADAPTER(obj, init)
+AGB_CORE_ADAPTER(obj, alloc)
+AGB_CORE_ADAPTER(obj, free)
+AGB_CORE_ADAPTER(obj, stats)
+AGB_CORE_ADAPTER(obj, walk)
+AGB_CORE_ADAPTER(obj, check)
+AGB_CORE_ADAPTER(obj, overhead_bytes)
+
 /* Model: the scan loop is about six Thumb instructions per map byte (ldrb, cmp, branch, add,
  * cmp, branch) at ~2 cycles each from ROM (WAITCNT 4317h, prefetch on): 12 cycles per access
- * on top of the bus cycles. Not yet fitted against mGBA. */
+ * on top of the bus cycles. */
 const struct agb_heap_core agb_obj_core = {
 	.name = "obj",
 	.summary = "OBJ VRAM: 32-byte blocks, USED/CONTINUE byte map, size-aligned first fit (seed)",
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
-	.state_bytes = sizeof(struct obj_state),
-	.init = obj_init,
-	.alloc = obj_alloc,
-	.free = obj_free,
+	.state_bytes = sizeof(agb_obj),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = core_free,
 	.realloc = NULL,
-	.stats = obj_stats,
-	.walk = obj_walk,
-	.check = obj_check,
-	.overhead_bytes = obj_overhead,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead_bytes,
 	.model = {.alloc_base = 40, .free_base = 30, .realloc_base = 80, .per_access = 192},
 };

@@ -1,56 +1,18 @@
-/* `obj-fast`: the placement rule of `obj` (agb/obj.h), found in a few word operations instead of
- * a byte-per-block scan.
- *
- * Bookkeeping in the meta area, 32 blocks per 32-bit word (bit i of word w is block 32w + i):
- *   free[w]     1 = block free (blocks outside the usable range are never free);
- *   start[w]    1 = first block of an allocation (free needs the length: it runs to the next
- *               start bit or free bit, the role the CONTINUE value plays in `obj`);
- *   summary[L]  seven nested levels, in this order: c0, EVEN, c1, .., c5 (L = k + 1 for class
- *               k >= 1). Class k: bit w set when word w holds an aligned free run of 2^k
- *               blocks, i.e. free blocks 2^k * j .. 2^k * (j + 1) - 1 inside the word for some
- *               j; EVEN: bit w set when word w has a free block at an even index, so a
- *               one-block request with align 64 (an 8bpp tile: agb/obj.h) is as fast as the
- *               others. Each level implies the ones before it, so a word's summary bits are
- *               levels 0 .. L-1 and an update flips one contiguous range.
- * A power-of-two request of n = 2^k <= 32 blocks is then: the lowest set bit of class k's summary is the
- * first word with a fitting candidate, and inside that word the lowest candidate comes from the
- * aligned-run mask. Larger requests (64+ blocks: 2 KiB and 4 KiB sprites) are runs of wholly
- * free words, found with the same mask trick applied to class 5's summary. Both are the lowest
- * candidate, so the decision equals `obj`'s first fit exactly.
- *
- * Requests that are not a power of two (or carry a larger align than that, other than the
- * 8bpp even-tile case) keep the same rule through a slower path: candidate words are those whose summary says they hold at least an aligned run
- * of the largest power of two <= n (necessary for any candidate), each checked exactly.
+/* `obj-fast`: obj's placement rule through bitmaps and summary words (see agb/obj_fast.h).
  *
  * The lowest set bit is found with a de Bruijn multiply and a 32-entry table read through
  * AGB_ROM_LD8 (ARMv4T has no CLZ; the table sits in ROM on the GBA and its reads are counted). */
-#include "agb/obj.h"
+#include "agb/obj_fast.h"
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
-#define SUMMARIES 7u /* the classes, then EVEN: a free block at an even index */
+#define SUMMARIES AGB_OBJ_FAST_LEVELS
 #define EVEN 1u
 /* Summary index (level) of class k: the classes and EVEN are nested as c0 > EVEN > c1 > .. > c5,
  * so the summaries are kept in that order: c0, EVEN, c1, .., c5. */
 #define LV(k) ((k) + ((k) != 0u))
 
-struct objf_state {
-	agb_machine *m;
-	uint32_t arena;   /* GBA address of block 0 */
-	uint32_t free;    /* meta: nwords words */
-	uint32_t start;   /* meta: nwords words */
-	uint32_t summary; /* meta: SUMMARIES words */
-	uint32_t first;   /* first usable block */
-	uint32_t nblocks;
-	uint32_t nwords;
-	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
-	/* Zero-field constants of the LEVELS nested levels (lvl_lo: low bit of every field,
-	 * lvl_hi: high bit), kept here so the fast paths load them from the state, not ROM. */
-	uint32_t lvl_lo[7];
-	uint32_t lvl_hi[7];
-};
-
-_Static_assert(sizeof(struct objf_state) <= AGB_HEAP_STATE_MAX, "state too large");
+_Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 
 #define FREE_W(st, w) ((st)->free + 4u * (w))
 #define START_W(st, w) ((st)->start + 4u * (w))
@@ -158,9 +120,9 @@ static uint32_t span(uint32_t lo, uint32_t hi)
 
 /* Contract: as obj_init (agb/obj.h); meta needs 8 bytes per 32 blocks plus 28 bytes of summary,
  * 4-byte aligned. O(words). */
-static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_config *cfg)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	uint32_t nblocks = cfg->arena_bytes / AGB_OBJ_BLOCK_BYTES;
 	uint32_t first = (cfg->flags & AGB_HEAP_FLAG_OBJ_BITMAP_MODE) != 0
 				 ? AGB_OBJ_BITMAP_FIRST_BLOCK
@@ -173,7 +135,7 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	if (nblocks <= first)
 		return AGB_HEAP_ARENA_TOO_SMALL;
-	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < 8u * nwords + 4u * SUMMARIES)
+	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < AGB_OBJ_FAST_META_BYTES(nblocks))
 		return AGB_HEAP_META_TOO_SMALL;
 	st->m = m;
 	st->arena = cfg->arena_addr;
@@ -217,13 +179,13 @@ static int objf_init(void *state, agb_machine *m, const struct agb_heap_config *
  * blocks at a multiple of its width (c0, EVEN: one block, anywhere or at an even index). The
  * zero-field test on the used bits g: (g - lo) & ~g & hi is nonzero exactly when some field
  * of g is zero (a borrow only reaches fields above a zero one). */
-static inline int has_level(const struct objf_state *st, uint32_t x, uint32_t g, uint32_t j)
+static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
 	return ((g - st->lvl_lo[j]) & x & st->lvl_hi[j]) != 0;
 }
 
 /* Number of nested levels (c0, EVEN, c1, .., c5) word value x holds: 0..7, three tests. */
-static inline uint32_t levels(const struct objf_state *st, uint32_t x)
+static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 {
 	uint32_t g = ~x;
 	if (has_level(st, x, g, 3)) {
@@ -238,7 +200,7 @@ static inline uint32_t levels(const struct objf_state *st, uint32_t x)
 
 /* Flips bit `bit` of the summaries lo .. hi-1 (or hi .. lo-1): the levels a word gained or
  * lost. The summaries always match the old values, so flipping is the update. */
-static inline void flip_levels(const struct objf_state *st, uint32_t bit, uint32_t lo, uint32_t hi)
+static inline void flip_levels(const agb_obj_fast *st, uint32_t bit, uint32_t lo, uint32_t hi)
 {
 	agb_machine *m = st->m;
 	uint32_t a;
@@ -252,7 +214,7 @@ static inline void flip_levels(const struct objf_state *st, uint32_t bit, uint32
 }
 
 /* Writes word w's new free value and brings the summaries along. */
-__attribute__((noinline)) static void set_free_word(const struct objf_state *st, uint32_t w,
+__attribute__((noinline)) static void set_free_word(const agb_obj_fast *st, uint32_t w,
 						    uint32_t old, uint32_t new_)
 {
 	AGB_ST32(st->m, FREE_W(st, w), new_);
@@ -260,7 +222,7 @@ __attribute__((noinline)) static void set_free_word(const struct objf_state *st,
 }
 
 /* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
-static inline void flip_all(const struct objf_state *st, uint32_t bits)
+static inline void flip_all(const agb_obj_fast *st, uint32_t bits)
 {
 	agb_machine *m = st->m;
 	uint32_t a = SUMMARY(st, 0);
@@ -272,7 +234,7 @@ static inline void flip_all(const struct objf_state *st, uint32_t bits)
  * multiples of s <= 32: every word whose summary says it holds an aligned run of the largest
  * power of two <= n (necessary for any candidate), checked exactly, lowest first. Returns the
  * block index or nblocks; *wordval receives the chosen word's free bits. */
-static uint32_t find_slow(const struct objf_state *st, uint32_t n, uint32_t s, uint32_t *wordval)
+static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wordval)
 {
 	agb_machine *m = st->m;
 	uint32_t kf = 0, cand, ms = multiples(s);
@@ -299,9 +261,9 @@ static const uint8_t level_of_n[33] = {
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 6,
 };
 
-/* Every request objf_alloc's fast path does not take: sizes that are not a power of two of at
+/* Every request agb_obj_fast_alloc's fast path does not take: sizes that are not a power of two of at
  * most 32 blocks, a larger align, size 0 or past the arena. Same rule, same decisions. */
-__attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st, uint32_t size,
+__attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t size,
 							  uint32_t align, uint32_t *granted)
 {
 	agb_machine *m = st->m;
@@ -405,16 +367,16 @@ __attribute__((noinline)) static uint32_t objf_alloc_slow(struct objf_state *st,
 	return st->arena + b * AGB_OBJ_BLOCK_BYTES;
 }
 
-/* Contract: as obj_alloc (same decision on every state). The fast path is every sprite shape (a
+/* Contract: as agb_obj_alloc (same decision on every state). The fast path is every sprite shape (a
  * power of two of n <= 32 blocks with no align above it) and the 8bpp one-block tile: summary
  * level j holds the first word with a candidate; in it the lowest candidate is the lowest
  * all-free field of the zero-field test (exact for the lowest field). Cost: one summary read,
  * one free-word read, two ROM reads for the lowest bits (plus one for the level), the
  * free-word store, the start-word load/store, three level tests per word value and a
  * load/store per summary level that changed. */
-static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t *granted)
+uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
 	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, a, l;
@@ -422,15 +384,15 @@ static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t 
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
 	if (n - 1u >= 32u)
-		return objf_alloc_slow(st, size, align, granted);
+		return alloc_slow(st, size, align, granted);
 	j = AGB_ROM_LD8(m, level_of_n, n);
 	if (align > n * AGB_OBJ_BLOCK_BYTES) {
 		if (n != 1u || align != 2u * AGB_OBJ_BLOCK_BYTES)
-			return objf_alloc_slow(st, size, align, granted);
+			return alloc_slow(st, size, align, granted);
 		j = EVEN; /* one block at an even index: an 8bpp tile */
 	}
 	if (j >= SUMMARIES)
-		return objf_alloc_slow(st, size, align, granted);
+		return alloc_slow(st, size, align, granted);
 	cand = AGB_LD32(m, SUMMARY(st, j));
 	if (cand == 0)
 		return AGB_NULL;
@@ -459,9 +421,9 @@ static uint32_t objf_alloc(void *state, uint32_t size, uint32_t align, uint32_t 
 	return ret;
 }
 
-/* The rest of objf_free when the allocation runs to the end of its first word w (whose free
+/* The rest of agb_obj_fast_free when the allocation runs to the end of its first word w (whose free
  * value was f0, lb its first block's bit) or beyond. */
-__attribute__((noinline)) static void objf_free_long(struct objf_state *st, uint32_t w,
+__attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 						     uint32_t f0, uint32_t lb)
 {
 	agb_machine *m = st->m;
@@ -488,12 +450,12 @@ __attribute__((noinline)) static void objf_free_long(struct objf_state *st, uint
 		flip_all(st, full);
 }
 
-/* Contract: addr came from objf_alloc and is live. The allocation ends at the next start bit or
+/* Contract: addr came from agb_obj_fast_alloc and is live. The allocation ends at the next start bit or
  * free bit (or the end of the arena); its blocks become free and the summaries follow.
  * O(words the allocation spans). */
-static void objf_free(void *state, uint32_t addr)
+void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
 	uint32_t w = b / 32u, lb = 1u << (b % 32u);
@@ -503,27 +465,27 @@ static void objf_free(void *state, uint32_t addr)
 	uint32_t y = (sw | f0) & (0u - (lb << 1));
 	AGB_ST32(m, sa, sw);
 	if (y == 0) {
-		objf_free_long(st, w, f0, lb);
+		free_long(st, w, f0, lb);
 		return;
 	}
 	/* Ends inside this word, just below the lowest such bit. */
 	set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
 }
 
-static int is_free(struct objf_state *st, uint32_t b)
+static int is_free(agb_obj_fast *st, uint32_t b)
 {
 	return (AGB_PEEK32(st->m, FREE_W(st, b / 32u)) >> (b % 32u)) & 1u;
 }
 
-static int is_start(struct objf_state *st, uint32_t b)
+static int is_start(agb_obj_fast *st, uint32_t b)
 {
 	return (AGB_PEEK32(st->m, START_W(st, b / 32u)) >> (b % 32u)) & 1u;
 }
 
 /* Contract: observation only. Same runs as obj_stats. O(blocks). */
-static void objf_stats(void *state, struct agb_heap_stats *out)
+void agb_obj_fast_stats(agb_obj_fast *h, struct agb_heap_stats *out)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	uint32_t run = 0;
 	*out = (struct agb_heap_stats){0};
 	for (uint32_t b = st->first; b <= st->nblocks; b++) {
@@ -544,9 +506,9 @@ static void objf_stats(void *state, struct agb_heap_stats *out)
 }
 
 /* Contract: observation only. Same runs as obj_walk. O(blocks). */
-static void objf_walk(void *state, agb_walk_fn fn, void *ctx)
+void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	uint32_t b = st->first;
 	if (st->first != 0)
 		fn(ctx, st->arena, st->first * AGB_OBJ_BLOCK_BYTES, AGB_RUN_META);
@@ -564,9 +526,9 @@ static void objf_walk(void *state, agb_walk_fn fn, void *ctx)
 /* Contract: observation only. Checks: no free or start bits outside the usable blocks, start
  * bits only on used blocks, every allocation begins with a start bit and sits at a multiple of
  * its rounded size, and each summary word matches the free words. O(blocks). */
-static int objf_check(void *state, const char **why)
+int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 {
-	struct objf_state *st = state;
+	agb_obj_fast *st = h;
 	uint32_t sum[SUMMARIES] = {0};
 	for (uint32_t w = 0; w < st->nwords; w++) {
 		uint32_t f = AGB_PEEK32(st->m, FREE_W(st, w)), s = AGB_PEEK32(st->m, START_W(st, w));
@@ -616,29 +578,36 @@ static int objf_check(void *state, const char **why)
 }
 
 /* Contract: the free and start bitmaps and the summary words (outside the arena). */
-static uint32_t objf_overhead(void *state)
+uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 {
-	const struct objf_state *st = state;
+	const agb_obj_fast *st = h;
 	return 8u * st->nwords + 4u * SUMMARIES;
 }
 
+AGB_CORE_ADAPTER(obj_fast, init)
+AGB_CORE_ADAPTER(obj_fast, alloc)
+AGB_CORE_ADAPTER(obj_fast, free)
+AGB_CORE_ADAPTER(obj_fast, stats)
+AGB_CORE_ADAPTER(obj_fast, walk)
+AGB_CORE_ADAPTER(obj_fast, check)
+AGB_CORE_ADAPTER(obj_fast, overhead_bytes)
+
 /* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
  * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
- * cycles each from ROM: alloc_base 180; per counted access ~4 more cycles of address arithmetic.
- * Not yet fitted against mGBA. */
+ * cycles each from ROM: alloc_base 180; per counted access ~4 more cycles of address arithmetic. */
 const struct agb_heap_core agb_obj_fast_core = {
 	.name = "obj-fast",
 	.summary = "OBJ VRAM: obj's placement via free bitmap + per-size summary words, O(1) for sprite sizes",
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
-	.state_bytes = sizeof(struct objf_state),
-	.init = objf_init,
-	.alloc = objf_alloc,
-	.free = objf_free,
+	.state_bytes = sizeof(agb_obj_fast),
+	.init = core_init,
+	.alloc = core_alloc,
+	.free = core_free,
 	.realloc = NULL,
-	.stats = objf_stats,
-	.walk = objf_walk,
-	.check = objf_check,
-	.overhead_bytes = objf_overhead,
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead_bytes,
 	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
 };

@@ -5,14 +5,14 @@
 
 
 /* refc[] encodings. Counts stay below bit 15; everything with bit 15 set is not a count. */
-#define COUNT_MAX 0x7FFEu
+#define COUNT_MAX AGB_TILES_COUNT_MAX
 #define FREE_BIT 0x8000u
 #define LINK(n) (FREE_BIT | (n))  /* free block on a list; n = next block or END */
 #define END 0x7FFFu               /* end of a list (as a link: 0xFFFF) */
 #define RESERVED 0xFFFCu          /* pair 0: the transparent tile */
 #define PAIR_TAIL 0xFFFDu         /* odd block of a free pair that sits on list-a or list-b */
 #define TAIL8 0xFFFEu             /* odd block of a used 8bpp tile */
-#define UNUSED 0xFFFFu            /* rom2ram: not resident; ram2rom: no link */
+#define UNUSED AGB_TILES_NOT_RESIDENT /* rom2ram: not resident; ram2rom: no link */
 #define IS_LINK(v) (((v) & FREE_BIT) != 0 && ((v) & END) < 0x7FF0u) /* links name blocks < 2048 */
 #define IS_LINK_OR_END(v) (((v) & FREE_BIT) != 0 && (((v) & END) == END || ((v) & END) < 0x7FF0u))
 
@@ -21,51 +21,32 @@
 #define HEAD_B 2u
 #define HEAD_C 4u
 
-struct tiles {
-	agb_machine *m;
-	uint32_t vram;      /* arena base: block 0 */
-	uint32_t blocks;    /* tile blocks B */
-	uint32_t shared;    /* blocks that take 4bpp tiles: min(B, 1024) */
-	uint32_t maps_addr; /* screen maps */
-	uint32_t maps_bytes;
-	uint32_t arena_bytes;
-	uint32_t meta;      /* heads */
-	uint32_t refc;      /* refc[B] */
-	uint32_t r2r;       /* ram2rom[B] */
-	uint32_t map4;      /* rom2ram4[N] */
-	uint32_t map8;      /* rom2ram8[N] */
-	uint32_t rom_tiles; /* N */
-	uint32_t rom4, rom8;
-	uint32_t meta_bytes;
-};
-
-_Static_assert(sizeof(struct tiles) <= AGB_HEAP_STATE_MAX, "state too large");
+_Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
 /* Address helpers: every metadata word is 16-bit, so one halfword access each. */
-static inline uint32_t ld(const struct tiles *t, uint32_t a)
+static inline uint32_t ld(const agb_tiles *t, uint32_t a)
 {
 	return AGB_LD16(t->m, a);
 }
-static inline void st(const struct tiles *t, uint32_t a, uint32_t v)
+static inline void st(const agb_tiles *t, uint32_t a, uint32_t v)
 {
 	AGB_ST16(t->m, a, v);
 }
-static inline uint32_t rc_at(const struct tiles *t, uint32_t b)
+static inline uint32_t rc_at(const agb_tiles *t, uint32_t b)
 {
 	return t->refc + 2u * b;
 }
-static inline uint32_t r2r_at(const struct tiles *t, uint32_t b)
+static inline uint32_t r2r_at(const agb_tiles *t, uint32_t b)
 {
 	return t->r2r + 2u * b;
 }
-static inline uint32_t map_at(const struct tiles *t, uint32_t rom, uint32_t bpp)
+static inline uint32_t map_at(const agb_tiles *t, uint32_t rom, uint32_t bpp)
 {
 	return (bpp == 8u ? t->map8 : t->map4) + 2u * rom;
 }
 
-static int init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
+int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg)
 {
-	struct tiles *t = state;
 	uint32_t maps = (cfg->flags >> 24) & 0xFu;
 	uint32_t rom = (cfg->flags >> 16) & 0xFFu;
 	uint32_t tile_bytes;
@@ -139,7 +120,7 @@ static int init(void *state, agb_machine *m, const struct agb_heap_config *cfg)
 
 /* Pops a pair or single off the list whose head is at `head`. List-c keeps prev links in
  * ram2rom, so the new first element's prev is cleared; lists a and b are singly linked. */
-static uint32_t pop(const struct tiles *t, uint32_t head, int doubly)
+static uint32_t pop(const agb_tiles *t, uint32_t head, int doubly)
 {
 	uint32_t b = ld(t, head);
 	uint32_t next;
@@ -152,7 +133,7 @@ static uint32_t pop(const struct tiles *t, uint32_t head, int doubly)
 	return b;
 }
 
-static void push_c(const struct tiles *t, uint32_t b)
+static void push_c(const agb_tiles *t, uint32_t b)
 {
 	uint32_t head = ld(t, t->meta + HEAD_C);
 	st(t, rc_at(t, b), LINK(head));
@@ -163,7 +144,7 @@ static void push_c(const struct tiles *t, uint32_t b)
 }
 
 /* Unlinks block b from list-c in O(1): that is what the prev links are for. `link` is refc[b]. */
-static void unlink_c(const struct tiles *t, uint32_t b, uint32_t link)
+static void unlink_c(const agb_tiles *t, uint32_t b, uint32_t link)
 {
 	uint32_t next = link & END;
 	uint32_t prev = ld(t, r2r_at(t, b));
@@ -176,7 +157,7 @@ static void unlink_c(const struct tiles *t, uint32_t b, uint32_t link)
 }
 
 /* A free pair goes back to list-a in the shared half and to list-b above it. */
-static void push_pair(const struct tiles *t, uint32_t b)
+static void push_pair(const agb_tiles *t, uint32_t b)
 {
 	uint32_t head = t->meta + (b < t->shared ? HEAD_A : HEAD_B);
 	st(t, rc_at(t, b), LINK(ld(t, head)));
@@ -186,7 +167,7 @@ static void push_pair(const struct tiles *t, uint32_t b)
 
 /* The real per-upload cost: the tile's bytes read from ROM and stored to VRAM a word at a time
  * (what an ldmia/stmia loop or DMA does; VRAM takes no byte stores). */
-static void upload(const struct tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
+static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
 {
 	uint32_t bytes = bpp * 8u;
 	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
@@ -196,8 +177,7 @@ static void upload(const struct tiles *t, uint32_t rom_tile, uint32_t bpp, uint3
 }
 
 /* A ref of a tile that is not resident (map: its rom2ram entry): take a slot and upload. */
-__attribute__((noinline)) static uint32_t ref_miss(const struct tiles *t, uint32_t rom_tile,
-						   uint32_t bpp, uint32_t map)
+uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map, uint32_t *detail)
 {
 	uint32_t b;
 	if (bpp == 8u) {
@@ -206,7 +186,7 @@ __attribute__((noinline)) static uint32_t ref_miss(const struct tiles *t, uint32
 		if (b == END)
 			b = pop(t, t->meta + HEAD_A, 0);
 		if (b == END)
-			return 0xFFFFu;
+			return AGB_TILES_NO_ROOM;
 		st(t, rc_at(t, b + 1u), TAIL8);
 	} else {
 		/* A leftover single first, so pairs stay whole for 8bpp tiles. */
@@ -214,7 +194,7 @@ __attribute__((noinline)) static uint32_t ref_miss(const struct tiles *t, uint32
 		if (b == END) {
 			b = pop(t, t->meta + HEAD_A, 0);
 			if (b == END)
-				return 0xFFFFu;
+				return AGB_TILES_NO_ROOM;
 			push_c(t, b + 1u);
 		}
 	}
@@ -222,38 +202,12 @@ __attribute__((noinline)) static uint32_t ref_miss(const struct tiles *t, uint32
 	st(t, r2r_at(t, b), rom_tile);
 	st(t, map, b);
 	upload(t, rom_tile, bpp, b);
-	return b;
-}
-
-uint32_t agb_tiles_ref(void *state, uint32_t rom_tile, uint32_t bpp, int *uploaded)
-{
-	struct tiles *t = state;
-	uint32_t map, b, c;
-
-	*uploaded = 0;
-	if (rom_tile == 0)
-		return 0; /* the transparent tile: no bookkeeping at all */
-	if (rom_tile >= t->rom_tiles)
-		return 0xFFFEu;
-	map = map_at(t, rom_tile, bpp);
-	b = ld(t, map);
-	if (b != UNUSED) {
-		/* Already in VRAM: the common case when scrolling, three accesses. */
-		c = ld(t, rc_at(t, b));
-		if (c >= COUNT_MAX)
-			return 0xFFFEu;
-		st(t, rc_at(t, b), c + 1u);
-		return b;
-	}
-	b = ref_miss(t, rom_tile, bpp, map);
-	if (b != 0xFFFFu)
-		*uploaded = 1;
+	*detail = AGB_VERB_UPLOADED;
 	return b;
 }
 
 /* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot. */
-__attribute__((noinline)) static void unref_last(const struct tiles *t, uint32_t block,
-						 uint32_t bpp)
+void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t partner, pc;
 	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
@@ -277,78 +231,16 @@ __attribute__((noinline)) static void unref_last(const struct tiles *t, uint32_t
 	}
 }
 
-int agb_tiles_unref_block(void *state, uint32_t block, uint32_t bpp)
+void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)
 {
-	struct tiles *t = state;
-	uint32_t c;
-
-	if (block < 2u)
-		return 0;
-	c = ld(t, rc_at(t, block));
-	if (c > 1u) {
-		st(t, rc_at(t, block), c - 1u);
-		return 0;
-	}
-	unref_last(t, block, bpp);
-	return 1;
-}
-
-void agb_tiles_set_rom(void *state, uint32_t rom4_addr, uint32_t rom8_addr)
-{
-	struct tiles *t = state;
 	t->rom4 = rom4_addr;
 	t->rom8 = rom8_addr;
-}
-
-/* Core-table verbs: the trace's ["ref", t, bpp] / ["unref", t, bpp] on the public calls. An
- * unref names the ROM tile; the ROM->RAM lookup stands in for the game reading the RAM index from
- * its screen map. */
-static int ref_verb(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
-{
-	int up;
-	uint32_t b;
-
-	*detail = 0;
-	if (bpp != 4u && bpp != 8u)
-		return AGB_VERB_BAD;
-	b = agb_tiles_ref(state, rom_tile, bpp, &up);
-	if (b == 0xFFFFu)
-		return AGB_VERB_FAILED;
-	if (b == 0xFFFEu)
-		return AGB_VERB_BAD;
-	if (up)
-		*detail = AGB_VERB_UPLOADED;
-	return AGB_VERB_DONE;
-}
-
-static int unref_verb(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
-{
-	struct tiles *t = state;
-	uint32_t b;
-
-	*detail = 0;
-	if (bpp != 4u && bpp != 8u)
-		return AGB_VERB_BAD;
-	if (rom_tile == 0)
-		return AGB_VERB_DONE;
-	if (rom_tile >= t->rom_tiles)
-		return AGB_VERB_BAD;
-	b = ld(t, map_at(t, rom_tile, bpp));
-	if (b == UNUSED) {
-		/* No live upload: every ref still outstanding for this tile failed, so this unref
-		 * belongs to a failed one (the loader has ruled out unmatched unrefs). */
-		*detail = AGB_VERB_SKIPPED;
-		return AGB_VERB_DONE;
-	}
-	if (agb_tiles_unref_block(t, b, bpp))
-		*detail = AGB_VERB_RELEASED;
-	return AGB_VERB_DONE;
 }
 
 /* What one block is, for stats, walk and check. */
 enum block_kind { BK_FREE, BK_USED4, BK_USED8_HEAD, BK_USED8_TAIL, BK_RESERVED, BK_BAD };
 
-static enum block_kind kind_of(const struct tiles *t, uint32_t b)
+static enum block_kind kind_of(const agb_tiles *t, uint32_t b)
 {
 	uint32_t v = AGB_PEEK16(t->m, rc_at(t, b));
 	if (v == RESERVED)
@@ -364,9 +256,8 @@ static enum block_kind kind_of(const struct tiles *t, uint32_t b)
 	return BK_USED4;
 }
 
-static void stats(void *state, struct agb_heap_stats *out)
+void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out)
 {
-	struct tiles *t = state;
 	uint32_t run = 0;
 	*out = (struct agb_heap_stats){0};
 	for (uint32_t b = 0; b <= t->blocks; b++) {
@@ -385,9 +276,8 @@ static void stats(void *state, struct agb_heap_stats *out)
 	}
 }
 
-static void walk(void *state, agb_walk_fn fn, void *ctx)
+void agb_tiles_walk(agb_tiles *t, agb_walk_fn fn, void *ctx)
 {
-	struct tiles *t = state;
 	uint32_t start = 0;
 	enum agb_run_kind cur = AGB_RUN_USED;
 	for (uint32_t b = 0; b < t->blocks; b++) {
@@ -421,7 +311,7 @@ static void walk(void *state, agb_walk_fn fn, void *ctx)
 
 /* Walks one list: every element must be a free link of the right shape; returns its length,
  * or B + 1 when it is longer than the pool (a cycle). */
-static uint32_t list_len(const struct tiles *t, uint32_t head_off, int kind, const char **why)
+static uint32_t list_len(const agb_tiles *t, uint32_t head_off, int kind, const char **why)
 {
 	uint32_t n = 0, prev = UNUSED;
 	uint32_t b = AGB_PEEK16(t->m, t->meta + head_off);
@@ -468,9 +358,8 @@ static uint32_t list_len(const struct tiles *t, uint32_t head_off, int kind, con
 	return n;
 }
 
-static int check(void *state, const char **why)
+int agb_tiles_check(agb_tiles *t, const char **why)
 {
-	struct tiles *t = state;
 	uint32_t links = 0, pair_tails = 0, resident = 0, mapped = 0;
 
 	if (AGB_PEEK16(t->m, rc_at(t, 0)) != RESERVED || AGB_PEEK16(t->m, rc_at(t, 1)) != RESERVED)
@@ -517,15 +406,14 @@ static int check(void *state, const char **why)
 		}
 	}
 	{
-		uint32_t na = list_len(t, HEAD_A, 'a', why), nb, nc;
-		if (*why != NULL)
-			return 1;
-		nb = list_len(t, HEAD_B, 'b', why);
-		if (*why != NULL)
-			return 1;
-		nc = list_len(t, HEAD_C, 'c', why);
-		if (*why != NULL)
-			return 1;
+		const char *lw = NULL; /* *why stays untouched on success */
+		uint32_t na = list_len(t, HEAD_A, 'a', &lw), nb = 0, nc = 0;
+		if (lw == NULL)
+			nb = list_len(t, HEAD_B, 'b', &lw);
+		if (lw == NULL)
+			nc = list_len(t, HEAD_C, 'c', &lw);
+		if (lw != NULL)
+			FAIL(lw);
 		if (na + nb != pair_tails)
 			FAIL("tiles: free pairs and list-a/b lengths disagree");
 		if (na + nb + nc != links)
@@ -545,32 +433,38 @@ static int check(void *state, const char **why)
 	return 0;
 }
 
-static uint32_t overhead_bytes(void *state)
+uint32_t agb_tiles_overhead_bytes(agb_tiles *t)
 {
-	const struct tiles *t = state;
 	/* Bookkeeping outside VRAM, the screen maps (VRAM that holds no tiles) and the reserved
 	 * transparent pair are all bytes the pool cannot hand out. */
 	return t->meta_bytes + (t->arena_bytes - t->blocks * AGB_TILES_BLOCK_BYTES) + 64u;
 }
+
+AGB_CORE_ADAPTER(tiles, init)
+AGB_CORE_ADAPTER(tiles, stats)
+AGB_CORE_ADAPTER(tiles, walk)
+AGB_CORE_ADAPTER(tiles, check)
+AGB_CORE_ADAPTER(tiles, overhead_bytes)
+AGB_CORE_ADAPTER(tiles, ref_verb)
+AGB_CORE_ADAPTER(tiles, unref)
 
 const struct agb_heap_core agb_tiles_core = {
 	.name = "tiles",
 	.summary = "BG tile manager: ref-counted ROM->VRAM tiles, shared 4bpp/8bpp pairs, O(1) (seed)",
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
 	.unit = AGB_TILES_BLOCK_BYTES,
-	.state_bytes = sizeof(struct tiles),
-	.init = init,
+	.state_bytes = sizeof(agb_tiles),
+	.init = core_init,
 	.alloc = NULL,
 	.free = NULL,
 	.realloc = NULL,
-	.stats = stats,
-	.walk = walk,
-	.check = check,
-	.overhead_bytes = overhead_bytes,
-	.ref = ref_verb,
-	.unref = unref_verb,
-	/* Pre-calibration estimate for Thumb in ROM (not yet fitted against mGBA): about 10
-	 * instructions of call, dispatch and return, and half a cycle of address arithmetic per
+	.stats = core_stats,
+	.walk = core_walk,
+	.check = core_check,
+	.overhead_bytes = core_overhead_bytes,
+	.ref = core_ref,
+	.unref = core_unref,
+	/* Estimate for Thumb in ROM: about 10 instructions of call, dispatch and return, and half a cycle of address arithmetic per
 	 * counted access (the copy loop moves a word per access with ldmia/stmia). */
 	.model = {.alloc_base = 0, .free_base = 12, .realloc_base = 0, .per_access = 8},
 };

@@ -14,6 +14,7 @@
 
 #include "agb/machine.h"
 #include "agb/obj.h"
+#include "agb/obj_fast.h"
 
 #define OBJ_BASE MEM_VRAM_OBJ
 #define META_BASE MEM_EWRAM

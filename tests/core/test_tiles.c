@@ -76,9 +76,9 @@ static void assert_ok(void)
 		fail_msg("check: %s", why);
 }
 
-static uint32_t ref(uint32_t tile, uint32_t bpp, int *up)
+static uint32_t ref(uint32_t tile, uint32_t bpp, uint32_t *up)
 {
-	int dummy;
+	uint32_t dummy;
 	return agb_tiles_ref(S, tile, bpp, up != NULL ? up : &dummy);
 }
 
@@ -102,7 +102,7 @@ static void assert_transparent(void)
 static void transparent_tile_is_never_allocated(void **state)
 {
 	(void)state;
-	int up = 1;
+	uint32_t up = 1;
 	uint32_t n = 0, b;
 	start(VRAM_BG_SIZE, 0);
 	assert_transparent();
@@ -112,12 +112,12 @@ static void transparent_tile_is_never_allocated(void **state)
 	assert_int_equal(ref(0, 8, &up), 0);
 	assert_int_equal(agb_machine_accesses(M), 0); /* no bookkeeping at all */
 	/* Fill VRAM completely with 8bpp then 4bpp tiles: no block below 2 is ever used. */
-	while ((b = ref(1 + n, 8, NULL)) != 0xFFFFu) {
+	while ((b = ref(1 + n, 8, NULL)) != AGB_TILES_NO_ROOM) {
 		assert_true(b >= 2u && b % 2u == 0);
 		n++;
 	}
 	assert_int_equal(n, (1792u - 2u) / 2u);
-	assert_int_equal(ref(2000, 4, NULL), 0xFFFFu);
+	assert_int_equal(ref(2000, 4, NULL), AGB_TILES_NO_ROOM);
 	assert_transparent();
 	assert_ok();
 }
@@ -167,7 +167,7 @@ static void four_bpp_free_either_order(void **state)
 static void reference_counting(void **state)
 {
 	(void)state;
-	int up = 0;
+	uint32_t up = 0;
 	start(VRAM_BG_SIZE, 0);
 	assert_int_equal(ref(77, 4, &up), 2);
 	assert_int_equal(up, 1);
@@ -366,10 +366,10 @@ static void random_run(uint32_t arena, uint32_t flags, uint32_t ops, uint32_t se
 		/* Bias towards refs while few tiles are live, unrefs later: pressure comes and goes. */
 		int do_ref = (next_rand() % 100u) < ((op / (ops / 8u)) % 2u ? 40u : 60u);
 		if (do_ref) {
-			int up = 0;
+			uint32_t up = 0;
 			uint32_t b = ref(tile, bpp, &up);
 			live[d][tile]++;
-			if (b == 0xFFFFu) {
+			if (b == AGB_TILES_NO_ROOM) {
 				assert_true(live[d][tile] == failed[d][tile] + 1u);
 				failed[d][tile]++;
 				fails++;

@@ -1,0 +1,77 @@
+/* `obj-fast`: the placement rule of `obj` (agb/obj.h) found with word operations on free-block
+ * bitmaps and summary words instead of a byte-per-block scan. Every decision equals `obj`'s.
+ *
+ * Bookkeeping in the meta area, 32 blocks per 32-bit word (bit i of word w is block 32w + i):
+ *   free[w]     1 = block free (blocks outside the usable range are never free);
+ *   start[w]    1 = first block of an allocation (free needs the length: it runs to the next
+ *               start bit or free bit, the role the CONTINUE value plays in `obj`);
+ *   summary[L]  seven nested levels, in this order: c0, EVEN, c1, .., c5. Class k: bit w set
+ *               when word w holds an aligned free run of 2^k blocks; EVEN: bit w set when word w
+ *               has a free block at an even index (the 8bpp one-block tile). Each level implies
+ *               the ones before it, so an update flips one contiguous range of levels.
+ * A sprite shape (n = 2^k <= 32 blocks, no larger align) is: the lowest set bit of its level's
+ * summary is the first word with a candidate, and in that word the lowest all-free field of
+ * 2^k blocks. Strips (n not a power of two, up to 32 blocks: animation frames of 3, 6, 12, 24
+ * tiles) look only at words that hold a free run of half their rounded size, up to the first
+ * word that holds a whole rounded-size run (which always fits), each tested with a few word
+ * operations. 64+ blocks are runs of wholly free words, found on class 5's summary. */
+#ifndef AGB_OBJ_FAST_H
+#define AGB_OBJ_FAST_H
+
+#include <stdint.h>
+
+#include "agb/heap.h"
+#include "agb/obj.h"
+
+#define AGB_OBJ_FAST_LEVELS 7u /* c0, EVEN, c1 .. c5 */
+
+/* Meta-area bytes for an arena of `nblocks` 32-byte blocks: free and start bitmaps, summaries. */
+#define AGB_OBJ_FAST_META_BYTES(nblocks) (8u * (((uint32_t)(nblocks) + 31u) / 32u) + 4u * AGB_OBJ_FAST_LEVELS)
+
+/* `obj-fast`'s state (IWRAM globals in a game). */
+typedef struct agb_obj_fast {
+	agb_machine *m;
+	uint32_t arena;   /* GBA address of block 0 */
+	uint32_t free;    /* meta: nwords words */
+	uint32_t start;   /* meta: nwords words */
+	uint32_t summary; /* meta: AGB_OBJ_FAST_LEVELS words */
+	uint32_t first;   /* first usable block */
+	uint32_t nblocks;
+	uint32_t nwords;
+	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
+	/* Zero-field constants of the nested levels (lvl_lo: low bit of every field, lvl_hi: high
+	 * bit), kept here so the fast paths load them from the state, not ROM. */
+	uint32_t lvl_lo[AGB_OBJ_FAST_LEVELS];
+	uint32_t lvl_hi[AGB_OBJ_FAST_LEVELS];
+} agb_obj_fast;
+
+/* As agb_obj_init, with a meta area of AGB_OBJ_FAST_META_BYTES(arena / 32) bytes, 4-byte aligned
+ * (AGB_HEAP_BAD_ALIGNMENT otherwise). O(words). */
+int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_config *cfg);
+
+/* As agb_obj_alloc: the same block on every state, AGB_NULL (nothing changed, *granted = 0)
+ * when no candidate is free. O(1) for sprite shapes (a power of two of n <= 32 blocks, the 8bpp
+ * one-block tile) and for runs of whole words; strips test at most the words before the first
+ * one with a whole rounded-size run, a few word operations each. */
+uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
+
+/* Frees a live block from agb_obj_fast_alloc (anything else is undefined). O(words it spans). */
+void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr);
+
+/* Same runs as agb_obj_stats. Observation only. O(blocks). */
+void agb_obj_fast_stats(agb_obj_fast *h, struct agb_heap_stats *out);
+
+/* Same runs as agb_obj_walk. Observation only. O(blocks). */
+void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx);
+
+/* Returns 0 when no free or start bit lies outside the usable blocks, start bits are on used
+ * blocks only, each allocation obeys the placement rule and every summary word matches the
+ * free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
+int agb_obj_fast_check(agb_obj_fast *h, const char **why);
+
+/* The bitmaps and summary words (outside the arena). O(1). */
+uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h);
+
+extern const struct agb_heap_core agb_obj_fast_core;
+
+#endif
