@@ -5,7 +5,7 @@
  *
  * It is a struct agb_heap_core so the bench's replay engine drives it like any core, but it is
  * not in the host registry (src/core/registry.c): it runs only on the GBA, and the host cannot
- * check its decisions (docs/gba.md, "The newlib reference").
+ * check its decisions (src/gba/README.md, "The newlib reference").
  *
  * The arena reaches malloc through _sbrk below: init() hands it the trace's pool, _sbrk gives it
  * out from the bottom up and refuses ((void *)-1) what would cross the pool's end. The highest
