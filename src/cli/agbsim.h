@@ -72,8 +72,12 @@ uint32_t agbsim_min_arena_step(enum agb_arena arena);
 /* Reports (report.c). A report of several runs is one document (a JSON array, one CSV table). */
 void agbsim_report(FILE *out, enum agbsim_format fmt, const struct agbsim_run *runs, size_t n);
 
-/* One run as a JSON object (no trailing newline), each line prefixed by indent. */
-void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *indent);
+/* The run's name in reports: the trace's "name", else its path. */
+const char *agbsim_trace_name(const struct agbsim_run *r);
+
+/* One run as a JSON object, the next value of w (json_out.h): the report's keys. */
+struct agbsim_json;
+void agbsim_report_json_run(struct agbsim_json *w, const struct agbsim_run *r);
 
 /* The --events-out writer: ctx is the FILE and the event array. */
 struct agbsim_events_out {

@@ -5,51 +5,132 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cli/json_out.h"
+#include "cli/options.h"
 #include "trace/json_util.h"
+
+/* Where a compared metric lives in a run (struct agb_metrics) and when it is in the report:
+ * the same presence rules as report.c's JSON, so a run and a baseline written from one compare
+ * equal. */
+enum metric_kind {
+	METRIC_U32,       /* a uint32_t of struct agb_metrics, always present */
+	METRIC_U64,       /* a uint64_t of struct agb_metrics, always present */
+	METRIC_U32_NULL0, /* the same, JSON null when 0 (no arena size works) */
+	METRIC_TILE_U32,  /* the same, present for tile (BG VRAM) traces only */
+	METRIC_RATIO,     /* a double of struct agb_metrics, printed with 6 decimals */
+	METRIC_OP,        /* a figure of cycles[op], present when that op ran (count != 0) */
+	METRIC_ALL_OPS    /* a figure of all_ops, always present */
+};
 
 /* Every compared metric is "lower is better". Names as users write them (dots); the JSON path
  * is the same with '/'. Default tolerances: counts and bytes exact, ratios to 5e-4 (the JSON
- * carries 6 decimals), cycles exact too: the model is deterministic. */
+ * carries 6 decimals), cycles exact too: the model is deterministic. For METRIC_OP and
+ * METRIC_ALL_OPS, `at` is the figure's offset in struct agb_cycle_stats. */
 struct metric_def {
 	const char *name;
 	double rel, abs;
 	const char *unit;
+	enum metric_kind kind;
+	size_t at;
+	enum agb_op op;
 };
 
+#define M_U32(name, field, unit) {name, 0, 0, unit, METRIC_U32, offsetof(struct agb_metrics, field), 0}
+#define M_RATIO(name, field) {name, 0, 5e-4, "ratio", METRIC_RATIO, offsetof(struct agb_metrics, field), 0}
+#define M_OP(name, op, stat, abs) {name, 0, abs, "cycles", METRIC_OP, offsetof(struct agb_cycle_stats, stat), op}
+#define M_ALL(name, stat, abs) {name, 0, abs, "cycles", METRIC_ALL_OPS, offsetof(struct agb_cycle_stats, stat), 0}
+
 static const struct metric_def metric_defs[] = {
-	{"failures", 0, 0, "count"},
-	{"frag_failures", 0, 0, "count"},
-	{"corrupted_bytes", 0, 0, "bytes"},
-	{"min_arena_bytes", 0, 0, "bytes"},
-	{"overhead_bytes", 0, 0, "bytes"},
-	{"internal_bytes", 0, 0, "bytes"},
-	{"frag_external.mean", 0, 5e-4, "ratio"},
-	{"frag_external.max", 0, 5e-4, "ratio"},
-	{"frag_umm.mean", 0, 5e-4, "ratio"},
-	{"tile_failures", 0, 0, "count"},
-	{"tile_uploads", 0, 0, "count"},
-	{"cycles.alloc.mean", 0, 0.05, "cycles"},
-	{"cycles.alloc.p99", 0, 0, "cycles"},
-	{"cycles.alloc.max", 0, 0, "cycles"},
-	{"cycles.free.mean", 0, 0.05, "cycles"},
-	{"cycles.free.p99", 0, 0, "cycles"},
-	{"cycles.free.max", 0, 0, "cycles"},
-	{"cycles.realloc.mean", 0, 0.05, "cycles"},
-	{"cycles.realloc.max", 0, 0, "cycles"},
-	{"cycles.ref.mean", 0, 0.05, "cycles"},
-	{"cycles.ref.max", 0, 0, "cycles"},
-	{"cycles.unref.mean", 0, 0.05, "cycles"},
-	{"cycles.unref.max", 0, 0, "cycles"},
-	{"cycles.all_ops.mean", 0, 0.05, "cycles"},
-	{"cycles.all_ops.p99", 0, 0, "cycles"},
-	{"cycles.all_ops.max", 0, 0, "cycles"},
-	{"cycles.frame.max", 0, 0, "cycles"},
-	{"cycles.total", 0, 0, "cycles"},
+	M_U32("failures", failures, "count"),
+	M_U32("frag_failures", frag_failures, "count"),
+	M_U32("corrupted_bytes", corrupted_bytes, "bytes"),
+	{"min_arena_bytes", 0, 0, "bytes", METRIC_U32_NULL0, offsetof(struct agb_metrics, min_arena_bytes), 0},
+	M_U32("overhead_bytes", overhead_bytes, "bytes"),
+	M_U32("internal_bytes", internal_bytes, "bytes"),
+	M_RATIO("frag_external.mean", frag_external.mean),
+	M_RATIO("frag_external.max", frag_external.max),
+	M_RATIO("frag_umm.mean", frag_umm.mean),
+	{"tile_failures", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_failures), 0},
+	{"tile_uploads", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_uploads), 0},
+	M_OP("cycles.alloc.mean", AGB_OP_ALLOC, mean, 0.05),
+	M_OP("cycles.alloc.p99", AGB_OP_ALLOC, p99, 0),
+	M_OP("cycles.alloc.max", AGB_OP_ALLOC, max, 0),
+	M_OP("cycles.free.mean", AGB_OP_FREE, mean, 0.05),
+	M_OP("cycles.free.p99", AGB_OP_FREE, p99, 0),
+	M_OP("cycles.free.max", AGB_OP_FREE, max, 0),
+	M_OP("cycles.realloc.mean", AGB_OP_REALLOC, mean, 0.05),
+	M_OP("cycles.realloc.max", AGB_OP_REALLOC, max, 0),
+	M_OP("cycles.ref.mean", AGB_OP_REF, mean, 0.05),
+	M_OP("cycles.ref.max", AGB_OP_REF, max, 0),
+	M_OP("cycles.unref.mean", AGB_OP_UNREF, mean, 0.05),
+	M_OP("cycles.unref.max", AGB_OP_UNREF, max, 0),
+	M_ALL("cycles.all_ops.mean", mean, 0.05),
+	M_ALL("cycles.all_ops.p99", p99, 0),
+	M_ALL("cycles.all_ops.max", max, 0),
+	M_U32("cycles.frame.max", frame_max_cycles, "cycles"),
+	{"cycles.total", 0, 0, "cycles", METRIC_U64, offsetof(struct agb_metrics, total_cycles), 0},
 };
 #define METRIC_COUNT (sizeof metric_defs / sizeof metric_defs[0])
+
+/* The figure as the report prints it, read back: what a baseline written from this run holds. */
+static double as_printed(double v, int decimals)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.*f", decimals, v);
+	return strtod(buf, NULL);
+}
+
+static uint32_t u32_at(const void *base, size_t at)
+{
+	uint32_t v;
+	memcpy(&v, (const char *)base + at, sizeof v);
+	return v;
+}
+
+/* The value of metric d in run r: 1 with *v set, 0 for null, -1 when the report leaves it out
+ * (a run with no numbers leaves out all of them). */
+static int run_metric(const struct agbsim_run *r, const struct metric_def *d, double *v)
+{
+	const struct agb_metrics *m = &r->metrics;
+	const struct agb_cycle_stats *c = d->kind == METRIC_OP ? &m->cycles[d->op] : &m->all_ops;
+	if (r->status != AGBSIM_EXIT_OK)
+		return -1;
+	switch (d->kind) {
+	case METRIC_TILE_U32:
+		if (r->trace->arena != AGB_ARENA_BG_VRAM)
+			return -1;
+		/* fall through */
+	case METRIC_U32:
+	case METRIC_U32_NULL0:
+		*v = u32_at(m, d->at);
+		return d->kind == METRIC_U32_NULL0 && *v == 0 ? 0 : 1;
+	case METRIC_U64: {
+		uint64_t x;
+		memcpy(&x, (const char *)m + d->at, sizeof x);
+		*v = (double)x;
+		return 1;
+	}
+	case METRIC_RATIO: {
+		double x;
+		memcpy(&x, (const char *)m + d->at, sizeof x);
+		*v = as_printed(x, 6);
+		return 1;
+	}
+	case METRIC_OP:
+	case METRIC_ALL_OPS:
+		if (d->kind == METRIC_OP && c->count == 0)
+			return -1;
+		*v = d->at == offsetof(struct agb_cycle_stats, mean) ? as_printed(c->mean, 1)
+									 : u32_at(c, d->at);
+		return 1;
+	}
+	return -1;
+}
 
 struct tolerance {
 	double rel, abs;
@@ -80,33 +161,52 @@ static int add_finding(struct findings *f, struct finding x)
 	return 0;
 }
 
-void agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
-			     const char *tolerance_section)
+/* A run that produced no numbers: who, and why. */
+static void write_error_run(struct agbsim_json *w, const struct agbsim_run *r)
 {
-	fprintf(out, "{\n  \"agbsim_bench\": 1,\n  \"cycles\": \"%s\",\n",
-		n ? runs[0].cycle_source : "model");
-	if (tolerance_section != NULL)
-		fprintf(out, "  \"tolerances\": %s,\n", tolerance_section);
-	fputs("  \"runs\": [\n", out);
-	for (size_t i = 0; i < n; i++) {
-		const struct agbsim_run *r = &runs[i];
-		if (r->status == AGBSIM_EXIT_OK) {
-			agbsim_report_json_run(out, r, "    ");
-		} else {
-			fprintf(out, "    {\"trace\": \"%s\", \"path\": \"%s\", \"allocator\": \"%s\", "
-				     "\"arena\": \"%s\", \"error\": \"",
-				r->trace->name ? r->trace->name : r->trace_path, r->trace_path,
-				r->core->name, agb_arena_name(r->trace->arena));
-			for (const char *c = r->error; *c; c++)
-				if (*c == '"' || *c == '\\')
-					fprintf(out, "\\%c", *c);
-				else
-					fputc(*c, out);
-			fputs("\"}", out);
-		}
-		fputs(i + 1 < n ? ",\n" : "\n", out);
+	agbsim_json_object(w, AGBSIM_JSON_INLINE);
+	agbsim_json_key(w, "trace");
+	agbsim_json_string(w, agbsim_trace_name(r));
+	agbsim_json_key(w, "path");
+	agbsim_json_string(w, r->trace_path);
+	agbsim_json_key(w, "allocator");
+	agbsim_json_string(w, r->core->name);
+	agbsim_json_key(w, "arena");
+	agbsim_json_string(w, agb_arena_name(r->trace->arena));
+	agbsim_json_key(w, "error");
+	agbsim_json_string(w, r->error);
+	agbsim_json_end(w);
+}
+
+int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
+			    const cJSON *tolerances)
+{
+	struct agbsim_json w;
+	int rc = 0;
+	agbsim_json_init(&w, out);
+	agbsim_json_object(&w, AGBSIM_JSON_LINES);
+	agbsim_json_key(&w, "agbsim_bench");
+	agbsim_json_u32(&w, 1);
+	agbsim_json_key(&w, "cycles");
+	agbsim_json_string(&w, n ? runs[0].cycle_source : "model");
+	if (tolerances != NULL) {
+		agbsim_json_key(&w, "tolerances");
+		rc = agbsim_json_cjson(&w, tolerances);
+		if (rc != 0)
+			agbsim_json_null(&w);
 	}
-	fputs("  ]\n}\n", out);
+	agbsim_json_key(&w, "runs");
+	agbsim_json_array(&w, AGBSIM_JSON_LINES);
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].status == AGBSIM_EXIT_OK)
+			agbsim_report_json_run(&w, &runs[i]);
+		else
+			write_error_run(&w, &runs[i]);
+	}
+	agbsim_json_end(&w);
+	agbsim_json_end(&w);
+	agbsim_json_finish(&w);
+	return rc;
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -227,11 +327,70 @@ static int doc_error(const struct gate_doc *d, const char *json_path, const char
 	return AGBSIM_EXIT_USAGE;
 }
 
-/* Loads and checks the shape of a bench result document. */
+/* The JSON path of metric `name` in run `jp` ("runs/3/cycles/alloc/mean"). */
+static void metric_json_path(char *out, size_t n, const char *jp, const char *name)
+{
+	size_t k = (size_t)snprintf(out, n, "%s/", jp);
+	for (const char *c = name; *c != '\0' && k + 1 < n; c++)
+		out[k++] = *c == '.' ? '/' : *c;
+	out[k < n ? k : n - 1] = '\0';
+}
+
+/* Each run: an object with "trace" and "allocator" strings, every metric a number or null. */
+static int check_runs(const struct gate_doc *d)
+{
+	int i = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, d->runs)
+	{
+		char jp[64];
+		snprintf(jp, sizeof jp, "runs/%d", i);
+		if (!cJSON_IsObject(r))
+			return doc_error(d, jp, "run %d must be an object", i);
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "trace")) ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "allocator")))
+			return doc_error(d, jp, "run %d needs \"trace\" and \"allocator\" strings", i);
+		for (size_t k = 0; k < METRIC_COUNT; k++) {
+			double v;
+			if (metric_value(r, metric_defs[k].name, &v) == -2) {
+				char mp[160];
+				metric_json_path(mp, sizeof mp, jp, metric_defs[k].name);
+				return doc_error(d, mp, "\"%s\" must be a number or null",
+						 metric_defs[k].name);
+			}
+		}
+		i++;
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+/* "tolerances": known metric patterns, each a number (absolute) or "N%" (relative). */
+static int check_tolerances(const struct gate_doc *d)
+{
+	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(d->root, "tolerances");
+	const cJSON *t;
+	if (tol != NULL && !cJSON_IsObject(tol))
+		return doc_error(d, "tolerances", "\"tolerances\" must be an object");
+	cJSON_ArrayForEach(t, tol)
+	{
+		char jp[200];
+		struct tolerance x;
+		snprintf(jp, sizeof jp, "tolerances/%s", t->string);
+		if (!pattern_is_known(t->string))
+			return doc_error(d, jp, "unknown metric \"%s\" in tolerances", t->string);
+		if (cJSON_IsNumber(t) ? t->valuedouble < 0
+				      : (!cJSON_IsString(t) || parse_tolerance_text(t->valuestring, &x) != 0))
+			return doc_error(d, jp,
+					 "tolerance must be a number (absolute) or \"N%%\" (relative)");
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+/* Loads and checks the shape of a bench result document. On failure d still holds what was
+ * loaded: free_doc() it either way. */
 static int load_doc(struct gate_doc *d, const char *path)
 {
 	struct agb_diag diag;
-	int st;
 	memset(d, 0, sizeof *d);
 	d->path = path;
 	d->text = read_file(path, &d->len);
@@ -239,8 +398,7 @@ static int load_doc(struct gate_doc *d, const char *path)
 		agbsim_error("%s: cannot open: %s", path, strerror(errno));
 		return AGBSIM_EXIT_IO;
 	}
-	st = agb_json_parse(path, d->text, d->len, &d->root, &diag);
-	if (st != AGB_LOAD_OK) {
+	if (agb_json_parse(path, d->text, d->len, &d->root, &diag) != AGB_LOAD_OK) {
 		char msg[1024];
 		agb_diag_format(&diag, msg, sizeof msg);
 		agbsim_error("%s", msg);
@@ -253,55 +411,9 @@ static int load_doc(struct gate_doc *d, const char *path)
 	d->runs = cJSON_GetObjectItemCaseSensitive(d->root, "runs");
 	if (!cJSON_IsArray(d->runs))
 		return doc_error(d, d->runs ? "runs" : "", "\"runs\" must be an array of runs");
-	{
-		int i = 0;
-		const cJSON *r;
-		cJSON_ArrayForEach(r, d->runs)
-		{
-			char jp[64];
-			snprintf(jp, sizeof jp, "runs/%d", i);
-			if (!cJSON_IsObject(r))
-				return doc_error(d, jp, "run %d must be an object", i);
-			if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "trace")) ||
-			    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "allocator")))
-				return doc_error(d, jp, "run %d needs \"trace\" and \"allocator\" strings", i);
-			for (size_t k = 0; k < METRIC_COUNT; k++) {
-				double v;
-				if (metric_value(r, metric_defs[k].name, &v) == -2) {
-					char mp[160];
-					snprintf(mp, sizeof mp, "%s/", jp);
-					for (const char *c = metric_defs[k].name; *c; c++) {
-						size_t l = strlen(mp);
-						mp[l] = *c == '.' ? '/' : *c;
-						mp[l + 1] = '\0';
-					}
-					return doc_error(d, mp, "\"%s\" must be a number or null",
-							 metric_defs[k].name);
-				}
-			}
-			i++;
-		}
-	}
-	{
-		const cJSON *tol = cJSON_GetObjectItemCaseSensitive(d->root, "tolerances");
-		const cJSON *t;
-		if (tol != NULL && !cJSON_IsObject(tol))
-			return doc_error(d, "tolerances", "\"tolerances\" must be an object");
-		cJSON_ArrayForEach(t, tol)
-		{
-			char jp[200];
-			struct tolerance x;
-			snprintf(jp, sizeof jp, "tolerances/%s", t->string);
-			if (!pattern_is_known(t->string))
-				return doc_error(d, jp, "unknown metric \"%s\" in tolerances", t->string);
-			if (cJSON_IsNumber(t) ? t->valuedouble < 0
-					      : (!cJSON_IsString(t) ||
-						 parse_tolerance_text(t->valuestring, &x) != 0))
-				return doc_error(d, jp,
-						 "tolerance must be a number (absolute) or \"N%%\" (relative)");
-		}
-	}
-	return AGBSIM_EXIT_OK;
+	if (check_runs(d) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_USAGE;
+	return check_tolerances(d);
 }
 
 static void free_doc(struct gate_doc *d)
@@ -310,7 +422,7 @@ static void free_doc(struct gate_doc *d)
 	free(d->text);
 }
 
-static const cJSON *find_run(const cJSON *runs, const char *trace, const char *allocator)
+static const cJSON *find_base_run(const cJSON *runs, const char *trace, const char *allocator)
 {
 	const cJSON *r;
 	cJSON_ArrayForEach(r, runs)
@@ -321,6 +433,17 @@ static const cJSON *find_run(const cJSON *runs, const char *trace, const char *a
 		    strcmp(a->valuestring, allocator) == 0)
 			return r;
 	}
+	return NULL;
+}
+
+/* The first run of this bench with that trace name and core, or NULL. */
+static const struct agbsim_run *find_run(const struct agbsim_run *runs, size_t n, const char *trace,
+					 const char *allocator)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(agbsim_trace_name(&runs[i]), trace) == 0 &&
+		    strcmp(runs[i].core->name, allocator) == 0)
+			return &runs[i];
 	return NULL;
 }
 
@@ -419,55 +542,119 @@ static void print_pairs(FILE *out, const char *title, const struct findings *f, 
 			f->v[i].metric ? f->v[i].metric : "");
 }
 
-static void json_findings(FILE *out, const char *key, const struct findings *f, int last)
+/* What a comparison found: metrics worse or better beyond tolerance, pairs only on one side. */
+struct gate_result {
+	struct findings reg, imp, missing, added;
+	size_t compared;
+};
+
+static void free_result(struct gate_result *g)
 {
-	fprintf(out, "  \"%s\": [", key);
-	for (size_t i = 0; i < f->n; i++) {
-		const struct finding *x = &f->v[i];
-		char b[32], nw[32];
-		fmt_value(b, sizeof b, x->base, x->base_null);
-		fmt_value(nw, sizeof nw, x->now, x->now_null);
-		fprintf(out, "%s\n    {\"trace\": \"%s\", \"allocator\": \"%s\"", i ? "," : "",
-			x->trace, x->allocator);
-		if (x->metric != NULL)
-			fprintf(out, ", \"metric\": \"%s\", \"baseline\": %s, \"now\": %s", x->metric, b,
-				nw);
-		fputc('}', out);
-	}
-	fprintf(out, "%s]%s\n", f->n ? "\n  " : "", last ? "" : ",");
+	free(g->reg.v);
+	free(g->imp.v);
+	free(g->missing.v);
+	free(g->added.v);
 }
 
-static void report(FILE *out, int md, const char *baseline, const struct findings *reg,
-		   const struct findings *imp, const struct findings *missing,
-		   const struct findings *added, size_t compared, int allow_missing)
+static int gate_failed(const struct gate_result *g, int allow_missing)
 {
-	int failed = reg->n != 0 || (missing->n != 0 && !allow_missing);
+	return g->reg.n != 0 || (g->missing.n != 0 && !allow_missing);
+}
+
+/* The baseline or current figure of a finding: null, an integer, or 4 decimals. */
+static void json_finding_value(struct agbsim_json *w, double v, int is_null)
+{
+	if (is_null)
+		agbsim_json_null(w);
+	else
+		agbsim_json_fixed(w, v, v == floor(v) && fabs(v) < 1e15 ? 0 : 4);
+}
+
+static void json_findings(struct agbsim_json *w, const char *key, const struct findings *f)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_array(w, AGBSIM_JSON_LINES);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+		agbsim_json_object(w, AGBSIM_JSON_INLINE);
+		agbsim_json_key(w, "trace");
+		agbsim_json_string(w, x->trace);
+		agbsim_json_key(w, "allocator");
+		agbsim_json_string(w, x->allocator);
+		if (x->metric != NULL) {
+			agbsim_json_key(w, "metric");
+			agbsim_json_string(w, x->metric);
+			agbsim_json_key(w, "baseline");
+			json_finding_value(w, x->base, x->base_null);
+			agbsim_json_key(w, "now");
+			json_finding_value(w, x->now, x->now_null);
+		}
+		agbsim_json_end(w);
+	}
+	agbsim_json_end(w);
+}
+
+/* --diff-out: the comparison as JSON, written whole or not at all. */
+static int write_diff(const char *path, const char *baseline, const struct gate_result *g)
+{
+	struct agbsim_output o = {0};
+	struct agbsim_json w;
+	int rc = agbsim_output_open(&o, path);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	agbsim_json_init(&w, o.f);
+	agbsim_json_object(&w, AGBSIM_JSON_LINES);
+	agbsim_json_key(&w, "baseline");
+	agbsim_json_string(&w, baseline);
+	agbsim_json_key(&w, "pairs_compared");
+	agbsim_json_size(&w, g->compared);
+	json_findings(&w, "regressions", &g->reg);
+	json_findings(&w, "improvements", &g->imp);
+	json_findings(&w, "missing", &g->missing);
+	json_findings(&w, "new", &g->added);
+	agbsim_json_end(&w);
+	agbsim_json_finish(&w);
+	return agbsim_output_close(&o, 1);
+}
+
+static void report(FILE *out, int md, const char *baseline, const struct gate_result *g,
+		   int allow_missing)
+{
+	int failed = gate_failed(g, allow_missing);
 	if (md)
 		fprintf(out, "### agbsim gate: %s\n\n", failed ? "regression" : "ok");
-	fprintf(out, "%sagbsim gate: %s — %zu pairs compared with %s: %zu regressed metrics, %zu "
-		     "improved beyond tolerance, %zu pairs missing, %zu new%s\n",
-		md ? "" : "", failed ? "FAIL" : "ok", compared, baseline, reg->n, imp->n,
-		missing->n, added->n, md ? "" : "");
-	print_findings(out, "Regressed (worse than the baseline beyond tolerance)", reg, md);
+	fprintf(out, "agbsim gate: %s — %zu pairs compared with %s: %zu regressed metrics, %zu "
+		     "improved beyond tolerance, %zu pairs missing, %zu new\n",
+		failed ? "FAIL" : "ok", g->compared, baseline, g->reg.n, g->imp.n, g->missing.n,
+		g->added.n);
+	print_findings(out, "Regressed (worse than the baseline beyond tolerance)", &g->reg, md);
 	print_findings(out, "Improved beyond tolerance (refresh the baseline with --update-baseline)",
-		       imp, md);
+		       &g->imp, md);
 	print_pairs(out,
 		    allow_missing ? "Missing from this run (allowed by --allow-missing)"
 				  : "Missing from this run (a failure; --allow-missing accepts it)",
-		    missing, md);
-	print_pairs(out, "New in this run (not in the baseline)", added, md);
+		    &g->missing, md);
+	print_pairs(out, "New in this run (not in the baseline)", &g->added, md);
 }
 
-int agbsim_gate(FILE *out, const struct agbsim_run *runs, size_t n,
-		const struct agbsim_gate_options *opt)
+/* On CI (GITHUB_STEP_SUMMARY set), the markdown report is appended to the job summary too. */
+static void report_step_summary(const char *baseline, const struct gate_result *g,
+				int allow_missing)
 {
-	struct gate_doc base = {0}, cur = {0};
-	struct findings reg = {0}, imp = {0}, missing = {0}, added = {0};
-	char *mem = NULL;
-	size_t mem_len = 0, compared = 0;
-	int rc = AGBSIM_EXIT_OK;
-	FILE *ms;
+	const char *summary = getenv("GITHUB_STEP_SUMMARY");
+	FILE *s;
+	if (summary == NULL || *summary == '\0')
+		return;
+	s = fopen(summary, "a");
+	if (s == NULL)
+		return;
+	report(s, 1, baseline, g, allow_missing);
+	fclose(s);
+}
 
+/* --tolerance values: METRIC=REL% or METRIC=ABS, METRIC a known name or prefix pattern. */
+static int check_cli_tolerances(const struct agbsim_gate_options *opt)
+{
 	for (size_t i = 0; i < opt->n_tolerances; i++) {
 		const char *eq = strchr(opt->tolerances[i], '=');
 		struct tolerance t;
@@ -482,210 +669,198 @@ int agbsim_gate(FILE *out, const struct agbsim_run *runs, size_t n,
 		if (!pattern_is_known(pat))
 			return agbsim_usage_error("bench", "--tolerance: unknown metric '%s'", pat);
 	}
+	return AGBSIM_EXIT_OK;
+}
 
-	/* The current run as the same JSON a baseline holds: one comparison path for both. */
-	ms = open_memstream(&mem, &mem_len);
-	if (ms == NULL)
-		return AGBSIM_EXIT_IO;
-	agbsim_bench_write_json(ms, runs, n, NULL);
-	fclose(ms);
+/* One metric of one pair: a finding when it moved beyond tolerance. Returns 0, or -1 when out
+ * of memory. */
+static int compare_metric(struct gate_result *g, const cJSON *base, const struct agbsim_run *now,
+			  const struct metric_def *d, const cJSON *section,
+			  const struct agbsim_gate_options *opt)
+{
+	double b = 0, c = 0;
+	int hb = metric_value(base, d->name, &b), hc = run_metric(now, d, &c);
+	struct finding f = {str_of(base, "trace"), str_of(base, "allocator"), d->name, b, c,
+			    hb == 0, hc == 0};
+	struct tolerance t;
+	double slack;
+	if (hb < 0 || hc < 0)
+		return 0; /* not measured on one side (e.g. no realloc) */
+	if (hb == 0 || hc == 0) /* null = no arena size works: worse than any number */
+		return hb == hc ? 0 : add_finding(hc == 0 ? &g->reg : &g->imp, f);
+	t = tolerance_for(d->name, section, opt);
+	slack = fmax(t.abs, t.rel * fabs(b));
+	if (c > b + slack + 1e-9)
+		return add_finding(&g->reg, f);
+	if (c < b - slack - 1e-9)
+		return add_finding(&g->imp, f);
+	return 0;
+}
+
+/* Every baseline pair against this run, then the pairs only this run has. */
+static int compare(struct gate_result *g, const struct gate_doc *base,
+		   const struct agbsim_run *runs, size_t n, const struct agbsim_gate_options *opt)
+{
+	const cJSON *section = cJSON_GetObjectItemCaseSensitive(base->root, "tolerances");
+	const cJSON *r;
+	int bad = 0;
+	cJSON_ArrayForEach(r, base->runs)
 	{
-		struct agb_diag diag;
-		cur.path = "<this run>";
-		cur.text = mem;
-		cur.len = mem_len;
-		if (agb_json_parse(cur.path, mem, mem_len, &cur.root, &diag) != AGB_LOAD_OK) {
-			agbsim_error("internal error: bench JSON does not parse");
-			free(mem);
-			return AGBSIM_EXIT_IO;
+		const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
+		const struct agbsim_run *now = find_run(runs, n, trace, alloc);
+		if (now == NULL) {
+			bad |= add_finding(&g->missing, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
+			continue;
 		}
-		cur.runs = cJSON_GetObjectItemCaseSensitive(cur.root, "runs");
+		if (now->status != AGBSIM_EXIT_OK &&
+		    cJSON_GetObjectItemCaseSensitive(r, "error") == NULL) {
+			bad |= add_finding(&g->reg, (struct finding){trace, alloc, "run (now n/a)", 0, 0, 0, 1});
+			continue;
+		}
+		g->compared++;
+		for (size_t k = 0; k < METRIC_COUNT; k++)
+			bad |= compare_metric(g, r, now, &metric_defs[k], section, opt);
 	}
+	for (size_t i = 0; i < n; i++) {
+		const char *trace = agbsim_trace_name(&runs[i]), *alloc = runs[i].core->name;
+		if (find_base_run(base->runs, trace, alloc) == NULL)
+			bad |= add_finding(&g->added, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
+	}
+	return bad != 0 ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
+}
 
-	if (opt->baseline_path != NULL) {
-		const cJSON *r, *section;
-		rc = load_doc(&base, opt->baseline_path);
-		if (rc != AGBSIM_EXIT_OK)
-			goto done;
-		section = cJSON_GetObjectItemCaseSensitive(base.root, "tolerances");
-		cJSON_ArrayForEach(r, base.runs)
-		{
-			const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
-			const cJSON *now = find_run(cur.runs, trace, alloc);
-			if (now == NULL) {
-				add_finding(&missing, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
-				continue;
-			}
-			if (cJSON_GetObjectItemCaseSensitive(now, "error") != NULL &&
-			    cJSON_GetObjectItemCaseSensitive(r, "error") == NULL) {
-				add_finding(&reg, (struct finding){trace, alloc, "run (now n/a)", 0, 0, 0, 1});
-				continue;
-			}
-			compared++;
-			for (size_t k = 0; k < METRIC_COUNT; k++) {
-				const char *metric = metric_defs[k].name;
-				double b = 0, c = 0;
-				int hb = metric_value(r, metric, &b), hc = metric_value(now, metric, &c);
-				struct tolerance t;
-				struct finding f = {trace, alloc, metric, b, c, hb == 0, hc == 0};
-				if (hb < 0 || hc < 0)
-					continue; /* not measured on one side (e.g. no realloc) */
-				if (hb == 0 || hc == 0) {
-					/* null = no arena size works: worse than any number */
-					if (hb != hc)
-						add_finding(hc == 0 ? &reg : &imp, f);
-					continue;
-				}
-				t = tolerance_for(metric, section, opt);
-				{
-					double slack = fmax(t.abs, t.rel * fabs(b));
-					if (c > b + slack + 1e-9)
-						add_finding(&reg, f);
-					else if (c < b - slack - 1e-9)
-						add_finding(&imp, f);
-				}
-			}
-		}
-		cJSON_ArrayForEach(r, cur.runs)
-		{
-			const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
-			if (find_run(base.runs, trace, alloc) == NULL)
-				add_finding(&added, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
-		}
-		report(out, opt->format == FORMAT_MD, opt->baseline_path, &reg, &imp, &missing, &added,
-		       compared, opt->allow_missing);
-		{
-			const char *summary = getenv("GITHUB_STEP_SUMMARY");
-			if (summary != NULL && *summary != '\0') {
-				FILE *s = fopen(summary, "a");
-				if (s != NULL) {
-					report(s, 1, opt->baseline_path, &reg, &imp, &missing, &added,
-					       compared, opt->allow_missing);
-					fclose(s);
-				}
-			}
-		}
-		if (opt->diff_out != NULL) {
-			FILE *d = fopen(opt->diff_out, "w");
-			if (d == NULL) {
-				agbsim_error("%s: cannot write: %s", opt->diff_out, strerror(errno));
-				rc = AGBSIM_EXIT_IO;
-				goto done;
-			}
-			fprintf(d, "{\n  \"baseline\": \"%s\",\n  \"pairs_compared\": %zu,\n",
-				opt->baseline_path, compared);
-			json_findings(d, "regressions", &reg, 0);
-			json_findings(d, "improvements", &imp, 0);
-			json_findings(d, "missing", &missing, 0);
-			json_findings(d, "new", &added, 1);
-			fputs("}\n", d);
-			if (fclose(d) != 0) {
-				rc = AGBSIM_EXIT_IO;
-				goto done;
-			}
-		}
-		if (reg.n != 0 || (missing.n != 0 && !opt->allow_missing))
-			rc = AGBSIM_EXIT_REGRESSION;
+/* --baseline: compare, print the report (and the CI summary, and --diff-out). */
+static int gate_compare(FILE *out, const struct agbsim_run *runs, size_t n,
+			const struct agbsim_gate_options *opt)
+{
+	struct gate_doc base;
+	struct gate_result g = {0};
+	int rc = load_doc(&base, opt->baseline_path);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = compare(&g, &base, runs, n, opt);
+	if (rc == AGBSIM_EXIT_OK) {
+		report(out, opt->format == FORMAT_MD, opt->baseline_path, &g, opt->allow_missing);
+		report_step_summary(opt->baseline_path, &g, opt->allow_missing);
+		if (opt->diff_out != NULL)
+			rc = write_diff(opt->diff_out, opt->baseline_path, &g);
 	}
-
-	if (opt->update_path != NULL) {
-		/* Keep the baseline's own tolerance section: it is policy, not a measurement. */
-		struct gate_doc old = {0};
-		char *section = NULL, tmp[4096];
-		FILE *f;
-		if (fopen(opt->update_path, "r") != NULL || errno != ENOENT) {
-			int st = load_doc(&old, opt->update_path);
-			if (st != AGBSIM_EXIT_OK) {
-				free_doc(&old);
-				rc = st;
-				goto done;
-			}
-			{
-				const cJSON *tol = cJSON_GetObjectItemCaseSensitive(old.root, "tolerances");
-				if (tol != NULL)
-					section = cJSON_Print(tol);
-			}
-			free_doc(&old);
-		}
-		snprintf(tmp, sizeof tmp, "%s.part", opt->update_path);
-		f = fopen(tmp, "w");
-		if (f == NULL) {
-			agbsim_error("%s: cannot write: %s", opt->update_path, strerror(errno));
-			free(section);
-			rc = AGBSIM_EXIT_IO;
-			goto done;
-		}
-		agbsim_bench_write_json(f, runs, n, section);
-		free(section);
-		if (fclose(f) != 0 || rename(tmp, opt->update_path) != 0) {
-			agbsim_error("%s: cannot write: %s", opt->update_path, strerror(errno));
-			remove(tmp);
-			rc = AGBSIM_EXIT_IO;
-			goto done;
-		}
-		fprintf(stderr, "agbsim: wrote baseline %s (%zu runs)\n", opt->update_path, n);
-	}
-done:
-	free(reg.v);
-	free(imp.v);
-	free(missing.v);
-	free(added.v);
-	if (base.root != NULL || base.text != NULL)
-		free_doc(&base);
-	cJSON_Delete(cur.root);
-	free(mem);
+	if (rc == AGBSIM_EXIT_OK && gate_failed(&g, opt->allow_missing))
+		rc = AGBSIM_EXIT_REGRESSION;
+	free_result(&g);
+	free_doc(&base);
 	return rc;
+}
+
+/* --update-baseline: rewrite the file from this run, keeping its tolerance section (policy,
+ * not a measurement), whole or not at all. */
+static int update_baseline(const char *path, const struct agbsim_run *runs, size_t n)
+{
+	struct gate_doc old = {0};
+	struct agbsim_output o = {0};
+	struct stat sb;
+	int rc = AGBSIM_EXIT_OK;
+	if (stat(path, &sb) == 0 || errno != ENOENT)
+		rc = load_doc(&old, path);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = agbsim_output_open(&o, path);
+	if (rc == AGBSIM_EXIT_OK) {
+		int bad = agbsim_bench_write_json(
+			o.f, runs, n, cJSON_GetObjectItemCaseSensitive(old.root, "tolerances"));
+		if (bad)
+			agbsim_error("%s: out of memory keeping the tolerances", path);
+		rc = agbsim_output_close(&o, !bad);
+		if (bad)
+			rc = AGBSIM_EXIT_IO;
+	}
+	if (rc == AGBSIM_EXIT_OK)
+		fprintf(stderr, "agbsim: wrote baseline %s (%zu runs)\n", path, n);
+	free_doc(&old);
+	return rc;
+}
+
+int agbsim_gate(FILE *out, const struct agbsim_run *runs, size_t n,
+		const struct agbsim_gate_options *opt)
+{
+	int rc = check_cli_tolerances(opt);
+	if (rc == AGBSIM_EXIT_OK && opt->baseline_path != NULL)
+		rc = gate_compare(out, runs, n, opt);
+	if ((rc == AGBSIM_EXIT_OK || rc == AGBSIM_EXIT_REGRESSION) && opt->update_path != NULL) {
+		int urc = update_baseline(opt->update_path, runs, n);
+		if (urc != AGBSIM_EXIT_OK)
+			rc = urc;
+	}
+	return rc;
+}
+
+/* "TRACE/ALLOCATOR" plus, when metric is not NULL, " METRIC": the export's names. */
+static char *pair_name(const struct agbsim_run *r, const char *metric)
+{
+	const char *trace = agbsim_trace_name(r);
+	size_t len = strlen(trace) + strlen(r->core->name) + (metric ? strlen(metric) : 0) + 3;
+	char *s = malloc(len);
+	if (s != NULL)
+		snprintf(s, len, "%s/%s%s%s", trace, r->core->name, metric ? " " : "",
+			 metric ? metric : "");
+	return s;
+}
+
+/* One run's metrics: BMF's {"METRIC": {"value": V}} members, or gab's array entries. */
+static int export_run(struct agbsim_json *w, int bmf, const struct agbsim_run *r)
+{
+	for (size_t k = 0; k < METRIC_COUNT; k++) {
+		const struct metric_def *d = &metric_defs[k];
+		double v;
+		if (run_metric(r, d, &v) != 1)
+			continue;
+		if (bmf) {
+			agbsim_json_key(w, d->name);
+			agbsim_json_object(w, AGBSIM_JSON_INLINE);
+		} else {
+			char *name = pair_name(r, d->name);
+			if (name == NULL)
+				return -1;
+			agbsim_json_object(w, AGBSIM_JSON_INLINE);
+			agbsim_json_key(w, "name");
+			agbsim_json_string(w, name);
+			free(name);
+			agbsim_json_key(w, "unit");
+			agbsim_json_string(w, d->unit);
+		}
+		agbsim_json_key(w, "value");
+		agbsim_json_sig(w, v, 6);
+		agbsim_json_end(w);
+	}
+	return 0;
 }
 
 int agbsim_export(FILE *out, const char *format, const struct agbsim_run *runs, size_t n)
 {
-	int bmf = strcmp(format, "bmf") == 0, gab = strcmp(format, "gab") == 0;
-	char *mem = NULL;
-	size_t mem_len = 0;
-	struct agb_diag diag;
-	cJSON *root = NULL;
-	const cJSON *r;
-	FILE *ms;
-	int first = 1;
-	if (!bmf && !gab)
+	int bmf = strcmp(format, "bmf") == 0;
+	struct agbsim_json w;
+	if (!bmf && strcmp(format, "gab") != 0)
 		return -1;
-	ms = open_memstream(&mem, &mem_len);
-	if (ms == NULL)
-		return -1;
-	agbsim_bench_write_json(ms, runs, n, NULL);
-	fclose(ms);
-	if (agb_json_parse("<this run>", mem, mem_len, &root, &diag) != AGB_LOAD_OK) {
-		free(mem);
-		return -1;
-	}
-	fputs(bmf ? "{\n" : "[\n", out);
-	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "runs"))
-	{
-		const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
-		int first_metric = 1;
-		if (cJSON_GetObjectItemCaseSensitive(r, "error") != NULL)
+	agbsim_json_init(&w, out);
+	if (bmf)
+		agbsim_json_object(&w, AGBSIM_JSON_LINES);
+	else
+		agbsim_json_array(&w, AGBSIM_JSON_LINES);
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].status != AGBSIM_EXIT_OK)
 			continue;
-		if (bmf)
-			fprintf(out, "%s  \"%s/%s\": {", first ? "" : ",\n", trace, alloc);
-		for (size_t k = 0; k < METRIC_COUNT; k++) {
-			double v;
-			if (metric_value(r, metric_defs[k].name, &v) != 1)
-				continue;
-			if (bmf)
-				fprintf(out, "%s\n    \"%s\": {\"value\": %.6g}", first_metric ? "" : ",",
-					metric_defs[k].name, v);
-			else
-				fprintf(out, "%s  {\"name\": \"%s/%s %s\", \"unit\": \"%s\", \"value\": %.6g}",
-					first && first_metric ? "" : ",\n", trace, alloc,
-					metric_defs[k].name, metric_defs[k].unit, v);
-			first_metric = 0;
+		if (bmf) {
+			char *key = pair_name(&runs[i], NULL);
+			if (key == NULL)
+				return -1;
+			agbsim_json_key(&w, key);
+			free(key);
+			agbsim_json_object(&w, AGBSIM_JSON_LINES);
 		}
+		if (export_run(&w, bmf, &runs[i]) != 0)
+			return -1;
 		if (bmf)
-			fputs("\n  }", out);
-		first = 0;
+			agbsim_json_end(&w);
 	}
-	fputs(bmf ? "\n}\n" : "\n]\n", out);
-	cJSON_Delete(root);
-	free(mem);
+	agbsim_json_end(&w);
+	agbsim_json_finish(&w);
 	return 0;
 }

@@ -17,9 +17,13 @@ struct agbsim_gate_options {
 	enum agbsim_format format;   /* table or md */
 };
 
-/* Writes the bench result set as JSON (the baseline format). */
-void agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
-			     const char *tolerance_section);
+typedef struct cJSON cJSON;
+
+/* Writes the bench result set as JSON (the baseline format), with a "tolerances" section when
+ * tolerances is not NULL. Returns 0, or -1 when the section could not be printed (out of
+ * memory; it is written as null then). */
+int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
+			    const cJSON *tolerances);
 
 /* Compares runs with the baseline and/or rewrites it, printing the comparison to out.
  * Returns AGBSIM_EXIT_OK, AGBSIM_EXIT_REGRESSION when a metric got worse beyond tolerance or

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/agbsim.h"
+#include "cli/json_out.h"
 
 static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
 					   AGB_OP_UNREF};
@@ -14,7 +15,7 @@ static const enum agb_op extra_ops[] = {AGB_OP_SPR_SHOW, AGB_OP_SPR_Z, AGB_OP_SP
 					AGB_OP_FRAME};
 #define EXTRA_OP_COUNT (sizeof extra_ops / sizeof extra_ops[0])
 
-static const char *trace_name(const struct agbsim_run *r)
+const char *agbsim_trace_name(const struct agbsim_run *r)
 {
 	return r->trace->name != NULL ? r->trace->name : r->trace_path;
 }
@@ -24,121 +25,183 @@ static int is_tile_trace(const struct agbsim_run *r)
 	return r->trace->arena == AGB_ARENA_BG_VRAM;
 }
 
-/* JSON string with the escapes JSON requires. */
-static void json_string(FILE *out, const char *s)
+static void json_cycles(struct agbsim_json *w, const char *key, const struct agb_cycle_stats *c)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
+	agbsim_json_key(w, key);
+	agbsim_json_object(w, AGBSIM_JSON_INLINE);
+	agbsim_json_key(w, "count");
+	agbsim_json_u32(w, c->count);
+	agbsim_json_key(w, "mean");
+	agbsim_json_fixed(w, c->mean, 1);
+	agbsim_json_key(w, "p50");
+	agbsim_json_u32(w, c->p50);
+	agbsim_json_key(w, "p95");
+	agbsim_json_u32(w, c->p95);
+	agbsim_json_key(w, "p99");
+	agbsim_json_u32(w, c->p99);
+	agbsim_json_key(w, "max");
+	agbsim_json_u32(w, c->max);
+	agbsim_json_key(w, "total");
+	agbsim_json_u64(w, c->total);
+	agbsim_json_end(w);
+}
+
+static void json_frag(struct agbsim_json *w, const char *key, const struct agb_frag_stats *f)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_object(w, AGBSIM_JSON_INLINE);
+	agbsim_json_key(w, "mean");
+	agbsim_json_fixed(w, f->mean, 6);
+	agbsim_json_key(w, "max");
+	agbsim_json_fixed(w, f->max, 6);
+	agbsim_json_key(w, "final");
+	agbsim_json_fixed(w, f->final, 6);
+	agbsim_json_end(w);
+}
+
+/* Members on the current line of a "lines" object: "a": 1, "b": 2, ... */
+static void json_u32_row(struct agbsim_json *w, const char *const *keys, const uint32_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i != 0)
+			agbsim_json_same_line(w);
+		agbsim_json_key(w, keys[i]);
+		agbsim_json_u32(w, v[i]);
 	}
-	fputc('"', out);
 }
 
-static void json_cycles(FILE *out, const char *key, const struct agb_cycle_stats *c)
+static void json_u32_or_null(struct agbsim_json *w, const char *key, uint32_t v, int present)
 {
-	fprintf(out,
-		"\"%s\": {\"count\": %u, \"mean\": %.1f, \"p50\": %u, \"p95\": %u, \"p99\": %u, "
-		"\"max\": %u, \"total\": %" PRIu64 "}",
-		key, c->count, c->mean, c->p50, c->p95, c->p99, c->max, c->total);
+	agbsim_json_key(w, key);
+	if (present)
+		agbsim_json_u32(w, v);
+	else
+		agbsim_json_null(w);
 }
 
-static void json_frag(FILE *out, const char *key, const struct agb_frag_stats *f)
-{
-	fprintf(out, "\"%s\": {\"mean\": %.6f, \"max\": %.6f, \"final\": %.6f}", key, f->mean,
-		f->max, f->final);
-}
-
-void agbsim_report_json_run(FILE *out, const struct agbsim_run *r, const char *indent)
+/* Who, where and how many: the run's identity and event counts. */
+static void json_run_header(struct agbsim_json *w, const struct agbsim_run *r)
 {
 	const struct agb_metrics *m = &r->metrics;
-	fprintf(out, "%s{\n%s  \"trace\": ", indent, indent);
-	json_string(out, trace_name(r));
-	fprintf(out, ",\n%s  \"path\": ", indent);
-	json_string(out, r->trace_path);
-	fprintf(out, ",\n%s  \"allocator\": \"%s\",\n", indent, r->core->name);
-	fprintf(out, "%s  \"arena\": \"%s\",\n%s  \"arena_bytes\": %u,\n", indent,
-		agb_arena_name(r->trace->arena), indent, m->arena_bytes);
-	fprintf(out, "%s  \"events\": %u, \"allocs\": %u, \"frees\": %u, \"reallocs\": %u, "
-		     "\"frames\": %u,\n",
-		indent, m->events, m->allocs, m->frees, m->reallocs, m->frames);
-	fprintf(out, "%s  \"peak_live_bytes\": %u, \"internal_bytes\": %u,\n", indent,
-		m->peak_live_bytes, m->internal_bytes);
-	fprintf(out, "%s  \"failures\": %u, \"frag_failures\": %u, \"skipped\": %u,\n", indent,
-		m->failures, m->frag_failures, m->skipped);
-	if (m->first_failure_event < 0)
-		fprintf(out, "%s  \"first_failure_event\": null, \"live_bytes_at_first_failure\": null,\n",
-			indent);
+	static const char *const counts[] = {"events", "allocs", "frees", "reallocs", "frames"};
+	static const char *const live[] = {"peak_live_bytes", "internal_bytes"};
+	static const char *const fails[] = {"failures", "frag_failures", "skipped"};
+	agbsim_json_key(w, "trace");
+	agbsim_json_string(w, agbsim_trace_name(r));
+	agbsim_json_key(w, "path");
+	agbsim_json_string(w, r->trace_path);
+	agbsim_json_key(w, "allocator");
+	agbsim_json_string(w, r->core->name);
+	agbsim_json_key(w, "arena");
+	agbsim_json_string(w, agb_arena_name(r->trace->arena));
+	agbsim_json_key(w, "arena_bytes");
+	agbsim_json_u32(w, m->arena_bytes);
+	json_u32_row(w, counts, (const uint32_t[]){m->events, m->allocs, m->frees, m->reallocs, m->frames}, 5);
+	json_u32_row(w, live, (const uint32_t[]){m->peak_live_bytes, m->internal_bytes}, 2);
+	json_u32_row(w, fails, (const uint32_t[]){m->failures, m->frag_failures, m->skipped}, 3);
+}
+
+/* Memory figures: failures, fragmentation, overhead, canaries, tiles. */
+static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
+{
+	const struct agb_metrics *m = &r->metrics;
+	int failed = m->first_failure_event >= 0;
+	agbsim_json_key(w, "first_failure_event");
+	if (failed)
+		agbsim_json_i64(w, m->first_failure_event);
 	else
-		fprintf(out, "%s  \"first_failure_event\": %" PRId64
-			     ", \"live_bytes_at_first_failure\": %u,\n",
-			indent, m->first_failure_event, m->live_bytes_at_first_failure);
-	fprintf(out, "%s  ", indent);
-	json_frag(out, "frag_external", &m->frag_external);
-	fprintf(out, ",\n%s  ", indent);
-	json_frag(out, "frag_umm", &m->frag_umm);
-	fprintf(out, ",\n%s  \"overhead_bytes\": %u, \"overhead_ratio\": %.6f,\n", indent,
-		m->overhead_bytes, m->overhead_ratio);
-	if (m->min_arena_bytes != 0)
-		fprintf(out, "%s  \"min_arena_bytes\": %u,\n", indent, m->min_arena_bytes);
-	else
-		fprintf(out, "%s  \"min_arena_bytes\": null,\n", indent);
-	fprintf(out, "%s  \"corrupted_bytes\": %u,\n", indent, m->corrupted_bytes);
-	if (is_tile_trace(r))
-		fprintf(out,
-			"%s  \"tile_uploads\": %u, \"peak_resident_tiles\": %u, \"tile_failures\": %u,\n",
-			indent, m->tile_uploads, m->peak_resident_tiles, m->tile_failures);
-	fprintf(out, "%s  \"cycles\": {\n%s    \"source\": \"%s\",\n", indent, indent,
-		r->cycle_source);
-	for (size_t i = 0; i < REPORTED_OP_COUNT; i++) {
-		const struct agb_cycle_stats *c = &m->cycles[reported_ops[i]];
-		if (c->count == 0)
-			continue;
-		fprintf(out, "%s    ", indent);
-		json_cycles(out, agb_op_name(reported_ops[i]), c);
-		fprintf(out, ",\n");
+		agbsim_json_null(w);
+	agbsim_json_same_line(w);
+	json_u32_or_null(w, "live_bytes_at_first_failure", m->live_bytes_at_first_failure, failed);
+	json_frag(w, "frag_external", &m->frag_external);
+	json_frag(w, "frag_umm", &m->frag_umm);
+	agbsim_json_key(w, "overhead_bytes");
+	agbsim_json_u32(w, m->overhead_bytes);
+	agbsim_json_same_line(w);
+	agbsim_json_key(w, "overhead_ratio");
+	agbsim_json_fixed(w, m->overhead_ratio, 6);
+	json_u32_or_null(w, "min_arena_bytes", m->min_arena_bytes, m->min_arena_bytes != 0);
+	agbsim_json_key(w, "corrupted_bytes");
+	agbsim_json_u32(w, m->corrupted_bytes);
+	if (is_tile_trace(r)) {
+		static const char *const tiles[] = {"tile_uploads", "peak_resident_tiles",
+						    "tile_failures"};
+		json_u32_row(w, tiles,
+			     (const uint32_t[]){m->tile_uploads, m->peak_resident_tiles, m->tile_failures},
+			     3);
 	}
-	for (size_t i = 0; i < EXTRA_OP_COUNT; i++) {
-		const struct agb_cycle_stats *c = &m->cycles[extra_ops[i]];
-		if (c->total == 0)
-			continue;
-		fprintf(out, "%s    ", indent);
-		json_cycles(out, extra_ops[i] == AGB_OP_FRAME ? "frame_event" : agb_op_name(extra_ops[i]), c);
-		fprintf(out, ",\n");
+}
+
+/* "cycles": per reported op, the extra ops that cost anything, all ops, frames, total. */
+static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
+{
+	const struct agb_metrics *m = &r->metrics;
+	agbsim_json_key(w, "cycles");
+	agbsim_json_object(w, AGBSIM_JSON_LINES);
+	agbsim_json_key(w, "source");
+	agbsim_json_string(w, r->cycle_source);
+	for (size_t i = 0; i < REPORTED_OP_COUNT; i++)
+		if (m->cycles[reported_ops[i]].count != 0)
+			json_cycles(w, agb_op_name(reported_ops[i]), &m->cycles[reported_ops[i]]);
+	for (size_t i = 0; i < EXTRA_OP_COUNT; i++)
+		if (m->cycles[extra_ops[i]].total != 0)
+			json_cycles(w,
+				    extra_ops[i] == AGB_OP_FRAME ? "frame_event"
+								 : agb_op_name(extra_ops[i]),
+				    &m->cycles[extra_ops[i]]);
+	json_cycles(w, "all_ops", &m->all_ops);
+	agbsim_json_key(w, "frame");
+	agbsim_json_object(w, AGBSIM_JSON_INLINE);
+	agbsim_json_key(w, "max");
+	agbsim_json_u32(w, m->frame_max_cycles);
+	agbsim_json_key(w, "max_frame_pct");
+	agbsim_json_fixed(w, m->max_frame_pct, 4);
+	agbsim_json_key(w, "over_budget");
+	agbsim_json_u32(w, m->frames_over_budget);
+	agbsim_json_end(w);
+	agbsim_json_key(w, "total");
+	agbsim_json_u64(w, m->total_cycles);
+	agbsim_json_end(w);
+}
+
+/* Wall-clock figures (bench --timing): informative, never compared by the gate. */
+static void json_run_timing(struct agbsim_json *w, const struct agbsim_run *r)
+{
+	agbsim_json_key(w, "timing");
+	agbsim_json_object(w, AGBSIM_JSON_INLINE);
+	agbsim_json_key(w, "host_ns_per_op");
+	agbsim_json_fixed(w, r->host_ns_per_op, 1);
+	if (r->plain_ns_per_op > 0) {
+		agbsim_json_key(w, "plain_ns_per_op");
+		agbsim_json_fixed(w, r->plain_ns_per_op, 1);
+		agbsim_json_key(w, "simulation_overhead");
+		agbsim_json_fixed(w, r->host_ns_per_op / r->plain_ns_per_op, 2);
 	}
-	fprintf(out, "%s    ", indent);
-	json_cycles(out, "all_ops", &m->all_ops);
-	fprintf(out, ",\n%s    \"frame\": {\"max\": %u, \"max_frame_pct\": %.4f, \"over_budget\": %u},\n",
-		indent, m->frame_max_cycles, m->max_frame_pct, m->frames_over_budget);
-	fprintf(out, "%s    \"total\": %" PRIu64 "\n%s  }", indent, m->total_cycles, indent);
-	if (r->host_ns_per_op > 0) {
-		/* Wall-clock figures: informative, never compared by the gate. */
-		fprintf(out, ",\n%s  \"timing\": {\"host_ns_per_op\": %.1f", indent, r->host_ns_per_op);
-		if (r->plain_ns_per_op > 0)
-			fprintf(out, ", \"plain_ns_per_op\": %.1f, \"simulation_overhead\": %.2f",
-				r->plain_ns_per_op, r->host_ns_per_op / r->plain_ns_per_op);
-		fputc('}', out);
-	}
-	fprintf(out, "\n%s}", indent);
+	agbsim_json_end(w);
+}
+
+void agbsim_report_json_run(struct agbsim_json *w, const struct agbsim_run *r)
+{
+	agbsim_json_object(w, AGBSIM_JSON_LINES);
+	json_run_header(w, r);
+	json_run_memory(w, r);
+	json_run_cycles(w, r);
+	if (r->host_ns_per_op > 0)
+		json_run_timing(w, r);
+	agbsim_json_end(w);
 }
 
 static void report_json(FILE *out, const struct agbsim_run *runs, size_t n)
 {
-	if (n == 1) {
-		agbsim_report_json_run(out, &runs[0], "");
-		fputc('\n', out);
-		return;
-	}
-	fputs("[\n", out);
-	for (size_t i = 0; i < n; i++) {
-		agbsim_report_json_run(out, &runs[i], "  ");
-		fputs(i + 1 < n ? ",\n" : "\n", out);
-	}
-	fputs("]\n", out);
+	struct agbsim_json w;
+	agbsim_json_init(&w, out);
+	if (n != 1)
+		agbsim_json_array(&w, AGBSIM_JSON_LINES);
+	for (size_t i = 0; i < n; i++)
+		agbsim_report_json_run(&w, &runs[i]);
+	if (n != 1)
+		agbsim_json_end(&w);
+	agbsim_json_finish(&w);
 }
 
 static void fmt_opt_u32(char *buf, size_t len, uint32_t v, int present)
@@ -156,7 +219,7 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 	fmt_opt_u32(first, sizeof first, (uint32_t)m->first_failure_event, m->first_failure_event >= 0);
 	fmt_opt_u32(minar, sizeof minar, m->min_arena_bytes, m->min_arena_bytes != 0);
 
-	fprintf(out, "trace        %s (%s)\n", trace_name(r), r->trace_path);
+	fprintf(out, "trace        %s (%s)\n", agbsim_trace_name(r), r->trace_path);
 	fprintf(out, "allocator    %s on %s, %u bytes at 0x%08X; metadata %u bytes (%.2f%%)\n",
 		r->core->name, agb_arena_name(r->trace->arena), m->arena_bytes, r->result.arena_addr,
 		m->overhead_bytes, m->overhead_ratio * 100.0);
@@ -252,7 +315,7 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 	for (size_t r = 0; r < n; r++) {
 		const struct agbsim_run *run = &runs[r];
 		const struct agb_metrics *m = &run->metrics;
-		csv_field(out, trace_name(run));
+		csv_field(out, agbsim_trace_name(run));
 		fputc(',', out);
 		csv_field(out, run->trace_path);
 		fprintf(out, ",%s,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,", run->core->name,
@@ -310,7 +373,7 @@ static void report_md(FILE *out, const struct agbsim_run *runs, size_t n)
 		const struct agbsim_run *run = &runs[r];
 		const struct agb_metrics *m = &run->metrics;
 		fputs("| ", out);
-		md_cell_escape(out, trace_name(run));
+		md_cell_escape(out, agbsim_trace_name(run));
 		fprintf(out, " | %s |", run->core->name);
 		if (run->status != AGBSIM_EXIT_OK) {
 			const char *why = strstr(run->error, "core '");

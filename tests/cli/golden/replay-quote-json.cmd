@@ -1,0 +1,1 @@
+replay tests/cli/data/quote-name.json --format=json
