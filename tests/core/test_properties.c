@@ -27,7 +27,7 @@
 #define OPS_PER_SEED 15000u
 #define SEEDS 4u
 
-static agb_machine *M;
+#include "machine_fixture.h"
 static _Alignas(8) uint8_t STATE[AGB_HEAP_STATE_MAX];
 static uint16_t owner[EWRAM_SIZE]; /* 0 free, else live index + 1 */
 
@@ -259,27 +259,10 @@ static void every_core_survives_random_traces(void **state)
 	assert_true(tested >= 5); /* tree, tlsf, buddy, firstfit, slots at least */
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	M = malloc(sizeof *M);
-	if (M == NULL)
-		return -1;
-	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(M);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_core_survives_random_traces),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }

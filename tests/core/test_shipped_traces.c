@@ -22,7 +22,7 @@
 #error "build with -DAGB_SOURCE_DIR=\"...\" (the repository root)"
 #endif
 
-static agb_machine *M;
+#include "machine_fixture.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -107,27 +107,10 @@ static void every_shipped_trace_on_every_core(void **state)
 	assert_true(traces >= 4); /* the four recorded EWRAM traces at least */
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	M = malloc(sizeof *M);
-	if (M == NULL)
-		return -1;
-	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(M);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_shipped_trace_on_every_core),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }

@@ -14,30 +14,13 @@
 #include "agb/machine.h"
 #include "agb/tree.h"
 
-static agb_machine *M;
+#include "machine_fixture.h"
 
 /* A pool of `bytes` at `arena`, no meta area. */
 static int tree_init(agb_tree *t, uint32_t arena, uint32_t bytes)
 {
 	const struct agb_heap_config cfg = {arena, bytes, AGB_NULL, 0, 0};
 	return agb_tree_init(t, M, &cfg);
-}
-
-static int group_setup(void **state)
-{
-	(void)state;
-	M = malloc(sizeof *M);
-	if (M == NULL)
-		return -1;
-	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	free(M);
-	return 0;
 }
 
 static void assert_ok(agb_tree *t)
@@ -644,5 +627,5 @@ int main(void)
 		cmocka_unit_test(random_vram),
 		cmocka_unit_test(random_full_ewram),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }

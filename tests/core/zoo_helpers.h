@@ -16,25 +16,11 @@
 #include "agb/machine.h"
 #include "agb/trace.h"
 
-static agb_machine *M;
+#include "machine_fixture.h"
+
+#define zoo_setup machine_setup
+#define zoo_teardown machine_teardown
 static _Alignas(8) uint8_t STATE[AGB_HEAP_STATE_MAX];
-
-static inline int zoo_setup(void **state)
-{
-	(void)state;
-	M = malloc(sizeof *M);
-	if (M == NULL)
-		return -1;
-	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
-	return 0;
-}
-
-static inline int zoo_teardown(void **state)
-{
-	(void)state;
-	free(M);
-	return 0;
-}
 
 /* An EWRAM pool of `bytes` with the engine's default meta area (upper IWRAM half). */
 static inline struct agb_heap_config zoo_config(uint32_t bytes)
