@@ -133,6 +133,18 @@ static void arena_free(void *p)
 	(void)p; /* released with the arena */
 }
 
+/* Empties the arena for the next event, keeping its newest chunk. */
+static void arena_reset(void)
+{
+	while (arena_head != NULL && arena_head->next != NULL) {
+		struct chunk *old = arena_head->next;
+		arena_head->next = old->next;
+		free(old);
+	}
+	if (arena_head != NULL)
+		arena_head->used = 0;
+}
+
 static void arena_release(void)
 {
 	while (arena_head != NULL) {
@@ -152,6 +164,9 @@ struct loader {
 	struct agb_diag *diag;
 	enum agb_arena arena;
 	uint32_t arena_bytes;
+	size_t event_opens; /* '[' and '{' at nesting depth 3: an upper bound on the events */
+	size_t ev_pos;      /* offset of the event being checked, when ev_known */
+	int ev_known;
 };
 
 static void set_file(struct agb_diag *d, const char *name)
@@ -160,10 +175,12 @@ static void set_file(struct agb_diag *d, const char *name)
 }
 
 /* Offset -> 1-based line and byte column. Only ever run once, on the error path. */
-static void set_position(struct agb_diag *d, const char *text, size_t off)
+static void set_position(struct agb_diag *d, const char *text, size_t len, size_t off)
 {
 	unsigned line = 1;
 	size_t bol = 0;
+	if (off > len)
+		off = len; /* one past the end: "at the end of the file", never a read beyond it */
 	for (size_t i = 0; i < off; i++)
 		if (text[i] == '\n') {
 			line++;
@@ -171,11 +188,12 @@ static void set_position(struct agb_diag *d, const char *text, size_t off)
 		}
 	d->line = line;
 	d->col = (unsigned)(off - bol + 1);
+
 }
 
 static int vfail(struct loader *L, size_t off, const char *fmt, va_list ap)
 {
-	set_position(L->diag, L->text, off);
+	set_position(L->diag, L->text, L->len, off);
 	vsnprintf(L->diag->message, sizeof L->diag->message, fmt, ap);
 	return AGB_LOAD_BAD_INPUT;
 }
@@ -250,6 +268,7 @@ static int prescan(struct loader *L)
 						       "nesting deeper than %u levels (a trace needs 3; "
 						       "limit of this loader)",
 						       AGB_TRACE_MAX_DEPTH);
+				L->event_opens += depth == 3;
 			} else if ((c == ']' || c == '}') && depth > 0) {
 				depth--;
 			}
@@ -292,6 +311,14 @@ static int prescan(struct loader *L)
 /* Error path for syntax errors: a strict JSON recognizer that stops at the first error and
  * says what was expected there. It builds nothing; cJSON remains the parser. Nesting is
  * already bounded by the pre-scan. Returns 1 and fills *off/msg when it finds an error. */
+
+/* Whitespace as cJSON reads it: every byte 0x01..0x20 (NUL never gets this far: the pre-scan
+ * rejects it). Scanning with a narrower set would disagree with cJSON about where a value
+ * starts, and send the error-path scanners past the end of the text. */
+static int is_ws(char c)
+{
+	return (unsigned char)c <= 0x20;
+}
 
 enum expect { X_VALUE, X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_COLON, X_COMMA_OR_CLOSE, X_END };
 
@@ -444,7 +471,7 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		i = 3; /* cJSON skips a UTF-8 byte order mark too */
 	for (;;) {
-		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		while (i < n && is_ws(s[i]))
 			i++;
 		char top = sp > 0 ? stack[sp - 1] : 0;
 		if (i >= n) {
@@ -544,11 +571,12 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 /* ------------------------------------------------------------------------------------------ */
 /* Error path for semantic errors: skip over valid JSON text to locate an element. */
 
+/* Never returns more than N. */
 static size_t skip_ws(const char *s, size_t n, size_t i)
 {
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+	while (i < n && is_ws(s[i]))
 		i++;
-	return i;
+	return i < n ? i : n;
 }
 
 static size_t skip_string(const char *s, size_t n, size_t i)
@@ -581,8 +609,7 @@ static size_t skip_value(const char *s, size_t n, size_t i)
 		}
 		return n;
 	}
-	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' && s[i] != '\t' &&
-	       s[i] != '\n' && s[i] != '\r')
+	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && !is_ws(s[i]))
 		i++;
 	return i;
 }
@@ -630,8 +657,8 @@ static size_t element_offset(const char *s, size_t n, size_t i, size_t index)
 /* Event EV (0-based), element EL of it, or the event itself when EL < 0. */
 static size_t event_offset(const struct loader *L, size_t ev, long el)
 {
-	size_t i = member_offset(L, "events", 0, 0);
-	i = element_offset(L->text, L->len, i, ev);
+	size_t i = L->ev_known ? L->ev_pos
+			       : element_offset(L->text, L->len, member_offset(L, "events", 0, 0), ev);
 	if (el >= 0 && i < L->len && L->text[i] == '[')
 		i = element_offset(L->text, L->len, i, (size_t)el);
 	return i;
@@ -764,6 +791,39 @@ static size_t map_home(const struct u32map *m, uint32_t key)
 	return (size_t)((key * 2654435769u) >> m->shift); /* Fibonacci hashing */
 }
 
+/* Value cell of KEY, or NULL when absent. */
+static uint32_t *map_find(struct u32map *m, uint32_t key)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = map_home(m, key);; i = (i + 1) & mask) {
+		if (m->cells[i].key == key)
+			return &m->cells[i].val;
+		if (m->cells[i].key == 0)
+			return NULL;
+	}
+}
+
+/* Removes KEY (if present) by shifting later cells of its probe run back, so lookups never
+ * need tombstones and the map holds only live keys. O(run length). */
+static void map_del(struct u32map *m, uint32_t key)
+{
+	size_t mask = m->cap - 1, i = map_home(m, key);
+	while (m->cells[i].key != key) {
+		if (m->cells[i].key == 0)
+			return;
+		i = (i + 1) & mask;
+	}
+	for (size_t j = (i + 1) & mask; m->cells[j].key != 0; j = (j + 1) & mask) {
+		size_t home = map_home(m, m->cells[j].key);
+		if (((j - home) & mask) >= ((j - i) & mask)) { /* home not in (i, j]: move back */
+			m->cells[i] = m->cells[j];
+			i = j;
+		}
+	}
+	m->cells[i].key = 0;
+	m->count--;
+}
+
 /* Value cell of KEY, inserted with value INIT when absent; NULL when out of memory. */
 static uint32_t *map_get(struct u32map *m, uint32_t key, uint32_t init)
 {
@@ -802,9 +862,6 @@ static uint32_t *map_get(struct u32map *m, uint32_t key, uint32_t init)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Step 3: the document */
-
-#define SLOT_ABSENT UINT32_MAX       /* id never allocated (fresh map cell) */
-#define SLOT_FREED (UINT32_MAX - 1u) /* id allocated before, not live now */
 
 static char *dup_string(const char *s)
 {
@@ -923,206 +980,486 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 }
 
 struct life {
-	struct u32map ids;   /* id + 1 -> slot, SLOT_FREED or SLOT_ABSENT */
-	struct u32map tiles; /* (tile << 1 | bpp == 8) + 1 -> live ref count */
-	uint32_t *free_slots;
-	size_t free_count;
-	uint32_t slots;
-	struct u32map sprites; /* sprite id + 1 -> handle + 1, 0 when not shown (spr_* ops) */
-	uint32_t *free_handles;
-	size_t free_handle_count;
-	uint32_t handles;
+	struct u32map ids;     /* live id + 1 -> slot (freed ids are removed) */
+	struct u32map tiles;   /* (tile << 1 | bpp == 8) + 1 -> live ref count (0: removed) */
+	struct u32map sprites; /* shown sprite id + 1 -> handle + 1 (hidden: removed) */
+	uint32_t *free_slots, *free_handles;
+	size_t free_count, free_cap, free_handle_count, free_handle_cap;
+	uint32_t slots, handles;
+	size_t cap; /* entries of out->events */
 };
 
-static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_trace *out,
-		       struct life *lf)
+static void life_free(struct life *lf)
 {
-	/* One pass, arrays grown by doubling: counting the list first would walk ~1M cold nodes
-	 * once more (that walk alone was ~9% of the load time). */
-	size_t cap = 0;
-	if (!map_init(&lf->ids, 1024) || !map_init(&lf->tiles, 64) || !map_init(&lf->sprites, 64))
-		return oom(L);
+	free(lf->ids.cells);
+	free(lf->tiles.cells);
+	free(lf->sprites.cells);
+	free(lf->free_slots);
+	free(lf->free_handles);
+}
 
+/* Appends V to the array *A (*COUNT used of *CAP, doubled when full). Returns 0, or -1 when out
+ * of memory. Amortized O(1). */
+static int push_u32(uint32_t **a, size_t *count, size_t *cap, uint32_t v)
+{
+	if (*count == *cap) {
+		size_t ncap = *cap != 0 ? *cap * 2 : 256;
+		uint32_t *g = realloc(*a, ncap * sizeof *g);
+		if (g == NULL)
+			return -1;
+		*a = g;
+		*cap = ncap;
+	}
+	(*a)[(*count)++] = v;
+	return 0;
+}
+
+/* Makes room for event N. The first allocation takes the pre-scan's count of arrays at event
+ * depth, an upper bound on the events, so a well-formed trace is never copied by a doubling
+ * (which would need 1.5x the event array at once). */
+static int reserve_event(struct loader *L, size_t n, struct agb_loaded_trace *out, struct life *lf)
+{
+	if (n < lf->cap)
+		return AGB_LOAD_OK;
+	if (n >= UINT32_MAX)
+		return fail_event(L, n, -1, "too many events (at most %u)", UINT32_MAX - 1u);
+	size_t cap = lf->cap != 0 ? lf->cap * 2 : L->event_opens > 4096 ? L->event_opens : 4096;
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	struct agb_event *grown = realloc(out->events, cap * sizeof *grown);
+	if (grown == NULL)
+		return oom(L);
+	out->events = grown;
+	lf->cap = cap;
+	return AGB_LOAD_OK;
+}
+
+static int arity_error(struct loader *L, size_t n, const struct op_spec *spec, unsigned nargs)
+{
+	char takes[32];
+	if (spec->min_args == spec->max_args)
+		snprintf(takes, sizeof takes, "%u argument%s", spec->min_args,
+			 spec->min_args == 1 ? "" : "s");
+	else
+		snprintf(takes, sizeof takes, "%u or %u arguments", spec->min_args, spec->max_args);
+	return fail_event(L, n, nargs > spec->max_args ? (long)spec->max_args + 1 : -1,
+			  "wrong number of arguments: \"%s\" takes %s (%s), got %u", spec->name, takes,
+			  spec->usage, nargs);
+}
+
+static int arena_error(struct loader *L, size_t n, const struct op_spec *spec)
+{
+	if (spec->arenas == ARENAS_SPRITES)
+		return fail_event(L, n, 0,
+				  "op \"%s\" is only valid in an obj_vram trace (this trace's arena is "
+				  "\"%s\")",
+				  spec->name, agb_arena_name(L->arena));
+	if (L->arena == AGB_ARENA_BG_VRAM)
+		return fail_event(L, n, 0,
+				  "op \"%s\" is not valid in a bg_vram trace (bg_vram traces stream "
+				  "tiles with ref/unref)",
+				  spec->name);
+	return fail_event(L, n, 0,
+			  "op \"%s\" is only valid in a bg_vram trace (this trace's arena is \"%s\")",
+			  spec->name, agb_arena_name(L->arena));
+}
+
+/* Checks the shape of event node E (event N): an array whose first element names an op valid in
+ * this arena, followed by the op's arguments (a trailing options object is ignored). Stores the
+ * op in *SPEC and its checked argument values in V. O(arguments). */
+static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct op_spec **spec,
+		       uint32_t v[MAX_ARGS])
+{
+	if (!cJSON_IsArray(e))
+		return fail_event(L, n, -1, "event must be an array such as [\"alloc\", id, size], got %s",
+				  kind_name(e));
+	const cJSON *op = e->child;
+	if (op == NULL)
+		return fail_event(L, n, -1, "empty event (expected an op name first)");
+	if (!cJSON_IsString(op))
+		return fail_event(L, n, 0, "op name must be a string, got %s", kind_name(op));
+	const struct op_spec *sp = find_op(op->valuestring);
+	if (sp == NULL)
+		return fail_event(L, n, 0,
+				  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, frame, ref, "
+				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side)",
+				  op->valuestring);
+	if ((sp->arenas & AGB_ARENA_BIT(L->arena)) == 0)
+		return arena_error(L, n, sp);
+	const cJSON *args[MAX_ARGS + 1];
+	unsigned nargs = 0;
+	const cJSON *last = op;
+	for (const cJSON *a = op->next; a != NULL; a = a->next) {
+		if (nargs <= MAX_ARGS)
+			args[nargs] = a;
+		nargs++;
+		last = a;
+	}
+	if (nargs > 0 && cJSON_IsObject(last))
+		nargs--; /* trailing options object: an extension, ignored by v1 */
+	if (nargs < sp->min_args || nargs > sp->max_args)
+		return arity_error(L, n, sp, nargs);
+	v[0] = v[1] = 0;
+	v[2] = 1;
+	for (unsigned k = 0; k < nargs; k++) {
+		int r = get_arg(L, args[k], n, (long)k + 1, sp->args[k], &v[k]);
+		if (r != AGB_LOAD_OK)
+			return r;
+	}
+	*spec = sp;
+	return AGB_LOAD_OK;
+}
+
+/* Whether id ID was allocated by one of the first N events (error path only: O(N)). */
+static int allocated_before(const struct agb_event *ev, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].op == AGB_OP_ALLOC && ev[i].id == id)
+			return 1;
+	return 0;
+}
+
+/* alloc/free/realloc: the id life cycle and dense slots. O(1) expected. */
+static int apply_heap(struct loader *L, size_t n, enum agb_op op, const uint32_t v[MAX_ARGS],
+		      struct agb_loaded_trace *out, struct life *lf)
+{
+	struct agb_event *ev = &out->events[n];
+	uint32_t *slot = map_find(&lf->ids, v[0] + 1u);
+	if (op == AGB_OP_ALLOC) {
+		if (slot != NULL)
+			return fail_event(L, n, 1, "alloc of id %u, which is already live (free it first)",
+					  v[0]);
+		slot = map_get(&lf->ids, v[0] + 1u, lf->free_count > 0 ? lf->free_slots[lf->free_count - 1]
+									 : lf->slots);
+		if (slot == NULL)
+			return oom(L);
+		if (lf->free_count > 0)
+			lf->free_count--;
+		else
+			lf->slots++;
+		ev->size = v[1];
+		ev->align = v[2];
+	} else if (slot == NULL) {
+		return fail_event(L, n, 1,
+				  allocated_before(out->events, n, v[0])
+					  ? "%s of id %u, which is not live (already freed)"
+					  : "%s of id %u, which was never allocated",
+				  op == AGB_OP_FREE ? "free" : "realloc", v[0]);
+	} else if (op == AGB_OP_REALLOC) {
+		ev->size = v[1];
+	}
+	ev->id = v[0];
+	ev->slot = *slot;
+	if (op == AGB_OP_FREE) {
+		if (push_u32(&lf->free_slots, &lf->free_count, &lf->free_cap, *slot) != 0)
+			return oom(L);
+		map_del(&lf->ids, v[0] + 1u);
+	}
+	return AGB_LOAD_OK;
+}
+
+/* ref/unref: every unref matches a live ref of the same tile and depth. O(1) expected. */
+static int apply_tiles(struct loader *L, size_t n, enum agb_op op, const uint32_t v[MAX_ARGS],
+		       struct agb_loaded_trace *out, struct life *lf)
+{
+	uint32_t key = ((v[0] << 1) | (v[1] == 8)) + 1u;
+	uint32_t *refs = map_get(&lf->tiles, key, 0);
+	if (refs == NULL)
+		return oom(L);
+	if (op == AGB_OP_REF) {
+		++*refs;
+	} else if (*refs == 0) {
+		map_del(&lf->tiles, key);
+		return fail_event(L, n, 1, "unref of tile %u at %ubpp, which has no live ref", v[0],
+				  v[1]);
+	} else if (--*refs == 0) {
+		map_del(&lf->tiles, key);
+	}
+	out->events[n].id = v[0];
+	out->events[n].size = v[1];
+	return AGB_LOAD_OK;
+}
+
+/* spr_show/spr_z/spr_hide: sprites have their own id space; the dense handle (slot) is what a
+ * game keeps. O(1) expected. */
+static int apply_sprites(struct loader *L, size_t n, const struct op_spec *spec,
+			 const uint32_t v[MAX_ARGS], struct agb_loaded_trace *out, struct life *lf)
+{
+	uint32_t *h = map_find(&lf->sprites, v[0] + 1u);
+	if (spec->op == AGB_OP_SPR_SHOW) {
+		if (h != NULL)
+			return fail_event(L, n, 1,
+					  "spr_show of sprite %u, which is already shown (hide it first)",
+					  v[0]);
+		h = map_get(&lf->sprites, v[0] + 1u,
+			    1u + (lf->free_handle_count > 0 ? lf->free_handles[lf->free_handle_count - 1]
+							    : lf->handles));
+		if (h == NULL)
+			return oom(L);
+		if (lf->free_handle_count > 0)
+			lf->free_handle_count--;
+		else
+			lf->handles++;
+	} else if (h == NULL) {
+		return fail_event(L, n, 1, "%s of sprite %u, which is not shown", spec->name, v[0]);
+	}
+	struct agb_event *ev = &out->events[n];
+	ev->id = v[0];
+	ev->slot = *h - 1u;
+	ev->size = v[1];
+	if (spec->op == AGB_OP_SPR_HIDE) {
+		if (push_u32(&lf->free_handles, &lf->free_handle_count, &lf->free_handle_cap,
+			     *h - 1u) != 0)
+			return oom(L);
+		map_del(&lf->sprites, v[0] + 1u);
+	}
+	return AGB_LOAD_OK;
+}
+
+/* Validates event node E as event N and stores it in out->events[N]. */
+static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
+		      struct life *lf)
+{
+	const struct op_spec *spec = NULL;
+	uint32_t v[MAX_ARGS];
+	int r = reserve_event(L, n, out, lf);
+	if (r == AGB_LOAD_OK)
+		r = event_shape(L, e, n, &spec, v);
+	if (r != AGB_LOAD_OK)
+		return r;
+	memset(&out->events[n], 0, sizeof out->events[n]);
+	out->events[n].op = (uint8_t)spec->op;
+	switch (spec->op) {
+	case AGB_OP_ALLOC:
+	case AGB_OP_FREE:
+	case AGB_OP_REALLOC:
+		return apply_heap(L, n, spec->op, v, out, lf);
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+		return apply_tiles(L, n, spec->op, v, out, lf);
+	case AGB_OP_SPR_SHOW:
+	case AGB_OP_SPR_Z:
+	case AGB_OP_SPR_HIDE:
+		return apply_sprites(L, n, spec, v, out, lf);
+	case AGB_OP_FRAME:
+		out->trace.frame_count++;
+		return AGB_LOAD_OK;
+	default:
+		/* mark/reset/side: ids a reset releases stay live for this check; a trace gives the
+		 * next level's blocks fresh ids (the loader does not model any core's markers). */
+		out->events[n].id = v[0];
+		return AGB_LOAD_OK;
+	}
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Streaming the events array: each event is parsed by cJSON on its own (its few nodes reuse one
+ * arena chunk), validated and dropped, so the whole-document tree is never built. */
+
+/* A syntax error somewhere in the document: the recognizer finds the first one and says what
+ * was expected; FALLBACK is cJSON's own position for what the recognizer lets through. */
+static int syntax_error(struct loader *L, size_t fallback)
+{
+	size_t off = 0;
+	char msg[sizeof L->diag->message];
+	if (diagnose_syntax(L->text, L->len, &off, msg, sizeof msg))
+		return fail_at(L, off, "%s", msg);
+	return fail_at(L, fallback, "malformed JSON (rejected by cJSON here)");
+}
+
+/* The one JSON value in text[P, E) parsed by cJSON, or NULL when it is not exactly one value
+ * (*ERR then holds cJSON's error offset). */
+static cJSON *parse_event(struct loader *L, size_t p, size_t e, size_t *err)
+{
+	const char *end = NULL;
+	arena_reset();
+	cJSON *v = e > p ? cJSON_ParseWithLengthOpts(L->text + p, e - p, &end, 0) : NULL;
+	if (v != NULL && end == L->text + e)
+		return v;
+	const char *ep = cJSON_GetErrorPtr();
+	*err = ep != NULL && ep >= L->text + p && ep <= L->text + e ? (size_t)(ep - L->text) : p;
+	return NULL;
+}
+
+/* After an event ending at *P: 1 with *P at the next event, 0 at the array's ']' (*P past it),
+ * -1 on anything else (a syntax error). */
+static int next_event(const struct loader *L, size_t *p)
+{
+	size_t i = skip_ws(L->text, L->len, *p);
+	if (i < L->len && L->text[i] == ']') {
+		*p = i + 1;
+		return 0;
+	}
+	if (i >= L->len || L->text[i] != ',')
+		return -1;
+	*p = skip_ws(L->text, L->len, i + 1);
+	return 1;
+}
+
+static int syntax_first(struct loader *L, int r, size_t from, int after_event);
+
+/* Walks the events array text from P: just past its '[' (AFTER_EVENT 0) or just past an event
+ * (AFTER_EVENT 1). With OUT each event is validated and stored, numbered from *COUNT; without,
+ * events are only parsed. Leaves the number of events in *COUNT. Returns an agb_load_status. */
+static int walk_events(struct loader *L, size_t p, int after_event, struct agb_loaded_trace *out,
+		       struct life *lf, size_t *count)
+{
+	size_t n = *count, err = p;
+	int more;
+	if (after_event) {
+		more = next_event(L, &p);
+	} else {
+		p = skip_ws(L->text, L->len, p);
+		more = p < L->len && L->text[p] == ']' ? 0 : 1;
+	}
+	while (more == 1) {
+		size_t e = skip_value(L->text, L->len, p);
+		cJSON *ev = parse_event(L, p, e, &err);
+		if (ev == NULL)
+			return arena_oom ? oom(L) : syntax_error(L, err);
+		if (out != NULL) {
+			L->ev_pos = p;
+			L->ev_known = 1;
+			int r = load_event(L, ev, n, out, lf);
+			L->ev_known = 0;
+			if (r != AGB_LOAD_OK)
+				return r == AGB_LOAD_BAD_INPUT ? syntax_first(L, r, e, 1) : r;
+		}
+		n++;
+		p = e;
+		more = next_event(L, &p);
+		err = p;
+	}
+	*count = n;
+	return more < 0 ? syntax_error(L, err) : AGB_LOAD_OK;
+}
+
+/* A semantic error R was found before offset FROM of the events array (just past its '[', or
+ * AFTER_EVENT just past an event): a syntax error after it is still reported first, as when the
+ * whole document was parsed before any check. Error path only: O(rest of the array). */
+static int syntax_first(struct loader *L, int r, size_t from, int after_event)
+{
+	struct agb_diag saved = *L->diag;
+	size_t n = 0;
+	int s = walk_events(L, from, after_event, NULL, NULL, &n);
+	if (s != AGB_LOAD_OK && s != AGB_LOAD_IO_ERROR)
+		return s;
+	*L->diag = saved;
+	return r;
+}
+
+/* Events left in the cJSON tree (a key spelled with escapes hid them from the stream scan). */
+static int tree_events(struct loader *L, const cJSON *events, struct agb_loaded_trace *out,
+		       struct life *lf, size_t *count)
+{
 	size_t n = 0;
 	for (const cJSON *e = events->child; e != NULL; e = e->next, n++) {
-		if (n == cap) {
-			if (n == UINT32_MAX)
-				return fail_event(L, n, -1, "too many events (at most %u)", UINT32_MAX);
-			cap = cap == 0 ? 4096 : cap * 2;
-			struct agb_event *grown = realloc(out->events, cap * sizeof *grown);
-			if (grown == NULL)
-				return oom(L);
-			out->events = grown;
-			uint32_t *fs = realloc(lf->free_slots, cap * sizeof *fs);
-			if (fs == NULL)
-				return oom(L);
-			lf->free_slots = fs;
-			uint32_t *fh = realloc(lf->free_handles, cap * sizeof *fh);
-			if (fh == NULL)
-				return oom(L);
-			lf->free_handles = fh;
+		int r = load_event(L, e, n, out, lf);
+		if (r != AGB_LOAD_OK)
+			return r;
+	}
+	*count = n;
+	return AGB_LOAD_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The document without its events: the top-level object is parsed by cJSON with the events
+ * array's text cut down to "[]". */
+
+/* Offsets of the first top-level "events" member's array: B at its '[', E just past its ']'.
+ * Returns 0 when the document does not scan as an object with such a member (cJSON then parses
+ * the whole text and reports what is wrong). O(text before the events). */
+static int find_events(const struct loader *L, size_t *b, size_t *e)
+{
+	const char *s = L->text;
+	size_t n = L->len, i = root_offset(L);
+	if (i >= n || s[i] != '{')
+		return 0;
+	for (i = skip_ws(s, n, i + 1); i < n && s[i] == '"';) {
+		size_t k = i, after = skip_string(s, n, i);
+		i = skip_ws(s, n, after);
+		if (i >= n || s[i] != ':')
+			return 0;
+		i = skip_ws(s, n, i + 1);
+		if (after - k == 8 && memcmp(s + k, "\"events\"", 8) == 0 && i < n && s[i] == '[') {
+			*b = i;
+			*e = skip_value(s, n, i);
+			return 1;
 		}
-		if (!cJSON_IsArray(e))
-			return fail_event(L, n, -1,
-					  "event must be an array such as [\"alloc\", id, size], got %s",
-					  kind_name(e));
-		const cJSON *op = e->child;
-		if (op == NULL)
-			return fail_event(L, n, -1, "empty event (expected an op name first)");
-		if (!cJSON_IsString(op))
-			return fail_event(L, n, 0, "op name must be a string, got %s", kind_name(op));
-		const struct op_spec *spec = find_op(op->valuestring);
-		if (spec == NULL)
-			return fail_event(L, n, 0,
-					  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, "
-					  "frame, ref, unref; extensions spr_show, spr_z, spr_hide, mark, "
-					  "reset, side)",
-					  op->valuestring);
-		if ((spec->arenas & AGB_ARENA_BIT(L->arena)) == 0) {
-			if (spec->arenas == ARENAS_SPRITES)
-				return fail_event(L, n, 0,
-						  "op \"%s\" is only valid in an obj_vram trace (this trace's "
-						  "arena is \"%s\")",
-						  spec->name, agb_arena_name(L->arena));
-			if (L->arena == AGB_ARENA_BG_VRAM)
-				return fail_event(L, n, 0,
-						  "op \"%s\" is not valid in a bg_vram trace (bg_vram "
-						  "traces stream tiles with ref/unref)",
-						  spec->name);
-			return fail_event(L, n, 0,
-					  "op \"%s\" is only valid in a bg_vram trace (this trace's "
-					  "arena is \"%s\")",
-					  spec->name, agb_arena_name(L->arena));
+		i = skip_ws(s, n, skip_value(s, n, i));
+		if (i >= n || s[i] != ',')
+			return 0;
+		i = skip_ws(s, n, i + 1);
+	}
+	return 0;
+}
+
+/* Parses the document into *ROOT with its events array (found at *EV_BEGIN, else SIZE_MAX)
+ * emptied. Positions in the cut text map back to the file. */
+static int parse_skeleton(struct loader *L, cJSON **root, size_t *ev_begin)
+{
+	size_t b = 0, e = 0, len = L->len, keep = 0;
+	char *cut = NULL;
+	const char *text = L->text, *end = NULL;
+	*ev_begin = SIZE_MAX;
+	if (find_events(L, &b, &e)) {
+		keep = b + 1;
+		len = keep + 1 + (L->len - e);
+		cut = malloc(len);
+		if (cut == NULL)
+			return oom(L);
+		memcpy(cut, L->text, keep);
+		cut[keep] = ']';
+		memcpy(cut + keep + 1, L->text + e, L->len - e);
+		text = cut;
+		*ev_begin = b;
+	}
+#define ORIGINAL(x) (cut == NULL || (x) < keep ? (x) : (x) == keep ? e - 1 : (x) - keep - 1 + e)
+	*root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	int r = AGB_LOAD_OK;
+	if (*root == NULL && arena_oom) {
+		r = oom(L);
+	} else if (*root == NULL) {
+		const char *ep = cJSON_GetErrorPtr();
+		size_t off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
+		r = syntax_error(L, ORIGINAL(off));
+	} else {
+		size_t tail = end != NULL ? skip_ws(text, len, (size_t)(end - text)) : len;
+		if (tail < len) {
+			char what[16];
+			describe_byte(what, sizeof what, (unsigned char)text[tail]);
+			r = fail_at(L, ORIGINAL(tail), "trailing data after the JSON document: %s",
+				    what);
 		}
-		const cJSON *args[MAX_ARGS + 1];
-		unsigned nargs = 0;
-		const cJSON *last = op;
-		for (const cJSON *a = op->next; a != NULL; a = a->next) {
-			if (nargs <= MAX_ARGS)
-				args[nargs] = a;
-			nargs++;
-			last = a;
-		}
-		if (nargs > 0 && cJSON_IsObject(last))
-			nargs--; /* trailing options object: an extension, ignored by v1 */
-		if (nargs < spec->min_args || nargs > spec->max_args) {
-			char takes[32];
-			if (spec->min_args == spec->max_args)
-				snprintf(takes, sizeof takes, "%u argument%s", spec->min_args,
-					 spec->min_args == 1 ? "" : "s");
-			else
-				snprintf(takes, sizeof takes, "%u or %u arguments", spec->min_args,
-					 spec->max_args);
-			return fail_event(L, n, nargs > spec->max_args ? (long)spec->max_args + 1 : -1,
-					  "wrong number of arguments: \"%s\" takes %s (%s), got %u",
-					  spec->name, takes, spec->usage, nargs);
-		}
-		uint32_t v[MAX_ARGS] = {0, 0, 1};
-		for (unsigned k = 0; k < nargs; k++) {
-			int r = get_arg(L, args[k], n, (long)k + 1, spec->args[k], &v[k]);
-			if (r != AGB_LOAD_OK)
-				return r;
-		}
-		struct agb_event *ev = &out->events[n];
-		memset(ev, 0, sizeof *ev);
-		ev->op = (uint8_t)spec->op;
-		switch (spec->op) {
-		case AGB_OP_ALLOC: {
-			uint32_t *slot = map_get(&lf->ids, v[0] + 1u, SLOT_ABSENT);
-			if (slot == NULL)
-				return oom(L);
-			if (*slot < SLOT_FREED)
-				return fail_event(L, n, 1,
-						  "alloc of id %u, which is already live (free it first)",
-						  v[0]);
-			*slot = lf->free_count > 0 ? lf->free_slots[--lf->free_count] : lf->slots++;
-			ev->id = v[0];
-			ev->slot = *slot;
-			ev->size = v[1];
-			ev->align = v[2];
-			break;
-		}
-		case AGB_OP_FREE:
-		case AGB_OP_REALLOC: {
-			uint32_t *slot = map_get(&lf->ids, v[0] + 1u, SLOT_ABSENT);
-			if (slot == NULL)
-				return oom(L);
-			if (*slot == SLOT_ABSENT)
-				return fail_event(L, n, 1, "%s of id %u, which was never allocated",
-						  spec->name, v[0]);
-			if (*slot == SLOT_FREED)
-				return fail_event(L, n, 1,
-						  "%s of id %u, which is not live (already freed)",
-						  spec->name, v[0]);
-			ev->id = v[0];
-			ev->slot = *slot;
-			if (spec->op == AGB_OP_FREE) {
-				lf->free_slots[lf->free_count++] = *slot;
-				*slot = SLOT_FREED;
-			} else {
-				ev->size = v[1];
-			}
-			break;
-		}
-		case AGB_OP_FRAME:
-			out->trace.frame_count++;
-			break;
-		case AGB_OP_MARK:
-		case AGB_OP_RESET:
-		case AGB_OP_SIDE:
-			/* Ids a reset releases stay live for this check: a trace gives the next level's
-			 * blocks fresh ids (the loader does not model any core's markers). */
-			ev->id = v[0];
-			break;
-		case AGB_OP_REF:
-		case AGB_OP_UNREF: {
-			uint32_t *refs = map_get(&lf->tiles, ((v[0] << 1) | (v[1] == 8)) + 1u, 0);
-			if (refs == NULL)
-				return oom(L);
-			if (spec->op == AGB_OP_REF)
-				++*refs;
-			else if (*refs == 0)
-				return fail_event(L, n, 1,
-						  "unref of tile %u at %ubpp, which has no live ref", v[0],
-						  v[1]);
-			else
-				--*refs;
-			ev->id = v[0];
-			ev->size = v[1];
-			break;
-		}
-		case AGB_OP_SPR_SHOW:
-		case AGB_OP_SPR_Z:
-		case AGB_OP_SPR_HIDE: {
-			/* Sprites have their own id space; the dense handle (slot) is what a game keeps. */
-			uint32_t *h = map_get(&lf->sprites, v[0] + 1u, 0);
-			if (h == NULL)
-				return oom(L);
-			if (spec->op == AGB_OP_SPR_SHOW) {
-				if (*h != 0)
-					return fail_event(L, n, 1,
-							  "spr_show of sprite %u, which is already shown "
-							  "(hide it first)",
-							  v[0]);
-				*h = 1u + (lf->free_handle_count > 0
-						   ? lf->free_handles[--lf->free_handle_count]
-						   : lf->handles++);
-			} else if (*h == 0) {
-				return fail_event(L, n, 1, "%s of sprite %u, which is not shown",
-						  spec->name, v[0]);
-			}
-			ev->id = v[0];
-			ev->slot = *h - 1u;
-			ev->size = v[1];
-			if (spec->op == AGB_OP_SPR_HIDE) {
-				lf->free_handles[lf->free_handle_count++] = *h - 1u;
-				*h = 0;
-			}
-			break;
-		}
-		default:
-			break;
-		}
+	}
+#undef ORIGINAL
+	free(cut);
+	return r;
+}
+
+/* Header, then events: streamed from the text, or from the tree when they stayed in it. */
+static int load_document(struct loader *L, struct agb_loaded_trace *out, struct life *lf)
+{
+	cJSON *root = NULL;
+	const cJSON *events = NULL;
+	size_t b = SIZE_MAX, n = 0;
+	int r = parse_skeleton(L, &root, &b);
+	if (r == AGB_LOAD_OK)
+		r = load_header(L, root, out, &events);
+	if (r == AGB_LOAD_BAD_INPUT && root != NULL && b != SIZE_MAX)
+		r = syntax_first(L, r, b + 1, 0);
+	if (r != AGB_LOAD_OK)
+		return r;
+	if (b != SIZE_MAX && events->child == NULL)
+		r = walk_events(L, b + 1, 0, out, lf, &n);
+	else
+		r = tree_events(L, events, out, lf, &n);
+	if (r != AGB_LOAD_OK)
+		return r;
+	if (n < lf->cap && n > 0) { /* give back what the upper bound over-counted */
+		struct agb_event *fit = realloc(out->events, n * sizeof *fit);
+		if (fit != NULL)
+			out->events = fit;
 	}
 	out->trace.event_count = (uint32_t)n;
 	out->trace.slots = lf->slots;
@@ -1132,9 +1469,11 @@ static int load_events(struct loader *L, const cJSON *events, struct agb_loaded_
 int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 			  struct agb_loaded_trace *out, struct agb_diag *diag)
 {
-	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	struct loader L = {.text = text, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM};
+	struct life lf;
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
+	memset(&lf, 0, sizeof lf);
 	set_file(diag, name);
 
 	size_t first = root_offset(&L);
@@ -1145,50 +1484,16 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	int r = prescan(&L);
 	if (r != AGB_LOAD_OK)
 		return r;
-
+	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64)) {
+		life_free(&lf);
+		return oom(&L);
+	}
 	cJSON_Hooks hooks = {arena_alloc, arena_free};
 	cJSON_InitHooks(&hooks);
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	r = load_document(&L, out, &lf);
 	cJSON_InitHooks(NULL);
-	if (root == NULL) {
-		if (arena_oom) {
-			arena_release();
-			return oom(&L);
-		}
-		size_t off = 0;
-		char msg[sizeof diag->message];
-		if (diagnose_syntax(text, len, &off, msg, sizeof msg))
-			r = fail_at(&L, off, "%s", msg);
-		else { /* cJSON is stricter than the recognizer somewhere: use its position */
-			const char *ep = cJSON_GetErrorPtr();
-			off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
-			r = fail_at(&L, off, "malformed JSON (rejected by cJSON here)");
-		}
-		arena_release();
-		return r;
-	}
-	size_t tail = end != NULL ? skip_ws(text, len, (size_t)(end - text)) : len;
-	if (tail < len) {
-		char what[16];
-		describe_byte(what, sizeof what, (unsigned char)text[tail]);
-		r = fail_at(&L, tail, "trailing data after the JSON document: %s", what);
-		arena_release();
-		return r;
-	}
-
-	const cJSON *events = NULL;
-	struct life lf;
-	memset(&lf, 0, sizeof lf);
-	r = load_header(&L, root, out, &events);
-	if (r == AGB_LOAD_OK)
-		r = load_events(&L, events, out, &lf);
-	free(lf.ids.cells);
-	free(lf.tiles.cells);
-	free(lf.free_slots);
-	free(lf.sprites.cells);
-	free(lf.free_handles);
 	arena_release();
+	life_free(&lf);
 	if (r != AGB_LOAD_OK) {
 		agb_trace_release(out);
 		return r;
@@ -1208,7 +1513,62 @@ static int io_error(struct agb_diag *diag, const char *what, int err)
 	return AGB_LOAD_IO_ERROR;
 }
 
-int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag)
+static int too_large(struct agb_diag *diag, size_t max)
+{
+	diag->line = diag->col = 0;
+	snprintf(diag->message, sizeof diag->message,
+		 "larger than %zu bytes, the most this loader reads (a trace of 10 M events is "
+		 "~200 MB)",
+		 max);
+	return AGB_LOAD_BAD_INPUT;
+}
+
+/* Reads all of F into *BUF (*LEN bytes): at most MAX bytes, and no further than the first
+ * chunk holding a NUL byte (the loader rejects it anyway; /dev/zero must not fill memory).
+ * SIZE is the file's size when known (regular files), else 0. Returns an agb_load_status. */
+static int read_all(FILE *f, size_t size, size_t max, char **buf, size_t *len,
+		    struct agb_diag *diag)
+{
+	size_t cap = size > 0 ? size + 1 : (size_t)1 << 16; /* +1: one read that sees EOF */
+	char *b = malloc(cap);
+	size_t n = 0;
+	*buf = NULL;
+	*len = 0;
+	while (b != NULL) {
+		size_t got = fread(b + n, 1, cap - n, f);
+		int nul = memchr(b + n, 0, got) != NULL;
+		n += got;
+		if (ferror(f)) {
+			int err = errno != 0 ? errno : EIO;
+			free(b);
+			return io_error(diag, "cannot read", err);
+		}
+		if (n > max) {
+			free(b);
+			return too_large(diag, max);
+		}
+		if (feof(f) || nul)
+			break;
+		if (n == cap) {
+			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
+			char *bigger = realloc(b, ncap);
+			if (bigger == NULL)
+				free(b);
+			b = bigger;
+			cap = ncap;
+		}
+	}
+	if (b == NULL) {
+		snprintf(diag->message, sizeof diag->message, "out of memory");
+		return AGB_LOAD_IO_ERROR;
+	}
+	*buf = b;
+	*len = n;
+	return AGB_LOAD_OK;
+}
+
+int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
+			    struct agb_diag *diag)
 {
 	int is_stdin = strcmp(path, "-") == 0;
 	const char *name = is_stdin ? "<stdin>" : path;
@@ -1219,51 +1579,62 @@ int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct a
 	if (f == NULL)
 		return io_error(diag, "cannot open", errno);
 	struct stat st;
-	size_t cap = 1 << 16;
+	size_t size = 0;
+	int r = AGB_LOAD_OK;
 	if (fstat(fileno(f), &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			if (!is_stdin)
-				fclose(f);
-			return io_error(diag, "cannot open", EISDIR);
-		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
-			cap = (size_t)st.st_size + 1; /* +1: one read that sees EOF */
+		if (S_ISDIR(st.st_mode))
+			r = io_error(diag, "cannot open", EISDIR);
+		else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_bytes)
+			r = too_large(diag, max_bytes);
+		else if (S_ISREG(st.st_mode))
+			size = (size_t)st.st_size;
 	}
-	char *buf = malloc(cap);
+	char *buf = NULL;
 	size_t len = 0;
-	int err = 0;
-	while (buf != NULL) {
-		len += fread(buf + len, 1, cap - len, f);
-		if (ferror(f)) {
-			err = errno != 0 ? errno : EIO;
-			break;
-		}
-		if (feof(f))
-			break;
-		if (len == cap) {
-			char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-			if (bigger == NULL) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-	}
+	if (r == AGB_LOAD_OK)
+		r = read_all(f, size, max_bytes, &buf, &len, diag);
 	if (!is_stdin)
 		fclose(f);
-	if (buf == NULL) {
-		snprintf(diag->message, sizeof diag->message, "out of memory");
-		return AGB_LOAD_IO_ERROR;
-	}
-	if (err != 0) {
-		free(buf);
-		return io_error(diag, "cannot read", err);
-	}
-	int r = agb_trace_load_buffer(name, buf, len, out, diag);
+	if (r == AGB_LOAD_OK)
+		r = agb_trace_load_buffer(name, buf, len, out, diag);
 	free(buf);
 	return r;
+}
+
+int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag)
+{
+	return agb_trace_load_file_max(path, AGB_TRACE_MAX_BYTES, out, diag);
+}
+
+int agb_trace_locate_event(const char *path, uint32_t index, struct agb_diag *diag)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int ok = 0;
+	memset(diag, 0, sizeof *diag);
+	set_file(diag, path);
+	FILE *f = strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
+	if (f == NULL)
+		return -1;
+	/* Only a regular file reads the same twice (not a pipe, not stdin). */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    read_all(f, (size_t)st.st_size, AGB_TRACE_MAX_BYTES, &buf, &len, diag) == AGB_LOAD_OK) {
+		struct loader L = {.text = buf, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM};
+		size_t b, e;
+		if (find_events(&L, &b, &e)) {
+			size_t i = element_offset(buf, len, b, index);
+			ok = i < e;
+			if (ok)
+				set_position(diag, buf, len, i);
+		}
+	}
+	fclose(f);
+	free(buf);
+	diag->message[0] = '\0';
+	if (!ok)
+		diag->line = diag->col = 0;
+	return ok ? 0 : -1;
 }
 
 void agb_trace_release(struct agb_loaded_trace *t)
@@ -1287,7 +1658,7 @@ int agb_diag_format(const struct agb_diag *d, char *buf, size_t n)
 int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
 		   struct agb_diag *diag)
 {
-	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	struct loader L = {.text = text, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM};
 	const char *end = NULL;
 	cJSON *root;
 	int r;
@@ -1322,7 +1693,7 @@ int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
 
 void agb_json_locate(const char *text, size_t len, const char *path, struct agb_diag *diag)
 {
-	struct loader L = {text, len, diag, AGB_ARENA_EWRAM, 0};
+	struct loader L = {.text = text, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM};
 	size_t i = root_offset(&L);
 	while (*path != '\0' && i < len) {
 		char part[128];
@@ -1356,5 +1727,5 @@ void agb_json_locate(const char *text, size_t len, const char *path, struct agb_
 			break;
 		}
 	}
-	set_position(diag, text, i < len ? i : len);
+	set_position(diag, text, len, i);
 }

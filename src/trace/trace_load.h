@@ -18,11 +18,13 @@
  * Not thread-safe: while a document is parsed, the loader points cJSON's process-global
  * allocation hooks at a private bump arena (the per-node malloc is the main cost of cJSON)
  * and restores the default hooks before returning. Do not use cJSON on another thread then.
+ * Whitespace is what cJSON skips: any byte 0x01..0x20 between tokens.
  */
 #ifndef AGB_TRACE_LOAD_H
 #define AGB_TRACE_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "agb/trace.h"
@@ -30,6 +32,11 @@
 /* Deepest array/object nesting the loader accepts. A v1 trace needs 3 (document, events, event)
  * plus whatever an options object holds; the limit keeps hostile input from costing stack. */
 #define AGB_TRACE_MAX_DEPTH 64
+
+/* Largest trace text the loader reads: 1 GiB (~50 M events). A larger file, or a pipe or device
+ * that goes on past it, is rejected with "larger than N bytes" (bad input) instead of growing a
+ * buffer until memory runs out. */
+#define AGB_TRACE_MAX_BYTES ((size_t)1 << 30)
 
 /* Largest id / ROM tile number a trace may use: 2^31 - 1. */
 #define AGB_TRACE_MAX_ID 0x7fffffffu
@@ -60,6 +67,19 @@ enum agb_load_status {
  * Returns an agb_load_status. On failure *OUT is zeroed (release is still safe) and *DIAG says
  * why: "cannot open: <strerror>" (line/col 0) for I/O errors, else a positioned message. */
 int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag);
+
+/* agb_trace_load_file with a text limit of MAX_BYTES instead of AGB_TRACE_MAX_BYTES: a bigger
+ * regular file is rejected before it is read, other input once it passes the limit (status
+ * AGB_LOAD_BAD_INPUT, no position). Input is also read no further than a chunk holding a NUL
+ * byte, which is rejected anyway (so /dev/zero costs 64 KiB, not all memory). */
+int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
+			    struct agb_diag *diag);
+
+/* Sets DIAG's file, line and col to where event INDEX starts in the trace file PATH (message
+ * empty): for errors found after loading, such as a core refusing event N during a replay. The
+ * loader keeps no text, so the file is read again: O(file), error path only. Returns 0, or -1
+ * (line and col 0) when PATH is stdin or not a regular file, or no longer has that event. */
+int agb_trace_locate_event(const char *path, uint32_t index, struct agb_diag *diag);
 
 /* Same as agb_trace_load_file for LEN bytes of TEXT (need not be NUL-terminated, may contain
  * NUL bytes, which are rejected). NAME is used as the file name in *DIAG. */
