@@ -1,5 +1,5 @@
 /* agbsim perf: host speed of the tool itself — trace loading (MB/s) and replay (events/s). */
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 
@@ -46,7 +47,42 @@ static void count_only(void *ctx, const struct agb_replay_obs *obs)
 	++*(uint64_t *)ctx;
 }
 
-int agbsim_cmd_perf(int argc, char **argv)
+/* Most --repeat: the medians are taken over fixed arrays. */
+#define PERF_MAX_REPEAT 64u
+
+struct perf_args {
+	const char *trace_path, *allocator;
+	uint32_t repeat;
+	int replay_only;
+};
+
+/* Seconds per pass of each measurement: loading, replay with metrics, bare replay. */
+struct perf_times {
+	double load[PERF_MAX_REPEAT], full[PERF_MAX_REPEAT], bare[PERF_MAX_REPEAT];
+};
+
+static int perf_option(void *ctx, int opt, const char *arg)
+{
+	struct perf_args *a = ctx;
+	switch (opt) {
+	case 'a':
+		a->allocator = arg;
+		return AGBSIM_EXIT_OK;
+	case 'r':
+		if (agbsim_parse_u32(arg, &a->repeat) != 0 || a->repeat == 0 ||
+		    a->repeat > PERF_MAX_REPEAT)
+			return agbsim_usage_error("perf", "--repeat wants 1..%u, not '%s'",
+						  PERF_MAX_REPEAT, arg);
+		return AGBSIM_EXIT_OK;
+	case 'R':
+		a->replay_only = 1;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+static int parse_args(struct perf_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'},
@@ -55,109 +91,116 @@ int agbsim_cmd_perf(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *allocator = NULL;
-	uint32_t repeat = 5;
-	int replay_only = 0;
-	int opt, rc = AGBSIM_EXIT_OK;
-	struct agb_loaded_trace lt;
-	struct stat sb;
-	double load_s[64], full_s[64], bare_s[64];
-	const struct agb_heap_core *core;
+	const struct agbsim_cli cli = {"perf", "", longopts, usage, perf_option, a, NULL};
+	int first, rc;
+	a->repeat = 5;
+	rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	return agbsim_cli_one_trace("perf", argc, argv, first, &a->trace_path);
+}
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			allocator = optarg;
-			break;
-		case 'r':
-			if (agbsim_parse_u32(optarg, &repeat) != 0 || repeat == 0 || repeat > 64)
-				return agbsim_usage_error("perf", "--repeat wants 1..64, not '%s'", optarg);
-			break;
-		case 'R':
-			replay_only = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return agbsim_usage_error("perf", "exactly one TRACE expected");
-	if (stat(argv[optind], &sb) != 0) {
-		agbsim_error("%s: cannot open: %s", argv[optind], strerror(errno));
-		return AGBSIM_EXIT_IO;
-	}
-	for (uint32_t i = 0; i < (replay_only ? 1u : repeat); i++) {
+/* Loads the trace `loads` times (timing each) and keeps the last load in *lt. */
+static int time_loads(const char *path, uint32_t loads, struct agb_loaded_trace *lt, double *t)
+{
+	for (uint32_t i = 0; i < loads; i++) {
 		double t0 = now_seconds();
-		int st = agbsim_load_trace(argv[optind], &lt);
-		load_s[i] = now_seconds() - t0;
+		int st = agbsim_load_trace(path, lt);
+		t[i] = now_seconds() - t0;
 		if (st != AGBSIM_EXIT_OK)
 			return st;
-		if (i + 1 < (replay_only ? 1u : repeat))
-			agb_trace_release(&lt);
+		if (i + 1 < loads)
+			agb_trace_release(lt);
 	}
-	rc = agbsim_pick_core(allocator, &lt.trace, &core);
-	if (rc != AGBSIM_EXIT_OK)
-		goto done;
-	for (uint32_t i = 0; i < (replay_only ? 0u : repeat); i++) {
+	return AGBSIM_EXIT_OK;
+}
+
+/* The replay with the reports' per-event metrics, `repeat` times. */
+static int time_full(const struct perf_args *a, const struct agb_trace *t,
+		     const struct agb_heap_core *core, double *s)
+{
+	for (uint32_t i = 0; i < a->repeat; i++) {
 		struct agbsim_run run = {0};
 		double t0;
-		run.trace_path = argv[optind];
-		run.trace = &lt.trace;
+		run.trace_path = a->trace_path;
+		run.trace = t;
 		run.core = core;
 		run.cfg.flags = AGB_REPLAY_CANARIES;
 		t0 = now_seconds();
-		rc = agbsim_run_replay(&run, 0, NULL);
-		full_s[i] = now_seconds() - t0;
-		if (rc != AGBSIM_EXIT_OK) {
+		if (agbsim_run_replay(&run, 0, NULL) != AGBSIM_EXIT_OK) {
 			agbsim_error("%s", run.error);
-			goto done;
+			return run.status;
 		}
+		s[i] = now_seconds() - t0;
 	}
-	{
-		size_t ws_bytes = agb_replay_workspace_bytes(&lt.trace);
-		agb_machine *m = malloc(sizeof *m);
-		void *ws = malloc(ws_bytes);
-		struct agb_replay_config cfg = {core, 0, AGB_META_DEFAULT, 0,
-						AGB_REPLAY_CANARIES | AGB_REPLAY_NO_STATS};
-		struct agb_replay_result res;
-		if (m == NULL || ws == NULL) {
-			free(m);
-			free(ws);
-			rc = AGBSIM_EXIT_IO;
-			goto done;
-		}
+	return AGBSIM_EXIT_OK;
+}
+
+/* The bare replay (a counting observer, no sampling), `repeat` times. */
+static int time_bare(const struct agb_trace *t, const struct agb_heap_core *core, uint32_t repeat,
+		     double *s)
+{
+	size_t ws_bytes = agb_replay_workspace_bytes(t);
+	agb_machine *m = malloc(sizeof *m);
+	void *ws = malloc(ws_bytes);
+	struct agb_replay_config cfg = {core, 0, AGB_META_DEFAULT, 0,
+					AGB_REPLAY_CANARIES | AGB_REPLAY_NO_STATS};
+	struct agb_replay_result res;
+	int rc = m != NULL && ws != NULL ? AGBSIM_EXIT_OK : AGBSIM_EXIT_IO;
+	if (rc == AGBSIM_EXIT_OK)
 		agb_machine_init(m, AGB_WAITCNT_DEFAULT);
-		for (uint32_t i = 0; i < repeat; i++) {
-			uint64_t seen = 0;
-			double t0 = now_seconds();
-			agb_replay_run(&lt.trace, &cfg, m, ws, ws_bytes, count_only, &seen, &res);
-			bare_s[i] = now_seconds() - t0;
-		}
-		free(m);
-		free(ws);
+	for (uint32_t i = 0; rc == AGBSIM_EXIT_OK && i < repeat; i++) {
+		uint64_t seen = 0;
+		double t0 = now_seconds();
+		agb_replay_run(t, &cfg, m, ws, ws_bytes, count_only, &seen, &res);
+		s[i] = now_seconds() - t0;
 	}
-	{
-		double mb = (double)sb.st_size / 1e6, ev = (double)lt.trace.event_count;
-		double lm = median(load_s, replay_only ? 1 : (int)repeat),
-		       fm = replay_only ? 0 : median(full_s, (int)repeat),
-		       bm = median(bare_s, (int)repeat);
-		printf("trace %s\nallocator %s\nbytes %lld\nevents %u\nrepeat %u\n", argv[optind],
-		       core->name, (long long)sb.st_size, lt.trace.event_count, repeat);
-		if (!replay_only)
-			printf("load_mb_per_s %.1f\n", mb / lm);
-		printf("replay_events_per_s %.0f\n", ev / bm);
-		printf("replay_ns_per_event %.1f\n", bm * 1e9 / ev);
-		if (!replay_only)
-			printf("replay_with_metrics_events_per_s %.0f\n", ev / fm);
+	free(m);
+	free(ws);
+	return rc;
+}
+
+static void print_perf(const struct perf_args *a, const struct agb_trace *t,
+		       const struct agb_heap_core *core, off_t bytes, struct perf_times *pt)
+{
+	double mb = (double)bytes / 1e6, ev = (double)t->event_count;
+	double lm = median(pt->load, a->replay_only ? 1 : (int)a->repeat),
+	       fm = a->replay_only ? 0 : median(pt->full, (int)a->repeat),
+	       bm = median(pt->bare, (int)a->repeat);
+	printf("trace %s\nallocator %s\nbytes %lld\nevents %u\nrepeat %u\n", a->trace_path,
+	       core->name, (long long)bytes, t->event_count, a->repeat);
+	if (!a->replay_only)
+		printf("load_mb_per_s %.1f\n", mb / lm);
+	printf("replay_events_per_s %.0f\n", ev / bm);
+	printf("replay_ns_per_event %.1f\n", bm * 1e9 / ev);
+	if (!a->replay_only)
+		printf("replay_with_metrics_events_per_s %.0f\n", ev / fm);
+}
+
+int agbsim_cmd_perf(int argc, char **argv)
+{
+	struct perf_args a = {0};
+	struct agb_loaded_trace lt;
+	struct perf_times pt;
+	struct stat sb;
+	const struct agb_heap_core *core;
+	int rc = parse_args(&a, argc, argv);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	if (stat(a.trace_path, &sb) != 0) {
+		agbsim_error("%s: cannot open: %s", a.trace_path, strerror(errno));
+		return AGBSIM_EXIT_IO;
 	}
-done:
+	rc = time_loads(a.trace_path, a.replay_only ? 1u : a.repeat, &lt, pt.load);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	rc = agbsim_pick_core(a.allocator, &lt.trace, &core);
+	if (rc == AGBSIM_EXIT_OK && !a.replay_only)
+		rc = time_full(&a, &lt.trace, core, pt.full);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = time_bare(&lt.trace, core, a.repeat, pt.bare);
+	if (rc == AGBSIM_EXIT_OK)
+		print_perf(&a, &lt.trace, core, sb.st_size, &pt);
 	agb_trace_release(&lt);
 	return rc;
 }

@@ -1,11 +1,11 @@
 /* agbsim replay: one trace on one core, one report. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 
@@ -35,7 +35,43 @@ static void usage(FILE *out)
 		"instruction coefficients. Exit status: 0 ok, 2 bad usage or input, 3 I/O error.\n");
 }
 
-int agbsim_cmd_replay(int argc, char **argv)
+struct replay_args {
+	const char *allocator, *events_out;
+	int format, view;
+	unsigned options;
+	struct agbsim_run run;
+};
+
+static int replay_option(void *ctx, int opt, const char *arg)
+{
+	struct replay_args *a = ctx;
+	switch (opt) {
+	case 'a':
+		a->allocator = arg;
+		return AGBSIM_EXIT_OK;
+	case 'f':
+		return agbsim_cli_format("replay", arg, &a->format);
+	case 'e':
+		a->events_out = arg;
+		return AGBSIM_EXIT_OK;
+	case 'c':
+		a->run.cfg.flags |= AGB_REPLAY_CHECK;
+		return AGBSIM_EXIT_OK;
+	case 'C':
+		a->run.cfg.flags &= ~AGB_REPLAY_CANARIES;
+		return AGBSIM_EXIT_OK;
+	case 'm':
+		a->options &= ~(unsigned)RUN_MIN_ARENA;
+		return AGBSIM_EXIT_OK;
+	case 'V':
+		a->view = 1;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+static int parse_args(struct replay_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"format", required_argument, NULL, 'f'},
@@ -45,104 +81,79 @@ int agbsim_cmd_replay(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *allocator = NULL, *events_out = NULL;
-	int format = FORMAT_TABLE, opt;
-	unsigned options = RUN_MIN_ARENA;
-	struct agbsim_run run = {0};
-	struct agb_loaded_trace loaded;
+	const struct agbsim_cli cli = {"replay", "", longopts, usage, replay_option, a, &a->run.cfg};
+	int first, rc;
+	a->format = FORMAT_TABLE;
+	a->options = RUN_MIN_ARENA;
+	a->run.cfg.flags = AGB_REPLAY_CANARIES;
+	rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	return agbsim_cli_one_trace("replay", argc, argv, first, &a->run.trace_path);
+}
+
+/* The loaded trace: its core, and an --arena-bytes that fits the arena's region. */
+static int pick_core(struct agbsim_run *run, const char *allocator)
+{
+	int rc = agbsim_pick_core(allocator, run->trace, &run->core);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	if (run->cfg.arena_bytes > agb_arena_region_bytes(run->trace->arena))
+		return agbsim_usage_error("replay", "--arena-bytes %u is larger than %s (%u bytes)",
+					  run->cfg.arena_bytes, agb_arena_name(run->trace->arena),
+					  agb_arena_region_bytes(run->trace->arena));
+	return AGBSIM_EXIT_OK;
+}
+
+/* The replay, with --events-out streamed (and kept only when the replay succeeded). */
+static int run_with_events(struct replay_args *a)
+{
+	struct agbsim_run *run = &a->run;
 	struct agbsim_events_out eo = {0};
 	struct agbsim_tap tap = {agbsim_events_out_observe, &eo};
 	struct agbsim_output events = {0};
-	int rc, view = 0;
-
-	run.cfg.flags = AGB_REPLAY_CANARIES;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			allocator = optarg;
-			break;
-		case 'f':
-			format = agbsim_parse_format(optarg);
-			if (format < 0)
-				return agbsim_usage_error("replay", "unknown format '%s' (table, json, csv, md)",
-							  optarg);
-			break;
-		case 'e':
-			events_out = optarg;
-			break;
-		case 'c':
-			run.cfg.flags |= AGB_REPLAY_CHECK;
-			break;
-		case 'C':
-			run.cfg.flags &= ~AGB_REPLAY_CANARIES;
-			break;
-		case 'm':
-			options &= ~(unsigned)RUN_MIN_ARENA;
-			break;
-		case 'V':
-			view = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
-		default: {
-			int r = agbsim_replay_option("replay", opt, optarg, &run.cfg);
-			if (r == -1)
-				return agbsim_usage_error("replay", "unknown option '%s'", argv[optind - 1]);
-			if (r != AGBSIM_EXIT_OK)
-				return r;
-			break;
-		}
-		}
+	int rc, wrc;
+	if (a->events_out == NULL) {
+		rc = agbsim_run_replay(run, a->options, NULL);
+		if (rc != AGBSIM_EXIT_OK)
+			agbsim_error("%s", run->error);
+		return rc;
 	}
-	if (optind != argc - 1)
-		return agbsim_usage_error("replay", optind >= argc ? "no TRACE given"
-								   : "exactly one TRACE expected");
-	run.trace_path = argv[optind];
-
-	rc = agbsim_load_trace(run.trace_path, &loaded);
+	rc = agbsim_output_open(&events, a->events_out);
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
-	run.trace = &loaded.trace;
-	rc = agbsim_pick_core(allocator, run.trace, &run.core);
+	eo.out = events.f;
+	eo.trace = run->trace;
+	eo.arena_addr = agb_arena_base(run->trace->arena);
+	rc = agbsim_run_replay(run, a->options, &tap);
 	if (rc != AGBSIM_EXIT_OK)
-		goto done;
-	if (run.cfg.arena_bytes > agb_arena_region_bytes(run.trace->arena)) {
-		rc = agbsim_usage_error("replay", "--arena-bytes %u is larger than %s (%u bytes)",
-					run.cfg.arena_bytes, agb_arena_name(run.trace->arena),
-					agb_arena_region_bytes(run.trace->arena));
-		goto done;
-	}
-	if (events_out != NULL) {
-		rc = agbsim_output_open(&events, events_out);
-		if (rc != AGBSIM_EXIT_OK)
-			goto done;
-		eo.out = events.f;
-		eo.trace = run.trace;
-		eo.arena_addr = agb_arena_base(run.trace->arena);
-	}
-	rc = agbsim_run_replay(&run, options, events_out != NULL ? &tap : NULL);
+		agbsim_error("%s", run->error);
+	/* Events stream first when both go to stdout. */
+	wrc = agbsim_output_close(&events, rc == AGBSIM_EXIT_OK);
+	return rc != AGBSIM_EXIT_OK ? rc : wrc;
+}
+
+int agbsim_cmd_replay(int argc, char **argv)
+{
+	struct replay_args a = {0};
+	struct agb_loaded_trace loaded;
+	int rc = parse_args(&a, argc, argv);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	rc = agbsim_load_trace(a.run.trace_path, &loaded);
 	if (rc != AGBSIM_EXIT_OK)
-		agbsim_error("%s", run.error);
-	if (events_out != NULL) {
-		/* Events stream first when both go to stdout. */
-		int wrc = agbsim_output_close(&events, rc == AGBSIM_EXIT_OK);
-		if (rc == AGBSIM_EXIT_OK)
-			rc = wrc;
-	}
+		return rc;
+	a.run.trace = &loaded.trace;
+	rc = pick_core(&a.run, a.allocator);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = run_with_events(&a);
 	if (rc == AGBSIM_EXIT_OK) {
-		agbsim_report(stdout, (enum agbsim_format)format, &run, 1);
+		agbsim_report(stdout, (enum agbsim_format)a.format, &a.run, 1);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}
-	if (rc == AGBSIM_EXIT_OK && view)
-		rc = agbsim_view_open(run.trace_path, run.trace, &run.cfg, NULL, -1, 0, NULL);
-done:
-	agbsim_output_close(&events, 0);
+	if (rc == AGBSIM_EXIT_OK && a.view)
+		rc = agbsim_view_open(a.run.trace_path, a.run.trace, &a.run.cfg, NULL, -1, 0, NULL);
 	agb_trace_release(&loaded);
 	return rc;
 }
