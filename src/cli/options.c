@@ -73,7 +73,12 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 int agbsim_load_trace(const char *path, struct agb_loaded_trace *out)
 {
 	struct agb_diag diag;
-	int st = agb_trace_load_file(path, out, &diag);
+	const char *limit = getenv("AGBSIM_MAX_TRACE_BYTES");
+	size_t max = AGB_TRACE_MAX_BYTES;
+	uint32_t v;
+	if (limit != NULL && agbsim_parse_u32(limit, &v) == 0 && v > 0 && v < max)
+		max = v; /* a lower limit only (tests; a service that wants a tighter bound) */
+	int st = agb_trace_load_file_max(path, max, out, &diag);
 	char msg[1024];
 	if (st == AGB_LOAD_OK)
 		return AGBSIM_EXIT_OK;

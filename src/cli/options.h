@@ -53,7 +53,10 @@ int agbsim_output_open(struct agbsim_output *o, const char *path);
 int agbsim_output_close(struct agbsim_output *o, int keep);
 
 /* Loads the trace at PATH ('-': stdin). On bad input prints "agbsim: FILE:LINE:COL: message"
- * and returns AGBSIM_EXIT_USAGE; AGBSIM_EXIT_IO when it cannot be read; else AGBSIM_EXIT_OK. */
+ * and returns AGBSIM_EXIT_USAGE; AGBSIM_EXIT_IO when it cannot be read; else AGBSIM_EXIT_OK.
+ * At most AGB_TRACE_MAX_BYTES (1 GiB) of text are read, or fewer when the environment variable
+ * AGBSIM_MAX_TRACE_BYTES holds a smaller positive integer: more is bad input ("larger than N
+ * bytes", exit 2). */
 int agbsim_load_trace(const char *path, struct agb_loaded_trace *out);
 
 /* getopt values of the options every replaying command shares (replay, view, measure). */

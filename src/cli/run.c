@@ -5,6 +5,7 @@
 
 #include "agb/cycle_model.h"
 #include "cli/agbsim.h"
+#include "trace/trace_load.h"
 
 uint32_t agbsim_min_arena_step(enum agb_arena arena)
 {
@@ -34,6 +35,19 @@ static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 	vsnprintf(run->error, sizeof run->error, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/* "PATH:LINE:COL" of event EV in the trace file, for errors a replay finds after loading (the
+ * contract's FILE:LINE:COL for bad input); just "PATH" when the file cannot be read again
+ * (stdin, a pipe). Error path only: re-reads the file. */
+static const char *event_where(const struct agbsim_run *run, uint32_t ev, char *buf, size_t n)
+{
+	struct agb_diag d;
+	if (agb_trace_locate_event(run->trace_path, ev, &d) == 0)
+		snprintf(buf, n, "%s:%u:%u", run->trace_path, d.line, d.col);
+	else
+		snprintf(buf, n, "%s", run->trace_path);
+	return buf;
 }
 
 static const char *init_failure(int status)
@@ -85,16 +99,18 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 	case AGB_REPLAY_UNSUPPORTED:
 	case AGB_REPLAY_BAD_EVENT: {
 		const struct agb_event *ev = &t->events[run->result.failed_event];
+		char where[600];
+		event_where(run, run->result.failed_event, where, sizeof where);
 		int tile = ev->op == AGB_OP_REF || ev->op == AGB_OP_UNREF;
 		if (tile && run->result.status == AGB_REPLAY_BAD_EVENT)
 			rc = fail(run, AGBSIM_EXIT_USAGE,
 				  "%s: event %u (%s of ROM tile %u at %ubpp): core '%s' rejected it "
 				  "(a tile number beyond what --rom-tiles covers?)",
-				  run->trace_path, run->result.failed_event, agb_op_name(ev->op), ev->id,
+				  where, run->result.failed_event, agb_op_name(ev->op), ev->id,
 				  ev->size, run->core->name);
 		else
 			rc = fail(run, AGBSIM_EXIT_USAGE, "%s: event %u (%s): core '%s': %s",
-				  run->trace_path, run->result.failed_event, agb_op_name(ev->op),
+				  where, run->result.failed_event, agb_op_name(ev->op),
 				  run->core->name, run->result.why);
 		goto done;
 	}

@@ -312,12 +312,12 @@ static int prescan(struct loader *L)
  * says what was expected there. It builds nothing; cJSON remains the parser. Nesting is
  * already bounded by the pre-scan. Returns 1 and fills *off/msg when it finds an error. */
 
-/* Whitespace as cJSON reads it: every byte 0x01..0x20 (NUL never gets this far: the pre-scan
- * rejects it). Scanning with a narrower set would disagree with cJSON about where a value
- * starts, and send the error-path scanners past the end of the text. */
+/* Whitespace as cJSON reads it: every byte 0x01..0x20 (NUL is not: the pre-scan rejects it).
+ * Scanning with a narrower set would disagree with cJSON about where a value starts, and send
+ * the error-path scanners past the end of the text. */
 static int is_ws(char c)
 {
-	return (unsigned char)c <= 0x20;
+	return c != 0 && (unsigned char)c <= 0x20;
 }
 
 enum expect { X_VALUE, X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_COLON, X_COMMA_OR_CLOSE, X_END };
