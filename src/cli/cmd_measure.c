@@ -8,7 +8,6 @@
  * exit 3), the host run supplies everything but cycles (fragmentation, overhead, ...) through
  * the same metrics code, and the measured per-op cycles replace the model's. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/gba_only.h"
 #include "cli/measure.h"
 #include "cli/options.h"
@@ -154,261 +154,334 @@ static const char *outcome_name(uint32_t info)
 	return (info & 0xFFu) < 3u ? n[info & 0xFFu] : "?";
 }
 
+/* Everything one measured run holds; released in one place (measure_release). Per-event arrays
+ * have event_count + 1 entries (the engine may report one past the last event). */
+struct measure {
+	struct agbsim_run *run;
+	const struct agb_trace *t;
+	uint32_t n;                /* t->event_count */
+	struct host_ref host;      /* host decisions and model cycles */
+	struct decision *gba;      /* the GBA's decisions */
+	uint32_t *mgba;            /* measured cycles, marker overhead subtracted */
+	uint32_t *cyc2;            /* the metrics pass's cycle samples */
+	struct walk_list hw, gw;   /* final memory maps: host, GBA */
+	agb_machine *m;
+	void *ws, *blob;
+	size_t ws_bytes, blob_len;
+	struct agb_mgba_result res;
+	uint64_t model_total;      /* the host model's cycles over the trace */
+	uint32_t overhead;         /* cycles of an empty marker pair */
+};
+
+static int measure_alloc(struct measure *s)
+{
+	size_t n1 = (size_t)s->n + 1u;
+	s->host.d = calloc(n1, sizeof *s->host.d);
+	s->host.model = calloc(n1, sizeof *s->host.model);
+	s->gba = calloc(n1, sizeof *s->gba);
+	s->mgba = calloc(n1, sizeof *s->mgba);
+	s->cyc2 = malloc(n1 * sizeof *s->cyc2);
+	s->m = malloc(sizeof *s->m);
+	s->ws_bytes = agb_replay_workspace_bytes(s->t);
+	s->ws = malloc(s->ws_bytes);
+	if (!s->host.d || !s->host.model || !s->gba || !s->mgba || !s->cyc2 || !s->m || !s->ws)
+		return fail(s->run, AGBSIM_EXIT_IO, "out of memory measuring %s", s->run->trace_path);
+	return AGBSIM_EXIT_OK;
+}
+
+static void measure_release(struct measure *s)
+{
+	agb_mgba_result_free(&s->res);
+	free(s->blob);
+	free(s->host.d);
+	free(s->host.model);
+	free(s->gba);
+	free(s->mgba);
+	free(s->cyc2);
+	free(s->hw.runs);
+	free(s->gw.runs);
+	free(s->ws);
+	free(s->m);
+}
+
+/* 1. Host reference: decisions, model cycles, final walk. */
+static int host_reference(struct measure *s)
+{
+	struct agbsim_run *run = s->run;
+	struct agb_replay_result hres;
+	agb_machine_init(s->m, AGB_WAITCNT_DEFAULT);
+	agb_replay_run(s->t, &run->cfg, s->m, s->ws, s->ws_bytes, host_observe, &s->host, &hres);
+	if (hres.status != AGB_REPLAY_OK) {
+		/* Let the regular path say why (same wording as replay). */
+		int rc = agbsim_run_replay(run, 0, NULL);
+		if (rc == AGBSIM_EXIT_OK)
+			rc = fail(run, AGBSIM_EXIT_IO, "%s: host replay stopped (status %d)",
+				  run->trace_path, hres.status);
+		return rc;
+	}
+	run->core->walk(agb_replay_core_state(s->ws), walk_push, &s->hw);
+	for (uint32_t i = 0; i < s->n; i++)
+		s->model_total += s->host.model[i];
+	return AGBSIM_EXIT_OK;
+}
+
+/* The trace and run config packed for the ROM (decisions do not depend on the observation
+ * flags, so the GBA skips the costly ones). */
+static int pack_payload(struct measure *s, const struct agbsim_measure_opts *mo)
+{
+	struct agb_bin_run br = {0};
+	for (uint32_t i = 0; agb_heap_cores[i] != NULL; i++)
+		if (agb_heap_cores[i] == s->run->core)
+			br.core_index = i;
+	br.core = s->run->core;
+	br.cfg = s->run->cfg;
+	br.cfg.flags = (s->run->cfg.flags & ~(uint32_t)(AGB_REPLAY_CHECK | AGB_REPLAY_CANARIES)) |
+		       AGB_REPLAY_NO_STATS;
+	br.bench_flags = AGB_BENCH_OBS | (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
+	if (agb_trace_pack(s->t, &br, &s->blob, &s->blob_len) != 0)
+		return fail(s->run, AGBSIM_EXIT_IO, "%s: cannot pack the trace for the ROM (too large?)",
+			    s->run->trace_path);
+	return AGBSIM_EXIT_OK;
+}
+
+/* 2. The GBA run: the ROM replays the packed trace in mGBA and must finish it. */
+static int gba_run(struct measure *s, const char *rom, const struct agbsim_measure_opts *mo)
+{
+	struct agbsim_run *run = s->run;
+	struct agb_mgba_options opt = {0};
+	int mrc, rc = pack_payload(s, mo);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	opt.payload = s->blob;
+	opt.payload_len = s->blob_len;
+	opt.host_markers = 1;
+	/* Generous: the model may be well off before it is fitted; the ROM stops on its own. */
+	opt.max_frames = 3600u + s->model_total * 8u / AGB_FRAME_CYCLES + s->n / 64u;
+	opt.png_path = mo->png_path;
+	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
+	mrc = agb_mgba_run_ex(rom, &opt, &s->res);
+	if (mrc == AGB_MGBA_ERROR)
+		return fail(run, AGBSIM_EXIT_IO, "mGBA: %s", s->res.error);
+	if (mrc == AGB_MGBA_TIMEOUT || !s->res.done)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
+			    (unsigned long long)opt.max_frames);
+	if (s->res.status != AGB_BENCH_OK)
+		return fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
+			    run->trace_path, run->core->name, (int)s->res.status,
+			    s->res.log_len != 0 ? ": " : "", s->res.log_len != 0 ? s->res.log : "");
+	if (s->res.results.count != AGB_BENCH_V_COUNT ||
+	    s->res.results.values[AGB_BENCH_V_EVENTS] != s->n)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
+			    rom, s->res.results.values[AGB_BENCH_V_EVENTS], s->n);
+	return AGBSIM_EXIT_OK;
+}
+
+/* Marker-reading state: the op being timed and the observation being reported. */
+struct marker_cursor {
+	uint32_t op;  /* AGB_MARK_CALIB_INDEX: a calibration pair */
+	uint64_t t0;  /* cycle of its OP_BEGIN */
+	uint32_t obs; /* event of the observation in progress, UINT32_MAX: none */
+};
+
+/* OP_BEGIN/OP_END: a timed core call. Calibration pairs come first: the overhead is known by
+ * the time an event is timed. */
+static void read_timing_marker(struct measure *s, struct marker_cursor *c,
+			       const struct agb_mgba_marker *mk)
+{
+	uint64_t d;
+	if (mk->id == AGB_MARK_OP_BEGIN) {
+		c->op = mk->value;
+		c->t0 = mk->cycle;
+		return;
+	}
+	d = mk->cycle - c->t0;
+	if (c->op == AGB_MARK_CALIB_INDEX) {
+		if (d < s->overhead)
+			s->overhead = (uint32_t)d;
+	} else if (c->op < s->n) {
+		s->mgba[c->op] = d > s->overhead ? (uint32_t)(d - s->overhead) : 0u;
+	}
+	c->op = AGB_MARK_CALIB_INDEX;
+}
+
+/* OBS*: the GBA's decision at an event; WALK*: its final memory map. */
+static void read_report_marker(struct measure *s, struct marker_cursor *c,
+			       const struct agb_mgba_marker *mk)
+{
+	struct decision *g = c->obs != UINT32_MAX ? &s->gba[c->obs] : NULL;
+	switch (mk->id) {
+	case AGB_MARK_OBS:
+		c->obs = mk->value < s->n ? mk->value : UINT32_MAX;
+		if (c->obs != UINT32_MAX)
+			s->gba[c->obs].seen = 1;
+		break;
+	case AGB_MARK_OBS_ADDR:
+		if (g != NULL)
+			g->addr = mk->value;
+		break;
+	case AGB_MARK_OBS_GRANTED:
+		if (g != NULL)
+			g->granted = mk->value;
+		break;
+	case AGB_MARK_OBS_INFO:
+		if (g != NULL)
+			g->info = mk->value;
+		break;
+	case AGB_MARK_WALK_ADDR:
+		walk_push(&s->gw, mk->value, 0, AGB_RUN_FREE);
+		break;
+	case AGB_MARK_WALK_BYTES:
+		if (s->gw.n != 0) {
+			s->gw.runs[s->gw.n - 1].bytes = mk->value >> 2;
+			s->gw.runs[s->gw.n - 1].kind = mk->value & 3u;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void debug_dump(const struct measure *s)
+{
+	fprintf(stderr, "measure: marker pair overhead %u cycles, %zu markers, %llu emulated cycles\n",
+		s->overhead, s->res.marker_count, (unsigned long long)s->res.cycles);
+	for (uint32_t i = 0; i < s->n && i < 40u; i++)
+		fprintf(stderr, "  event %u %s model %u mgba %u\n", i, agb_op_name(s->t->events[i].op),
+			s->host.model[i], s->mgba[i]);
+}
+
+/* 3. Markers -> per-op cycles and the GBA's decisions. Work the engine counts as not done
+ * costs 0 on both sides, as in the model: skipped ops, and frames or sprite ops a core passes
+ * over (its event() is only a call and a return). Decided by the op and its outcome, never by
+ * the model's figure: a model that predicts 0 must not erase a measurement. */
+static void read_markers(struct measure *s)
+{
+	struct marker_cursor c = {AGB_MARK_CALIB_INDEX, 0, UINT32_MAX};
+	s->overhead = UINT32_MAX;
+	for (size_t k = 0; k < s->res.marker_count; k++) {
+		const struct agb_mgba_marker *mk = &s->res.markers[k];
+		if (mk->id == AGB_MARK_OP_BEGIN || mk->id == AGB_MARK_OP_END)
+			read_timing_marker(s, &c, mk);
+		else
+			read_report_marker(s, &c, mk);
+	}
+	if (s->overhead == UINT32_MAX)
+		s->overhead = 0;
+	if (getenv("AGBSIM_MEASURE_DEBUG") != NULL)
+		debug_dump(s);
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint8_t op = s->t->events[i].op;
+		int passive = op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
+			      op == AGB_OP_SPR_HIDE;
+		if ((s->host.d[i].info & 0xFFu) == AGB_OUTCOME_SKIPPED ||
+		    (passive && s->host.model[i] == 0))
+			s->mgba[i] = 0;
+	}
+}
+
+/* 4. Same decisions at every event, and the same final memory map? */
+static int check_agreement(struct measure *s)
+{
+	struct agbsim_run *run = s->run;
+	int same = s->hw.n == s->gw.n && !s->hw.oom && !s->gw.oom;
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct decision *h = &s->host.d[i], *g = &s->gba[i];
+		if (!g->seen || h->addr != g->addr || h->granted != g->granted || h->info != g->info)
+			return fail(run, AGBSIM_EXIT_IO,
+				    "%s: core '%s': the GBA and the host disagree at event %u (%s): host "
+				    "%s addr 0x%08x granted %u result %u, GBA %s addr 0x%08x granted %u "
+				    "result %u",
+				    run->trace_path, run->core->name, i, agb_op_name(s->t->events[i].op),
+				    outcome_name(h->info), h->addr, h->granted, h->info >> 8,
+				    g->seen ? outcome_name(g->info) : "(no report)", g->addr, g->granted,
+				    g->info >> 8);
+	}
+	for (size_t i = 0; same && i < s->hw.n; i++)
+		same = s->hw.runs[i].addr == s->gw.runs[i].addr &&
+		       s->hw.runs[i].bytes == s->gw.runs[i].bytes &&
+		       s->hw.runs[i].kind == s->gw.runs[i].kind;
+	if (!same)
+		return fail(run, AGBSIM_EXIT_IO,
+			    "%s: core '%s': the final memory maps differ: host %zu runs, GBA %zu runs",
+			    run->trace_path, run->core->name, s->hw.n, s->gw.n);
+	return AGBSIM_EXIT_OK;
+}
+
+/* 5. The report: the host's metrics with measured cycles (and, for --events-out, the GBA's
+ * outcomes). agbsim_run_replay fills run->metrics with model figures; ours go to a copy. */
+static int measured_metrics(struct measure *s, unsigned options, FILE *events_out)
+{
+	struct agbsim_run *run = s->run;
+	struct agbsim_events_out eo = {0};
+	struct subst sub = {.mgba = s->mgba, .g = s->gba, .eo = NULL};
+	struct agbsim_tap tap = {subst_observe, &sub};
+	struct agb_metrics measured;
+	uint32_t min_arena;
+	int rc;
+	if (events_out != NULL) {
+		eo.out = events_out;
+		eo.trace = s->t;
+		eo.arena_addr = agb_arena_base(s->t->arena);
+		eo.features = 1; /* the host's counts beside the measured cycles: what the fit needs */
+		sub.eo = &eo;
+	}
+	agb_metrics_begin(&sub.acc, &measured, s->t, run->core->unit, s->cyc2);
+	rc = agbsim_run_replay(run, options, &tap);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	agb_metrics_end(&sub.acc, &run->result);
+	min_arena = run->metrics.min_arena_bytes;
+	run->metrics = measured;
+	run->metrics.min_arena_bytes = min_arena;
+	run->cycle_source = "mgba";
+	return AGBSIM_EXIT_OK;
+}
+
+/* Hands the per-event arrays to the caller (they are not released with s then). */
+static void give_per_event(struct measure *s, struct agbsim_measured *per_event)
+{
+	per_event->model = s->host.model;
+	per_event->mgba = s->mgba;
+	per_event->marker_overhead = s->overhead;
+	per_event->emulated_cycles = s->res.cycles;
+	s->host.model = NULL;
+	s->mgba = NULL;
+}
+
 int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		       const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event)
 {
-	const struct agb_trace *t = run->trace;
-	const uint32_t n = t->event_count;
-	struct agb_bin_run br = {0};
-	struct host_ref host = {0};
-	struct decision *gba = NULL;
-	uint32_t *mgba = NULL, *cyc2 = NULL;
-	struct walk_list hw = {0}, gw = {0};
-	struct agb_mgba_options opt = {0};
-	struct agb_mgba_result res;
-	struct agb_replay_result hres;
-	agb_machine *m = NULL;
-	void *ws = NULL, *blob = NULL;
-	size_t blob_len = 0, ws_bytes = agb_replay_workspace_bytes(t);
+	struct measure s = {.run = run, .t = run->trace, .n = run->trace->event_count};
 	char rom[PATH_MAX + 256];
-	uint64_t model_total = 0;
-	uint32_t overhead = UINT32_MAX, cur = AGB_MARK_CALIB_INDEX, obs_i = UINT32_MAX;
-	uint64_t t0 = 0;
-	int rc = AGBSIM_EXIT_OK, mrc;
-	struct subst sub;
-	struct agbsim_tap tap = {subst_observe, &sub};
-	uint32_t min_arena;
+	int rc;
 
 	if (agbsim_gba_only_rom(run->core) != NULL) /* no host run: the ROM's figures only */
 		return agbsim_measure_gba_only(run, options, mo, per_event);
-	memset(&res, 0, sizeof res);
 	run->cfg.core = run->core;
 	run->error[0] = '\0';
-	for (uint32_t i = 0; agb_heap_cores[i] != NULL; i++)
-		if (agb_heap_cores[i] == run->core)
-			br.core_index = i;
 	if (rom_path(run->core, mo->placement, rom, sizeof rom) != 0)
 		return fail(run, AGBSIM_EXIT_IO,
 			    "no bench ROM for core '%s' (%s placement): build the GBA ROMs or set AGBSIM_GBA_DIR",
 			    run->core->name, mo->placement == PLACEMENT_IWRAM ? "iwram" : "rom");
-
-	host.d = calloc((size_t)n + 1u, sizeof *host.d);
-	host.model = calloc((size_t)n + 1u, sizeof *host.model);
-	gba = calloc((size_t)n + 1u, sizeof *gba);
-	mgba = calloc((size_t)n + 1u, sizeof *mgba);
-	cyc2 = malloc(((size_t)n + 1u) * sizeof *cyc2);
-	m = malloc(sizeof *m);
-	ws = malloc(ws_bytes);
-	if (!host.d || !host.model || !gba || !mgba || !cyc2 || !m || !ws) {
-		rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
-		goto done;
-	}
-
-	/* 1. Host reference: decisions, model cycles, final walk. */
-	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
-	agb_replay_run(t, &run->cfg, m, ws, ws_bytes, host_observe, &host, &hres);
-	if (hres.status != AGB_REPLAY_OK) {
-		/* Let the regular path say why (same wording as replay). */
-		rc = agbsim_run_replay(run, 0, NULL);
-		if (rc == AGBSIM_EXIT_OK)
-			rc = fail(run, AGBSIM_EXIT_IO, "%s: host replay stopped (status %d)",
-				  run->trace_path, hres.status);
-		goto done;
-	}
-	run->core->walk(agb_replay_core_state(ws), walk_push, &hw);
-	for (uint32_t i = 0; i < n; i++)
-		model_total += host.model[i];
-
-	/* 2. The GBA run. */
-	br.core = run->core;
-	br.cfg = run->cfg;
-	/* Decisions do not depend on these observation flags; the GBA skips the costly ones. */
-	br.cfg.flags = (run->cfg.flags & ~(uint32_t)(AGB_REPLAY_CHECK | AGB_REPLAY_CANARIES)) |
-		       AGB_REPLAY_NO_STATS;
-	br.bench_flags = AGB_BENCH_OBS | (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
-	if (agb_trace_pack(t, &br, &blob, &blob_len) != 0) {
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: cannot pack the trace for the ROM (too large?)",
-			  run->trace_path);
-		goto done;
-	}
-	opt.payload = blob;
-	opt.payload_len = blob_len;
-	opt.host_markers = 1;
-	/* Generous: the model may be well off before it is fitted; the ROM stops on its own. */
-	opt.max_frames = 3600u + model_total * 8u / AGB_FRAME_CYCLES + n / 64u;
-	opt.png_path = mo->png_path;
-	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
-	mrc = agb_mgba_run_ex(rom, &opt, &res);
-	if (mrc == AGB_MGBA_ERROR) {
-		rc = fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res.error);
-		goto done;
-	}
-	if (mrc == AGB_MGBA_TIMEOUT || !res.done) {
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
-			  (unsigned long long)opt.max_frames);
-		goto done;
-	}
-	if (res.status != AGB_BENCH_OK) {
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
-			  run->trace_path, run->core->name, (int)res.status,
-			  res.log_len != 0 ? ": " : "", res.log_len != 0 ? res.log : "");
-		goto done;
-	}
-
-	if (res.results.count != AGB_BENCH_V_COUNT || res.results.values[AGB_BENCH_V_EVENTS] != n) {
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
-			  rom, res.results.values[AGB_BENCH_V_EVENTS], n);
-		goto done;
-	}
-
-	/* 3. Markers -> per-op cycles and the GBA's decisions. */
-	for (size_t k = 0; k < res.marker_count; k++) {
-		const struct agb_mgba_marker *mk = &res.markers[k];
-		switch (mk->id) {
-		case AGB_MARK_OP_BEGIN:
-			cur = mk->value;
-			t0 = mk->cycle;
-			break;
-		case AGB_MARK_OP_END: {
-			uint64_t d = mk->cycle - t0;
-			if (cur == AGB_MARK_CALIB_INDEX) {
-				if (d < overhead)
-					overhead = (uint32_t)d;
-			} else if (cur < n) {
-				/* Calibration pairs come first: overhead is known by now. */
-				mgba[cur] = d > overhead ? (uint32_t)(d - overhead) : 0u;
-			}
-			cur = AGB_MARK_CALIB_INDEX;
-			break;
-		}
-		case AGB_MARK_OBS:
-			obs_i = mk->value < n ? mk->value : UINT32_MAX;
-			if (obs_i != UINT32_MAX)
-				gba[obs_i].seen = 1;
-			break;
-		case AGB_MARK_OBS_ADDR:
-			if (obs_i != UINT32_MAX)
-				gba[obs_i].addr = mk->value;
-			break;
-		case AGB_MARK_OBS_GRANTED:
-			if (obs_i != UINT32_MAX)
-				gba[obs_i].granted = mk->value;
-			break;
-		case AGB_MARK_OBS_INFO:
-			if (obs_i != UINT32_MAX)
-				gba[obs_i].info = mk->value;
-			break;
-		case AGB_MARK_WALK_ADDR:
-			walk_push(&gw, mk->value, 0, AGB_RUN_FREE);
-			break;
-		case AGB_MARK_WALK_BYTES:
-			if (gw.n != 0) {
-				gw.runs[gw.n - 1].bytes = mk->value >> 2;
-				gw.runs[gw.n - 1].kind = mk->value & 3u;
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	if (overhead == UINT32_MAX)
-		overhead = 0;
-	if (getenv("AGBSIM_MEASURE_DEBUG") != NULL) {
-		fprintf(stderr, "measure: marker pair overhead %u cycles, %zu markers, %llu emulated cycles\n",
-			overhead, res.marker_count, (unsigned long long)res.cycles);
-		for (uint32_t i = 0; i < n && i < 40u; i++)
-			fprintf(stderr, "  event %u %s model %u mgba %u\n", i, agb_op_name(t->events[i].op),
-				host.model[i], mgba[i]);
-	}
-	/* Work the engine counts as not done costs 0 on both sides, as in the model: skipped ops,
-	 * and frames or sprite ops a core passes over (its event() is only a call and a return).
-	 * Decided by the op and its outcome, never by the model's figure: a model that predicts 0
-	 * must not erase a measurement. */
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t op = t->events[i].op;
-		int passive = op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
-			      op == AGB_OP_SPR_HIDE;
-		if ((host.d[i].info & 0xFFu) == AGB_OUTCOME_SKIPPED || (passive && host.model[i] == 0))
-			mgba[i] = 0;
-	}
-
-	/* 4. Same decisions? */
-	for (uint32_t i = 0; i < n; i++) {
-		const struct decision *h = &host.d[i], *g = &gba[i];
-		if (!g->seen || h->addr != g->addr || h->granted != g->granted || h->info != g->info) {
-			rc = fail(run, AGBSIM_EXIT_IO,
-				  "%s: core '%s': the GBA and the host disagree at event %u (%s): host %s "
-				  "addr 0x%08x granted %u result %u, GBA %s addr 0x%08x granted %u result %u",
-				  run->trace_path, run->core->name, i, agb_op_name(t->events[i].op),
-				  outcome_name(h->info), h->addr, h->granted, h->info >> 8,
-				  g->seen ? outcome_name(g->info) : "(no report)", g->addr, g->granted,
-				  g->info >> 8);
-			break;
-		}
-	}
+	rc = measure_alloc(&s);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = host_reference(&s);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = gba_run(&s, rom, mo);
 	if (rc == AGBSIM_EXIT_OK) {
-		int same = hw.n == gw.n && !hw.oom && !gw.oom;
-		for (size_t i = 0; same && i < hw.n; i++)
-			same = hw.runs[i].addr == gw.runs[i].addr && hw.runs[i].bytes == gw.runs[i].bytes &&
-			       hw.runs[i].kind == gw.runs[i].kind;
-		if (!same)
-			rc = fail(run, AGBSIM_EXIT_IO,
-				  "%s: core '%s': the final memory maps differ: host %zu runs, GBA %zu runs",
-				  run->trace_path, run->core->name, hw.n, gw.n);
-	}
-
-	/* 5. The report: the host's metrics with measured cycles (and the GBA's outcomes). */
-	sub.mgba = mgba;
-	sub.g = gba;
-	sub.eo = NULL;
-	if (mo->events_out != NULL) {
-		static struct agbsim_events_out eo;
-		eo.out = mo->events_out;
-		eo.trace = t;
-		eo.arena_addr = agb_arena_base(t->arena);
-		eo.features = 1; /* the host's counts beside the measured cycles: what the fit needs */
-		sub.eo = &eo;
-	}
-	{
-		/* agbsim_run_replay fills run->metrics with model figures; ours go to a copy. */
-		struct agb_metrics measured;
-		agb_metrics_begin(&sub.acc, &measured, t, run->core->unit, cyc2);
-		int rr = agbsim_run_replay(run, options, &tap);
-		if (rr != AGBSIM_EXIT_OK) {
-			rc = rr;
-			goto done;
-		}
-		agb_metrics_end(&sub.acc, &run->result);
-		min_arena = run->metrics.min_arena_bytes;
-		run->metrics = measured;
-		run->metrics.min_arena_bytes = min_arena;
-		run->cycle_source = "mgba";
-	}
-	if (per_event != NULL) {
-		per_event->model = host.model;
-		per_event->mgba = mgba;
-		per_event->marker_overhead = overhead;
-		per_event->emulated_cycles = res.cycles;
-		host.model = NULL;
-		mgba = NULL;
+		int mrc;
+		read_markers(&s);
+		rc = check_agreement(&s);
+		/* The metrics pass runs even when the sides disagree: --events-out is the evidence. */
+		mrc = measured_metrics(&s, options, mo->events_out);
+		if (mrc != AGBSIM_EXIT_OK)
+			rc = mrc;
+		else if (per_event != NULL)
+			give_per_event(&s, per_event);
 	}
 	if (rc != AGBSIM_EXIT_OK)
 		run->status = rc;
-
-done:
-	if (rc != AGBSIM_EXIT_OK)
-		run->status = rc;
-	agb_mgba_result_free(&res);
-	free(blob);
-	free(host.d);
-	free(host.model);
-	free(gba);
-	free(mgba);
-	free(cyc2);
-	free(hw.runs);
-	free(gw.runs);
-	free(ws);
-	free(m);
+	measure_release(&s);
 	return rc;
 }
 
@@ -455,7 +528,47 @@ static void usage(FILE *out)
 		"the GBA and the host disagree.\n");
 }
 
-int agbsim_cmd_measure(int argc, char **argv)
+struct measure_args {
+	const char *allocator, *events_out;
+	int format;
+	unsigned options;
+	struct agbsim_measure_opts mo;
+	struct agbsim_run run;
+};
+
+static int measure_option(void *ctx, int opt, const char *arg)
+{
+	struct measure_args *a = ctx;
+	switch (opt) {
+	case 'a':
+		a->allocator = arg;
+		return AGBSIM_EXIT_OK;
+	case 'f':
+		return agbsim_cli_format("measure", arg, &a->format);
+	case 'e':
+		a->events_out = arg;
+		return AGBSIM_EXIT_OK;
+	case 'p':
+		if (strcmp(arg, "rom") == 0)
+			a->mo.placement = PLACEMENT_ROM;
+		else if (strcmp(arg, "iwram") == 0)
+			a->mo.placement = PLACEMENT_IWRAM;
+		else
+			return agbsim_usage_error("measure", "--placement wants rom or iwram, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case 'P':
+		a->mo.png_path = arg;
+		return AGBSIM_EXIT_OK;
+	case 'm':
+		a->options &= ~(unsigned)RUN_MIN_ARENA;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+static int parse_args(struct measure_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"format", required_argument, NULL, 'f'},
@@ -463,96 +576,65 @@ int agbsim_cmd_measure(int argc, char **argv)
 		{"png", required_argument, NULL, 'P'},        {"no-min-arena", no_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};
-	const char *allocator = NULL, *events_out = NULL;
-	int format = FORMAT_TABLE, opt, rc;
-	unsigned options = RUN_MIN_ARENA;
-	struct agbsim_measure_opts mo = {0};
-	struct agbsim_run run = {0};
-	struct agb_loaded_trace loaded;
-	struct agbsim_output events = {0};
+	const struct agbsim_cli cli = {"measure", "", longopts, usage, measure_option, a, NULL};
+	int first, rc;
+	a->format = FORMAT_TABLE;
+	a->options = RUN_MIN_ARENA;
+	a->run.cfg.flags = AGB_REPLAY_CANARIES;
+	a->mo.screen = 1;
+	rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	return agbsim_cli_one_trace("measure", argc, argv, first, &a->run.trace_path);
+}
 
-	run.cfg.flags = AGB_REPLAY_CANARIES;
-	mo.screen = 1;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			allocator = optarg;
-			break;
-		case 'f':
-			format = agbsim_parse_format(optarg);
-			if (format < 0)
-				return agbsim_usage_error("measure", "unknown format '%s' (table, json, csv, md)",
-							  optarg);
-			break;
-		case 'e':
-			events_out = optarg;
-			break;
-		case 'p':
-			if (strcmp(optarg, "rom") == 0)
-				mo.placement = PLACEMENT_ROM;
-			else if (strcmp(optarg, "iwram") == 0)
-				mo.placement = PLACEMENT_IWRAM;
-			else
-				return agbsim_usage_error("measure", "--placement wants rom or iwram, not '%s'",
-							  optarg);
-			break;
-		case 'P':
-			mo.png_path = optarg;
-			break;
-		case 'm':
-			options &= ~(unsigned)RUN_MIN_ARENA;
-			break;
-		case 'h':
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("measure", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("measure", "unknown option '%s'", argv[optind - 1]);
-		}
+/* The measured run, with --events-out kept even when the runs disagree: it is the evidence. */
+static int measure_with_events(struct measure_args *a)
+{
+	struct agbsim_output events = {0};
+	int rc, wrc;
+	if (a->events_out != NULL) {
+		rc = agbsim_output_open(&events, a->events_out);
+		if (rc != AGBSIM_EXIT_OK)
+			return rc;
+		a->mo.events_out = events.f;
 	}
-	if (optind != argc - 1)
-		return agbsim_usage_error("measure", optind >= argc ? "no TRACE given"
-								    : "exactly one TRACE expected");
+	rc = agbsim_measure_run(&a->run, a->options, &a->mo, NULL);
+	if (rc != AGBSIM_EXIT_OK)
+		agbsim_error("%s", a->run.error);
+	if (a->events_out == NULL)
+		return rc;
+	wrc = agbsim_output_close(&events, 1);
+	return rc != AGBSIM_EXIT_OK ? rc : wrc;
+}
+
+int agbsim_cmd_measure(int argc, char **argv)
+{
+	struct measure_args a = {0};
+	struct agb_loaded_trace loaded;
+	int rc = parse_args(&a, argc, argv);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
 	if (!agbsim_measure_available()) {
 		agbsim_error("measure: this agbsim was built without libmgba and the GBA ROMs; install "
 			     "libmgba-dev, gcc-arm-none-eabi and libnewlib-arm-none-eabi (scripts/setup) "
 			     "and rebuild");
 		return AGBSIM_EXIT_IO;
 	}
-	run.trace_path = argv[optind];
-	rc = agbsim_load_trace(run.trace_path, &loaded);
+	rc = agbsim_load_trace(a.run.trace_path, &loaded);
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
-	run.trace = &loaded.trace;
-	run.core = agbsim_gba_only_find(allocator);
-	rc = run.core != NULL ? AGBSIM_EXIT_OK : agbsim_pick_core(allocator, run.trace, &run.core);
-	if (rc != AGBSIM_EXIT_OK)
-		goto done;
-	if (events_out != NULL) {
-		rc = agbsim_output_open(&events, events_out);
-		if (rc != AGBSIM_EXIT_OK)
-			goto done;
-		mo.events_out = events.f;
-	}
-	rc = agbsim_measure_run(&run, options, &mo, NULL);
-	if (rc != AGBSIM_EXIT_OK)
-		agbsim_error("%s", run.error);
-	if (events_out != NULL) {
-		/* Kept even when the runs disagree: it is the evidence. */
-		int wrc = agbsim_output_close(&events, 1);
-		if (rc == AGBSIM_EXIT_OK)
-			rc = wrc;
-	}
+	a.run.trace = &loaded.trace;
+	a.run.core = agbsim_gba_only_find(a.allocator);
+	rc = a.run.core != NULL ? AGBSIM_EXIT_OK
+				: agbsim_pick_core(a.allocator, a.run.trace, &a.run.core);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = measure_with_events(&a);
 	if (rc == AGBSIM_EXIT_OK) {
-		agbsim_report(stdout, (enum agbsim_format)format, &run, 1);
+		agbsim_report(stdout, (enum agbsim_format)a.format, &a.run, 1);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}
-done:
-	agbsim_output_close(&events, 0);
 	agb_trace_release(&loaded);
 	return rc;
 }
