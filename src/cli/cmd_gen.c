@@ -21,13 +21,14 @@ static void usage(FILE *out)
 		"  shmup       OBJ VRAM: shoot-'em-up (font, waves, bullets, explosions, a boss)\n"
 		"  rpg         OBJ VRAM: walking between rooms, loading and unloading sprite sets\n"
 		"  particles   OBJ VRAM: overlapping particle bursts\n"
+		"  strips      OBJ VRAM: animation strips of 3-48 tiles streamed by fighters\n"
 		"  ai-scratch  EWRAM: a 4 KiB AI scratch pool (enemy state, paths, temporaries)\n"
 		"  levels      EWRAM: loading levels and rooms, nested lifetimes, freed block by block\n"
 		"  levels-linear  the same allocations released with mark/reset (bump, stack2)\n\n"
 		"Options:\n"
 		"  --seed N      MT19937 seed (default 5489, the reference default)\n"
 		"  --frames N    frames to generate (default: 1800 shmup, ai-scratch; 3600 rpg,\n"
-		"                levels; 1200 particles)\n"
+		"                levels, strips; 1200 particles)\n"
 		"  -o FILE       output file ('-' for stdout)\n"
 		"  --name NAME   the trace's name (default: the scenario; reports and the gate key\n"
 		"                runs by it, so traces compared together need distinct names)\n"
@@ -86,7 +87,7 @@ int agbsim_cmd_gen(int argc, char **argv)
 	if (out_path == NULL)
 		return agbsim_usage_error("gen", "no output file given (-o OUT.json)");
 	if (agb_gen_default_frames(scenario) == 0)
-		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, ai-scratch, levels, "
+		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, strips, ai-scratch, levels, "
 					  "levels-linear)",
 					  scenario);
 	if (frames == 0)

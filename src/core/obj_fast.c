@@ -230,25 +230,37 @@ static inline void flip_all(const agb_obj_fast *st, uint32_t bits)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bits);
 }
 
-/* First candidate for n blocks (not a power of two, or with an align above its rounding) at
- * multiples of s <= 32: every word whose summary says it holds an aligned run of the largest
- * power of two <= n (necessary for any candidate), checked exactly, lowest first. Returns the
- * block index or nblocks; *wordval receives the chosen word's free bits. */
+/* First candidate for n blocks at multiples of s <= 32 where n is not s (a strip of 3, 6, 12 or
+ * 24 tiles, or a sprite with an align above its size). Only words of class floor(log2 n)'s
+ * summary can hold one (a candidate's first largest-power-of-two blocks are an aligned run), and
+ * when n > s / 2 the first word of class log2 s holds one for sure, so words past it are never
+ * looked at. Each word is tested exactly in a few operations: with lo = a bit at every multiple
+ * of s and P = the n-block prefix of every field, ((f & P) + lo) carries into bit n of a field
+ * exactly when the field's first n blocks are free. Returns the block index or nblocks;
+ * *wordval receives the chosen word's free bits. */
 static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wordval)
 {
 	agb_machine *m = st->m;
-	uint32_t kf = 0, cand, ms = multiples(s);
+	uint32_t kf = 0, ks, cand, fit, lo = multiples(s), pre, top;
 	while ((2u << kf) <= n)
 		kf++; /* largest power of two <= n is 2^kf */
+	pre = lo * ((1u << n) - 1u); /* n < s <= 32 */
+	top = lo << n;
 	cand = AGB_LD32(m, SUMMARY(st, LV(kf)));
+	if (kf + 1u < CLASSES && (1u << (kf + 1u)) == s) {
+		ks = LV(kf + 1u);
+		fit = AGB_LD32(m, SUMMARY(st, ks));
+		if (fit != 0)
+			cand &= ((fit & (0u - fit)) << 1) - 1u; /* up to the first sure word */
+	}
 	while (cand != 0) {
-		uint32_t w = ctz(m, cand), f, r;
+		uint32_t w = ctz(m, cand), f, t;
 		cand &= cand - 1u;
 		f = AGB_LD32(m, FREE_W(st, w));
-		r = run_mask(f, n) & ms;
-		if (r != 0) {
+		t = ((f & pre) + lo) & top;
+		if (t != 0) {
 			*wordval = f;
-			return w * 32u + ctz(m, r);
+			return w * 32u + ctz(m, t) - n;
 		}
 	}
 	return st->nblocks;

@@ -9,8 +9,8 @@
 
 #include "agb/mt19937.h"
 
-const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "ai-scratch",
-					 "levels", "levels-linear", NULL};
+const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
+					 "ai-scratch", "levels", "levels-linear", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -641,6 +641,92 @@ static void levels(struct gen *g, uint32_t frames, int linear)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* strips: a brawler's fighters stream animation strips (all frames of one move, packed), so
+ * requests are 3, 6, 12, 24 or 48 tiles at once -- not sprite shapes. */
+
+#define MAX_FIGHTERS 6
+#define FIGHTER_STRIPS 4
+
+struct fighter {
+	uint32_t sid, strip[FIGHTER_STRIPS], attack, attack_left, life;
+};
+
+/* A strip of n 4bpp 8x8 tiles (32 bytes each). */
+static uint32_t strip(struct gen *g, uint32_t tiles)
+{
+	return alloc_bytes(g, tiles * 32u);
+}
+
+static uint32_t strip_tiles(struct gen *g)
+{
+	static const uint8_t sizes[] = {3, 6, 12, 24, 48};
+	return sizes[rnd(g, 5)];
+}
+
+static void fighter_spawn(struct gen *g, struct fighter *f)
+{
+	/* Idle, walk, hurt (and a jump half the time): strips kept while the fighter lives. */
+	for (uint32_t k = 0; k < FIGHTER_STRIPS; k++)
+		f->strip[k] = k < 3u || chance(g, 2) ? strip(g, strip_tiles(g)) : NONE;
+	f->attack = NONE;
+	f->attack_left = 0;
+	f->life = 200u + rnd(g, 900);
+	f->sid = show(g, 0x4000u + rnd(g, 0x100));
+}
+
+static void fighter_leave(struct gen *g, struct fighter *f)
+{
+	hide(g, &f->sid);
+	release(g, &f->attack);
+	for (uint32_t k = 0; k < FIGHTER_STRIPS; k++)
+		release(g, &f->strip[k]);
+	f->life = 0;
+}
+
+static void strips(struct gen *g, uint32_t frames)
+{
+	struct fighter fs[MAX_FIGHTERS];
+	uint32_t hud[6], fx = NONE, fx_left = 0;
+
+	memset(fs, 0, sizeof fs);
+	/* Resident HUD: life bars and portraits, sprite shapes. */
+	for (int i = 0; i < 6; i++)
+		hud[i] = i < 2 ? gfx(g, 32, 32, 4) : gfx(g, 16, 16, 4);
+	(void)hud;
+	for (uint32_t f = 0; f < frames; f++) {
+		for (uint32_t i = 0; i < MAX_FIGHTERS; i++) {
+			struct fighter *p = &fs[i];
+			if (p->life == 0) {
+				if (chance(g, 40))
+					fighter_spawn(g, p);
+				continue;
+			}
+			if (--p->life == 0) {
+				fighter_leave(g, p);
+				continue;
+			}
+			/* Attacks load their strip on demand and drop it when the move ends. */
+			if (p->attack == NONE && chance(g, 30)) {
+				p->attack = strip(g, strip_tiles(g));
+				p->attack_left = 20u + rnd(g, 40);
+			} else if (p->attack != NONE && --p->attack_left == 0) {
+				release(g, &p->attack);
+			}
+			if (p->sid != NONE && chance(g, 10))
+				set_z(g, p->sid, 0x4000u + rnd(g, 0x100));
+		}
+		/* Hit sparks: a short strip now and then. */
+		if (fx == NONE && chance(g, 25)) {
+			fx = strip(g, 3u + 3u * rnd(g, 2));
+			fx_left = 10u + rnd(g, 20);
+		} else if (fx != NONE && --fx_left == 0) {
+			release(g, &fx);
+		}
+		frame(g);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
 
 uint32_t agb_gen_default_frames(const char *scenario)
 {
@@ -650,6 +736,8 @@ uint32_t agb_gen_default_frames(const char *scenario)
 		return 3600;
 	if (strcmp(scenario, "particles") == 0)
 		return 1200;
+	if (strcmp(scenario, "strips") == 0)
+		return 3600;
 	if (strcmp(scenario, "ai-scratch") == 0)
 		return 1800;
 	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0)
@@ -677,6 +765,8 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 		rpg(g, frames);
 	} else if (strcmp(scenario, "particles") == 0) {
 		particles(g, frames);
+	} else if (strcmp(scenario, "strips") == 0) {
+		strips(g, frames);
 	} else if (strcmp(scenario, "ai-scratch") == 0) {
 		arena = AGB_ARENA_EWRAM;
 		arena_bytes = 4096;

@@ -9,6 +9,8 @@
  *               dialog portraits come and go.
  *   particles   obj_vram: overlapping particle bursts, each loading a few particle graphics and
  *               showing dozens of short-lived sprites.
+ *   strips      obj_vram: brawler fighters streaming animation strips of 3, 6, 12, 24 or 48
+ *               tiles (requests that are not sprite shapes), attack strips loaded on demand.
  *   ai-scratch  ewram, 4 KiB pool: the seed article's AI scratch memory: enemies on screen
  *               allocate small state structs, path buffers and per-think temporaries.
  *   levels      ewram, 64 KiB pool: loading levels and rooms: resident data, per-level assets
