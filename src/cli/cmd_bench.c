@@ -1,6 +1,5 @@
 /* agbsim bench: every (trace x core) pair that makes sense, in parallel, side by side. */
 #include <dirent.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/gate.h"
 #include "cli/gba_only.h"
 #include "cli/measure.h"
@@ -392,7 +392,125 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 	fputc('\n', out);
 }
 
-int agbsim_cmd_bench(int argc, char **argv)
+/* Most parallel replays (-j): more threads than that only contend for the pool's lock. */
+#define BENCH_MAX_JOBS 256u
+
+enum bench_cycles { CYCLES_MODEL, CYCLES_MGBA, CYCLES_BOTH };
+
+struct bench_args {
+	const char *allocators; /* --allocator list, "all", or NULL: each arena's default */
+	uint32_t jobs;
+	int format;
+	unsigned options; /* RUN_* */
+	uint32_t flags;   /* AGB_REPLAY_* of every run */
+	struct agbsim_gate_options gate;
+	const char **tolerances; /* gate.tolerances' storage: argc entries */
+	const char *export_format;
+	int timing;
+	enum bench_cycles cycles;
+};
+
+/* What a bench holds; released in one place (bench_release). */
+struct bench {
+	struct trace_list list;
+	struct agb_loaded_trace *loaded; /* list.n entries, `n_loaded` of them loaded */
+	size_t n_loaded;
+	struct agbsim_run *runs;
+	size_t nruns;
+	struct agbsim_run *measured; /* --cycles=mgba|both: the runs with mGBA's cycles */
+};
+
+static int parse_cycles(const char *arg, enum bench_cycles *out)
+{
+	static const char *const names[] = {"model", "mgba", "both"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (enum bench_cycles)i;
+			return AGBSIM_EXIT_OK;
+		}
+	return agbsim_usage_error("bench", "--cycles wants model, mgba or both, not '%s'", arg);
+}
+
+/* The options that feed the gate (agbsim_gate_options). */
+static int gate_option(struct bench_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'B':
+		a->gate.baseline_path = arg;
+		return AGBSIM_EXIT_OK;
+	case 'U':
+		a->gate.update_path = arg;
+		return AGBSIM_EXIT_OK;
+	case 'T':
+		a->tolerances[a->gate.n_tolerances++] = arg;
+		return AGBSIM_EXIT_OK;
+	case 'A':
+		a->gate.allow_missing = 1;
+		return AGBSIM_EXIT_OK;
+	case 'D':
+		a->gate.diff_out = arg;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+static int bench_option(void *ctx, int opt, const char *arg)
+{
+	struct bench_args *a = ctx;
+	switch (opt) {
+	case 'a':
+		a->allocators = arg;
+		return AGBSIM_EXIT_OK;
+	case 'j':
+		if (agbsim_parse_u32(arg, &a->jobs) != 0 || a->jobs == 0 || a->jobs > BENCH_MAX_JOBS)
+			return agbsim_usage_error("bench", "--jobs wants 1..%u, not '%s'", BENCH_MAX_JOBS,
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case 'f':
+		return agbsim_cli_format("bench", arg, &a->format);
+	case 'c':
+		a->flags |= AGB_REPLAY_CHECK;
+		return AGBSIM_EXIT_OK;
+	case 'm':
+		a->options &= ~(unsigned)RUN_MIN_ARENA;
+		return AGBSIM_EXIT_OK;
+	case 't':
+		a->timing = 1;
+		return AGBSIM_EXIT_OK;
+	case 'Y':
+		return parse_cycles(arg, &a->cycles);
+	case 'E':
+		if (strcmp(arg, "bmf") != 0 && strcmp(arg, "gab") != 0)
+			return agbsim_usage_error("bench", "--export wants bmf or gab, not '%s'", arg);
+		a->export_format = arg;
+		return AGBSIM_EXIT_OK;
+	default:
+		return gate_option(a, opt, arg);
+	}
+}
+
+/* Options that only make sense together, the core list, the default job count. */
+static int check_args(struct bench_args *a)
+{
+	if (a->gate.baseline_path != NULL && a->format != FORMAT_TABLE && a->format != FORMAT_MD)
+		return agbsim_usage_error("bench", "with --baseline, --format is table or md");
+	if ((a->gate.diff_out != NULL || a->gate.n_tolerances != 0 || a->gate.allow_missing) &&
+	    a->gate.baseline_path == NULL)
+		return agbsim_usage_error("bench", "--tolerance, --allow-missing and --diff-out need --baseline");
+	a->gate.format = (enum agbsim_format)a->format;
+	if (a->allocators != NULL && strcmp(a->allocators, "all") != 0 &&
+	    check_core_list(a->allocators, a->cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_USAGE;
+	if (a->jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		a->jobs = n <= 0 ? 1u : n > (long)BENCH_MAX_JOBS ? BENCH_MAX_JOBS : (uint32_t)n;
+	}
+	return AGBSIM_CLI_RUN;
+}
+
+/* Returns AGBSIM_CLI_RUN with the traces' operands from *first, or an exit status. */
+static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"jobs", required_argument, NULL, 'j'},
@@ -405,302 +523,307 @@ int agbsim_cmd_bench(int argc, char **argv)
 		{"cycles", required_argument, NULL, 'Y'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *allocators = NULL;
-	uint32_t jobs = 0;
-	int format = FORMAT_TABLE, opt, rc = AGBSIM_EXIT_OK;
-	unsigned options = RUN_MIN_ARENA;
-	uint32_t flags = AGB_REPLAY_CANARIES;
-	struct trace_list list = {0};
-	struct agb_loaded_trace *loaded = NULL;
-	struct agbsim_run *runs = NULL;
-	size_t nruns = 0;
-	struct agbsim_gate_options gate = {0};
-	const char *export_format = NULL;
-	int timing = 0;
-	enum { CYCLES_MODEL, CYCLES_MGBA, CYCLES_BOTH } cycles = CYCLES_MODEL;
-	struct agbsim_run *measured = NULL;
-	const char **tolerances = calloc((size_t)argc, sizeof *tolerances);
+	const struct agbsim_cli cli = {"bench", "j:", longopts, usage, bench_option, a, NULL};
+	int rc;
+	a->format = FORMAT_TABLE;
+	a->options = RUN_MIN_ARENA;
+	a->flags = AGB_REPLAY_CANARIES;
+	a->gate.tolerances = a->tolerances;
+	rc = agbsim_cli_parse(&cli, argc, argv, first);
+	return rc != AGBSIM_CLI_RUN ? rc : check_args(a);
+}
 
-	if (tolerances == NULL)
-		return AGBSIM_EXIT_IO;
-	gate.tolerances = tolerances;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":hj:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			allocators = optarg;
-			break;
-		case 'j':
-			if (agbsim_parse_u32(optarg, &jobs) != 0 || jobs == 0 || jobs > 256)
-				return agbsim_usage_error("bench", "--jobs wants 1..256, not '%s'", optarg);
-			break;
-		case 'f':
-			format = agbsim_parse_format(optarg);
-			if (format < 0)
-				return agbsim_usage_error("bench", "unknown format '%s' (table, json, csv, md)",
-							  optarg);
-			break;
-		case 'c':
-			flags |= AGB_REPLAY_CHECK;
-			break;
-		case 'm':
-			options &= ~(unsigned)RUN_MIN_ARENA;
-			break;
-		case 'B':
-			gate.baseline_path = optarg;
-			break;
-		case 'U':
-			gate.update_path = optarg;
-			break;
-		case 'T':
-			tolerances[gate.n_tolerances++] = optarg;
-			break;
-		case 't':
-			timing = 1;
-			break;
-		case 'Y':
-			if (strcmp(optarg, "model") == 0)
-				cycles = CYCLES_MODEL;
-			else if (strcmp(optarg, "mgba") == 0)
-				cycles = CYCLES_MGBA;
-			else if (strcmp(optarg, "both") == 0)
-				cycles = CYCLES_BOTH;
-			else
-				return agbsim_usage_error("bench", "--cycles wants model, mgba or both, not '%s'",
-							  optarg);
-			break;
-		case 'A':
-			gate.allow_missing = 1;
-			break;
-		case 'D':
-			gate.diff_out = optarg;
-			break;
-		case 'E':
-			if (strcmp(optarg, "bmf") != 0 && strcmp(optarg, "gab") != 0)
-				return agbsim_usage_error("bench", "--export wants bmf or gab, not '%s'", optarg);
-			export_format = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			free(tolerances);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
-		}
+/* The traces named on the command line (a DIR: its traces), or those below traces/. */
+static int collect_traces(struct trace_list *list, int argc, char **argv, int first)
+{
+	int rc = AGBSIM_EXIT_OK;
+	if (first == argc)
+		rc = scan_dir(list, "traces");
+	for (int i = first; i < argc && rc == AGBSIM_EXIT_OK; i++) {
+		struct stat sb;
+		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = scan_dir(list, argv[i]);
+		else if (push_path(list, argv[i]) != 0)
+			rc = AGBSIM_EXIT_IO;
 	}
-	if (gate.baseline_path != NULL && format != FORMAT_TABLE && format != FORMAT_MD)
-		return agbsim_usage_error("bench", "with --baseline, --format is table or md");
-	if ((gate.diff_out != NULL || gate.n_tolerances != 0 || gate.allow_missing) &&
-	    gate.baseline_path == NULL)
-		return agbsim_usage_error("bench", "--tolerance, --allow-missing and --diff-out need --baseline");
-	gate.format = (enum agbsim_format)format;
-	if (allocators != NULL && strcmp(allocators, "all") != 0 &&
-	    check_core_list(allocators, cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
-		return AGBSIM_EXIT_USAGE;
-	if (jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = n > 0 ? (uint32_t)n : 1u;
-	}
-
-	if (optind == argc) {
-		rc = scan_dir(&list, "traces");
-	} else {
-		for (int i = optind; i < argc && rc == AGBSIM_EXIT_OK; i++) {
-			struct stat sb;
-			if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-				rc = scan_dir(&list, argv[i]);
-			else if (push_path(&list, argv[i]) != 0)
-				rc = AGBSIM_EXIT_IO;
-		}
-	}
-	if (rc != AGBSIM_EXIT_OK)
-		goto done;
-	if (list.n == 0) {
+	if (rc == AGBSIM_EXIT_OK && list->n == 0)
 		rc = agbsim_usage_error("bench", "no traces found");
-		goto done;
-	}
+	return rc;
+}
 
-	/* Load everything first: bad input is reported before any replay, and nothing is printed. */
-	loaded = calloc(list.n, sizeof *loaded);
-	runs = calloc(list.n * 32u, sizeof *runs);
-	if (loaded == NULL || runs == NULL) {
-		rc = AGBSIM_EXIT_IO;
-		goto done;
-	}
-	for (size_t i = 0; i < list.n; i++) {
-		rc = agbsim_load_trace(list.paths[i], &loaded[i]);
+/* Load everything first: bad input is reported before any replay, and nothing is printed. */
+static int load_traces(struct bench *b)
+{
+	b->loaded = calloc(b->list.n, sizeof *b->loaded);
+	if (b->loaded == NULL)
+		return AGBSIM_EXIT_IO;
+	for (; b->n_loaded < b->list.n; b->n_loaded++) {
+		int rc = agbsim_load_trace(b->list.paths[b->n_loaded], &b->loaded[b->n_loaded]);
 		if (rc != AGBSIM_EXIT_OK)
-			goto done;
+			return rc;
 	}
-	for (size_t i = 0; i < list.n; i++) {
-		const struct agb_trace *t = &loaded[i].trace;
-		for (size_t c = 0; agb_heap_cores[c] != NULL && nruns < list.n * 32u; c++) {
-			const struct agb_heap_core *core = agb_heap_cores[c];
-			int wanted;
-			if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0)
-				continue;
-			if (allocators == NULL)
-				wanted = core == agb_heap_core_default(t->arena);
-			else
-				wanted = strcmp(allocators, "all") == 0 || core_listed(allocators, core->name);
-			if (!wanted)
-				continue;
-			runs[nruns].trace_path = list.paths[i];
-			runs[nruns].trace = t;
-			runs[nruns].core = core;
-			runs[nruns].cfg.flags = flags;
-			nruns++;
-		}
-		for (size_t c = 0; cycles == CYCLES_MGBA && allocators != NULL &&
-				   agbsim_gba_only_cores[c] != NULL && nruns < list.n * 32u; c++) {
-			const struct agb_heap_core *core = agbsim_gba_only_cores[c];
-			int named = core_listed(allocators, core->name);
-			if (!named && (strcmp(allocators, "all") != 0 ||
-				       (core->arenas & AGB_ARENA_BIT(t->arena)) == 0))
-				continue;
-			runs[nruns] = (struct agbsim_run){.trace_path = list.paths[i], .trace = t, .core = core};
-			runs[nruns].cfg.flags = flags;
-			if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0) {
-				runs[nruns].status = AGBSIM_EXIT_USAGE; /* an n/a row that says so */
-				snprintf(runs[nruns].error, sizeof runs[nruns].error,
-					 "core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
-					 core->name, agb_arena_name(t->arena));
-			}
-			nruns++;
-		}
+	return AGBSIM_EXIT_OK;
+}
+
+static size_t count_cores(const struct agb_heap_core *const *cores)
+{
+	size_t n = 0;
+	while (cores[n] != NULL)
+		n++;
+	return n;
+}
+
+static struct agbsim_run *add_run(struct bench *b, const struct bench_args *a, size_t trace,
+				  const struct agb_heap_core *core)
+{
+	struct agbsim_run *r = &b->runs[b->nruns++];
+	*r = (struct agbsim_run){.trace_path = b->list.paths[trace], .trace = &b->loaded[trace].trace,
+				 .core = core};
+	r->cfg.flags = a->flags;
+	return r;
+}
+
+/* The host cores chosen for trace i that can manage its arena. */
+static void plan_host_runs(struct bench *b, const struct bench_args *a, size_t i)
+{
+	const struct agb_trace *t = &b->loaded[i].trace;
+	for (size_t c = 0; agb_heap_cores[c] != NULL; c++) {
+		const struct agb_heap_core *core = agb_heap_cores[c];
+		int wanted;
+		if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0)
+			continue;
+		if (a->allocators == NULL)
+			wanted = core == agb_heap_core_default(t->arena);
+		else
+			wanted = strcmp(a->allocators, "all") == 0 || core_listed(a->allocators, core->name);
+		if (wanted)
+			add_run(b, a, i, core);
 	}
-	if (nruns == 0) {
-		rc = agbsim_usage_error("bench", "none of the chosen allocators can manage these traces");
-		goto done;
-	}
-	{
-		struct pool p = {runs, nruns, 0, options, PTHREAD_MUTEX_INITIALIZER};
-		pthread_t tid[256];
-		uint32_t started = 0;
-		for (; started < jobs && started < nruns; started++)
-			if (pthread_create(&tid[started], NULL, worker, &p) != 0)
-				break;
-		if (started == 0)
-			worker(&p);
-		for (uint32_t k = 0; k < started; k++)
-			pthread_join(tid[k], NULL);
-	}
-	for (size_t i = 0; i < nruns; i++) {
-		if (runs[i].status == AGBSIM_EXIT_IO) {
-			agbsim_error("%s", runs[i].error);
-			rc = AGBSIM_EXIT_IO;
-		} else if (runs[i].status == AGBSIM_EXIT_OK && runs[i].metrics.corrupted_bytes != 0) {
-			agbsim_error("%s: core '%s' corrupted %u bytes of live blocks", runs[i].trace_path,
-				     runs[i].core->name, runs[i].metrics.corrupted_bytes);
-			rc = AGBSIM_EXIT_IO;
+}
+
+/* --cycles=mgba: the GBA-only cores named (or all of them for the arenas they manage); one
+ * named for an arena it cannot manage gets an n/a row that says so. */
+static void plan_gba_only_runs(struct bench *b, const struct bench_args *a, size_t i)
+{
+	const struct agb_trace *t = &b->loaded[i].trace;
+	for (size_t c = 0; agbsim_gba_only_cores[c] != NULL; c++) {
+		const struct agb_heap_core *core = agbsim_gba_only_cores[c];
+		int named = core_listed(a->allocators, core->name);
+		struct agbsim_run *r;
+		if (!named && (strcmp(a->allocators, "all") != 0 ||
+			       (core->arenas & AGB_ARENA_BIT(t->arena)) == 0))
+			continue;
+		r = add_run(b, a, i, core);
+		if ((core->arenas & AGB_ARENA_BIT(t->arena)) == 0) {
+			r->status = AGBSIM_EXIT_USAGE;
+			snprintf(r->error, sizeof r->error,
+				 "core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
+				 core->name, agb_arena_name(t->arena));
 		}
 	}
-	if (rc != AGBSIM_EXIT_OK)
-		goto done; /* a core broke: no numbers, no baseline */
-	if (cycles != CYCLES_MODEL) {
-		/* mGBA's logger is process-wide: one emulated run at a time. */
-		struct agbsim_measure_opts mo = {PLACEMENT_ROM, 0, NULL, NULL, 1};
-		if (!agbsim_measure_available()) {
-			agbsim_error("bench: --cycles=%s needs libmgba and the bench ROMs; this agbsim was "
-				     "built without them",
-				     cycles == CYCLES_MGBA ? "mgba" : "both");
-			rc = AGBSIM_EXIT_IO;
-			goto done;
-		}
-		measured = calloc(nruns, sizeof *measured);
-		if (measured == NULL) {
-			rc = AGBSIM_EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < nruns; i++) {
-			measured[i] = runs[i];
-			if (runs[i].status != AGBSIM_EXIT_OK)
-				continue;
-			int gba_only = agbsim_gba_only_rom(runs[i].core) != NULL;
-			int mrc = agbsim_measure_run(&measured[i], gba_only ? options : 0, &mo, NULL);
-			if (mrc == AGBSIM_EXIT_USAGE && gba_only)
-				continue; /* cannot serve this trace: an n/a row, as for host cores */
-			if (mrc != AGBSIM_EXIT_OK) {
-				agbsim_error("%s", measured[i].error);
-				rc = AGBSIM_EXIT_IO;
-				goto done;
-			}
-			/* Memory figures are the same run's; only the cycles come from mGBA. */
-			if (!gba_only) /* a GBA-only core's min arena is measured on the GBA */
-				measured[i].metrics.min_arena_bytes = runs[i].metrics.min_arena_bytes;
-		}
-		if (cycles == CYCLES_MGBA)
-			memcpy(runs, measured, nruns * sizeof *runs);
+}
+
+/* Every (trace x core) pair to run: at most one per core for each trace. */
+static int plan_runs(struct bench *b, const struct bench_args *a)
+{
+	size_t per_trace = count_cores(agb_heap_cores) + count_cores(agbsim_gba_only_cores);
+	b->runs = calloc(b->list.n * per_trace, sizeof *b->runs);
+	if (b->runs == NULL)
+		return AGBSIM_EXIT_IO;
+	for (size_t i = 0; i < b->list.n; i++) {
+		plan_host_runs(b, a, i);
+		if (a->cycles == CYCLES_MGBA && a->allocators != NULL)
+			plan_gba_only_runs(b, a, i);
 	}
-	if (timing) {
-		/* Serial, after the parallel part: wall-clock figures need a quiet machine. */
-		for (size_t i = 0; i < nruns; i++) {
-			if (runs[i].status != AGBSIM_EXIT_OK || agbsim_gba_only_rom(runs[i].core) != NULL)
-				continue;
-			runs[i].host_ns_per_op = time_replay(&runs[i]);
-			runs[i].plain_ns_per_op = time_plain(&runs[i]);
-		}
-	}
-	if (gate.baseline_path != NULL || gate.update_path != NULL) {
-		rc = agbsim_gate(stdout, runs, nruns, &gate);
-		if (gate.baseline_path != NULL)
-			goto flush;
-	}
-	if (export_format != NULL) {
-		agbsim_export(stdout, export_format, runs, nruns);
-		goto flush;
-	}
-	switch (format) {
-	case FORMAT_JSON:
-		agbsim_bench_write_json(stdout, runs, nruns, NULL);
-		break;
-	case FORMAT_TABLE:
-		for (int a = 0; a < AGB_ARENA_COUNT; a++)
-			table_for_arena(stdout, (enum agb_arena)a, runs, nruns);
-		if (timing)
-			timing_table(stdout, runs, nruns);
-		if (cycles == CYCLES_BOTH)
-			model_error_table(stdout, runs, measured, nruns);
-		break;
-	case FORMAT_MD:
-		agbsim_report(stdout, FORMAT_MD, runs, nruns); /* n/a runs get a row */
-		break;
-	default: {
-		/* csv: the per-run report of the runs that produced numbers. */
-		struct agbsim_run *ok = calloc(nruns, sizeof *ok);
-		size_t k = 0;
-		if (ok == NULL) {
-			rc = AGBSIM_EXIT_IO;
+	if (b->nruns == 0)
+		return agbsim_usage_error("bench", "none of the chosen allocators can manage these traces");
+	return AGBSIM_EXIT_OK;
+}
+
+/* The replays, on up to `jobs` threads (on this one when none can be started). */
+static int run_pool(struct bench *b, const struct bench_args *a)
+{
+	struct pool p = {b->runs, b->nruns, 0, a->options, PTHREAD_MUTEX_INITIALIZER};
+	uint32_t want = a->jobs < b->nruns ? a->jobs : (uint32_t)b->nruns, started = 0;
+	pthread_t *tid = calloc(want, sizeof *tid);
+	if (tid == NULL)
+		return AGBSIM_EXIT_IO;
+	for (; started < want; started++)
+		if (pthread_create(&tid[started], NULL, worker, &p) != 0)
 			break;
+	if (started == 0)
+		worker(&p);
+	for (uint32_t k = 0; k < started; k++)
+		pthread_join(tid[k], NULL);
+	free(tid);
+	return AGBSIM_EXIT_OK;
+}
+
+/* A core that broke an invariant or corrupted a block: no numbers, no baseline. */
+static int check_broken(const struct bench *b)
+{
+	int rc = AGBSIM_EXIT_OK;
+	for (size_t i = 0; i < b->nruns; i++) {
+		const struct agbsim_run *r = &b->runs[i];
+		if (r->status == AGBSIM_EXIT_IO) {
+			agbsim_error("%s", r->error);
+			rc = AGBSIM_EXIT_IO;
+		} else if (r->status == AGBSIM_EXIT_OK && r->metrics.corrupted_bytes != 0) {
+			agbsim_error("%s: core '%s' corrupted %u bytes of live blocks", r->trace_path,
+				     r->core->name, r->metrics.corrupted_bytes);
+			rc = AGBSIM_EXIT_IO;
 		}
-		for (size_t i = 0; i < nruns; i++)
-			if (runs[i].status == AGBSIM_EXIT_OK)
-				ok[k++] = runs[i];
-		agbsim_report(stdout, (enum agbsim_format)format, ok, k);
-		for (size_t i = 0; i < nruns; i++)
-			if (runs[i].status != AGBSIM_EXIT_OK)
-				fprintf(stderr, "agbsim: n/a: %s\n", runs[i].error);
-		free(ok);
-		break;
 	}
+	return rc;
+}
+
+/* --cycles=mgba|both: every pair again in mGBA, serially (mGBA's logger is process-wide). */
+static int measure_runs(struct bench *b, const struct bench_args *a)
+{
+	struct agbsim_measure_opts mo = {PLACEMENT_ROM, 0, NULL, NULL, 1};
+	if (!agbsim_measure_available()) {
+		agbsim_error("bench: --cycles=%s needs libmgba and the bench ROMs; this agbsim was "
+			     "built without them",
+			     a->cycles == CYCLES_MGBA ? "mgba" : "both");
+		return AGBSIM_EXIT_IO;
 	}
-flush:
+	b->measured = calloc(b->nruns, sizeof *b->measured);
+	if (b->measured == NULL)
+		return AGBSIM_EXIT_IO;
+	for (size_t i = 0; i < b->nruns; i++) {
+		struct agbsim_run *m = &b->measured[i];
+		int gba_only = agbsim_gba_only_rom(b->runs[i].core) != NULL, mrc;
+		*m = b->runs[i];
+		if (m->status != AGBSIM_EXIT_OK)
+			continue;
+		mrc = agbsim_measure_run(m, gba_only ? a->options : 0, &mo, NULL);
+		if (mrc == AGBSIM_EXIT_USAGE && gba_only)
+			continue; /* cannot serve this trace: an n/a row, as for host cores */
+		if (mrc != AGBSIM_EXIT_OK) {
+			agbsim_error("%s", m->error);
+			return AGBSIM_EXIT_IO;
+		}
+		/* Memory figures are the same run's; only the cycles come from mGBA (a GBA-only
+		 * core's min arena is measured on the GBA). */
+		if (!gba_only)
+			m->metrics.min_arena_bytes = b->runs[i].metrics.min_arena_bytes;
+	}
+	if (a->cycles == CYCLES_MGBA)
+		memcpy(b->runs, b->measured, b->nruns * sizeof *b->runs);
+	return AGBSIM_EXIT_OK;
+}
+
+/* --timing: serial, after the parallel part: wall-clock figures need a quiet machine. */
+static void time_runs(struct bench *b)
+{
+	for (size_t i = 0; i < b->nruns; i++) {
+		struct agbsim_run *r = &b->runs[i];
+		if (r->status != AGBSIM_EXIT_OK || agbsim_gba_only_rom(r->core) != NULL)
+			continue;
+		r->host_ns_per_op = time_replay(r);
+		r->plain_ns_per_op = time_plain(r);
+	}
+}
+
+/* csv: the per-run report of the runs that produced numbers; the others said on stderr. */
+static int print_csv(const struct bench *b)
+{
+	struct agbsim_run *ok = calloc(b->nruns, sizeof *ok);
+	size_t k = 0;
+	if (ok == NULL)
+		return AGBSIM_EXIT_IO;
+	for (size_t i = 0; i < b->nruns; i++)
+		if (b->runs[i].status == AGBSIM_EXIT_OK)
+			ok[k++] = b->runs[i];
+	agbsim_report(stdout, FORMAT_CSV, ok, k);
+	for (size_t i = 0; i < b->nruns; i++)
+		if (b->runs[i].status != AGBSIM_EXIT_OK)
+			fprintf(stderr, "agbsim: n/a: %s\n", b->runs[i].error);
+	free(ok);
+	return AGBSIM_EXIT_OK;
+}
+
+/* The result in the chosen format (n/a runs get a row in table and md). */
+static int print_results(const struct bench *b, const struct bench_args *a)
+{
+	switch (a->format) {
+	case FORMAT_JSON:
+		agbsim_bench_write_json(stdout, b->runs, b->nruns, NULL);
+		return AGBSIM_EXIT_OK;
+	case FORMAT_TABLE:
+		for (int k = 0; k < AGB_ARENA_COUNT; k++)
+			table_for_arena(stdout, (enum agb_arena)k, b->runs, b->nruns);
+		if (a->timing)
+			timing_table(stdout, b->runs, b->nruns);
+		if (a->cycles == CYCLES_BOTH)
+			model_error_table(stdout, b->runs, b->measured, b->nruns);
+		return AGBSIM_EXIT_OK;
+	case FORMAT_MD:
+		agbsim_report(stdout, FORMAT_MD, b->runs, b->nruns);
+		return AGBSIM_EXIT_OK;
+	default:
+		return print_csv(b);
+	}
+}
+
+/* The gate (--baseline: its report is the output), --export, or the report. */
+static int output(const struct bench *b, const struct bench_args *a)
+{
+	int rc = AGBSIM_EXIT_OK;
+	if (a->gate.baseline_path != NULL || a->gate.update_path != NULL)
+		rc = agbsim_gate(stdout, b->runs, b->nruns, &a->gate);
+	if (a->gate.baseline_path == NULL) {
+		if (a->export_format != NULL)
+			agbsim_export(stdout, a->export_format, b->runs, b->nruns);
+		else
+			rc = print_results(b, a) != AGBSIM_EXIT_OK ? AGBSIM_EXIT_IO : rc;
+	}
 	if (fflush(stdout) != 0)
 		rc = AGBSIM_EXIT_IO;
-done:
-	if (loaded != NULL)
-		for (size_t i = 0; i < list.n; i++)
-			agb_trace_release(&loaded[i]);
-	free(loaded);
-	free(runs);
-	free(measured);
-	for (size_t i = 0; i < list.n; i++)
-		free(list.paths[i]);
-	free(list.paths);
-	free(tolerances);
+	return rc;
+}
+
+static void bench_release(struct bench *b)
+{
+	for (size_t i = 0; i < b->n_loaded; i++)
+		agb_trace_release(&b->loaded[i]);
+	free(b->loaded);
+	free(b->runs);
+	free(b->measured);
+	for (size_t i = 0; i < b->list.n; i++)
+		free(b->list.paths[i]);
+	free(b->list.paths);
+}
+
+int agbsim_cmd_bench(int argc, char **argv)
+{
+	struct bench_args a = {0};
+	struct bench b = {0};
+	int first, rc;
+	a.tolerances = calloc((size_t)argc, sizeof *a.tolerances);
+	if (a.tolerances == NULL)
+		return AGBSIM_EXIT_IO;
+	rc = parse_args(&a, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN) {
+		free(a.tolerances);
+		return rc; /* --help or bad usage: nothing held yet */
+	}
+	rc = collect_traces(&b.list, argc, argv, first);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = load_traces(&b);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = plan_runs(&b, &a);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = run_pool(&b, &a);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = check_broken(&b);
+	if (rc == AGBSIM_EXIT_OK && a.cycles != CYCLES_MODEL)
+		rc = measure_runs(&b, &a);
+	if (rc == AGBSIM_EXIT_OK && a.timing)
+		time_runs(&b);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = output(&b, &a);
+	bench_release(&b);
+	free(a.tolerances);
 	return rc;
 }
