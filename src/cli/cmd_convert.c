@@ -1,11 +1,11 @@
 /* agbsim convert: recordings and maps into v1 traces. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/mtrace.h"
 #include "trace/tiled.h"
@@ -205,6 +205,129 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 	return AGBSIM_EXIT_OK;
 }
 
+struct convert_args {
+	const char *from, *out;
+	struct agb_mtrace_options mo;
+	struct agb_stream_options so;
+	struct agb_layer_bpp *layer_bpp; /* owned: so.layer_bpp */
+	char *layer_spec;                /* owned copy of --layer-bpp: the names point into it */
+	uint32_t cell_px;
+	int map_opts; /* a map-only option was given */
+};
+
+static int parse_count(const char *arg, uint32_t *v)
+{
+	if (agbsim_parse_u32(arg, v) != 0)
+		return agbsim_usage_error("convert", "'%s' is not a non-negative integer", arg);
+	return AGBSIM_EXIT_OK;
+}
+
+/* --speed, --frames, --bpp, --cell: the map's numbers, each in its range. */
+static int map_number_option(struct convert_args *a, int opt, const char *arg)
+{
+	uint32_t v;
+	if (parse_count(arg, &v) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_USAGE;
+	if (opt == 'S' && (v < 1u || v > 8u))
+		return agbsim_usage_error("convert", "--speed wants 1..8 px per frame, not %u", v);
+	if (opt == 'B' && v != 4u && v != 8u)
+		return agbsim_usage_error("convert", "--bpp wants 4 or 8, not %u", v);
+	if (opt == 'W' && (v < 8u || v > 256u || v % 8u != 0))
+		return agbsim_usage_error("convert", "--cell wants a multiple of 8 up to 256, not %u", v);
+	if (opt == 'S')
+		a->so.speed = v;
+	else if (opt == 'N')
+		a->so.frames = v;
+	else if (opt == 'B')
+		a->so.bpp = v;
+	else
+		a->cell_px = v;
+	return AGBSIM_EXIT_OK;
+}
+
+/* Options of --from tiled|csv only. */
+static int map_option(struct convert_args *a, int opt, const char *arg)
+{
+	a->map_opts = 1;
+	switch (opt) {
+	case 'P':
+		if (agb_camera_path_parse(arg, &a->so.path) != 0)
+			return agbsim_usage_error("convert",
+						  "--path wants right, left, pingpong, down or diagonal, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case 'Y':
+		free(a->layer_bpp);
+		free(a->layer_spec);
+		a->layer_bpp = NULL;
+		a->so.layer_bpp = NULL;
+		a->layer_spec = strdup(arg);
+		if (a->layer_spec == NULL)
+			return AGBSIM_EXIT_IO;
+		if (parse_layer_bpp(a->layer_spec, &a->layer_bpp, &a->so.layer_bpp_count) != 0)
+			return agbsim_usage_error("convert",
+						  "--layer-bpp wants NAME:4|8[,NAME:4|8...], not '%s'", arg);
+		a->so.layer_bpp = a->layer_bpp;
+		return AGBSIM_EXIT_OK;
+	default:
+		return map_number_option(a, opt, arg);
+	}
+}
+
+static int convert_option(void *ctx, int opt, const char *arg)
+{
+	struct convert_args *a = ctx;
+	uint32_t v;
+	switch (opt) {
+	case 'F':
+		a->from = arg;
+		return AGBSIM_EXIT_OK;
+	case 'o':
+		a->out = arg;
+		return AGBSIM_EXIT_OK;
+	case 'n':
+		a->mo.name = arg;
+		return AGBSIM_EXIT_OK;
+	case 's':
+		a->mo.source = arg;
+		return AGBSIM_EXIT_OK;
+	case 'b':
+	case 'k':
+	case 'L':
+		if (parse_count(arg, &v) != AGBSIM_EXIT_OK)
+			return AGBSIM_EXIT_USAGE;
+		*(opt == 'b' ? &a->mo.arena_bytes : opt == 'k' ? &a->mo.skip_events : &a->mo.max_live) = v;
+		return AGBSIM_EXIT_OK;
+	case 'P':
+	case 'S':
+	case 'N':
+	case 'B':
+	case 'W':
+	case 'Y':
+		return map_option(a, opt, arg);
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+/* The conversion the options ask for, once they agree with each other. */
+static int convert(struct convert_args *a, const char *input)
+{
+	if (a->out == NULL)
+		return agbsim_usage_error("convert", "no output given (-o OUT)");
+	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "csv") == 0) {
+		a->so.name = a->mo.name;
+		a->so.source = a->mo.source;
+		return convert_map(input, a->out, strcmp(a->from, "csv") == 0, a->cell_px, &a->so);
+	}
+	if (strcmp(a->from, "mtrace") != 0)
+		return agbsim_usage_error("convert", "unknown source format '%s' (mtrace, tiled, csv)",
+					  a->from);
+	if (a->map_opts)
+		return agbsim_usage_error("convert", "map options need --from tiled or --from csv");
+	return convert_mtrace(input, a->out, &a->mo);
+}
+
 int agbsim_cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -217,109 +340,16 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"layer-bpp", required_argument, NULL, 'Y'}, {"cell", required_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *from = "mtrace", *out = NULL;
-	struct agb_mtrace_options mo;
-	struct agb_stream_options so;
-	struct agb_layer_bpp *layer_bpp = NULL;
-	uint32_t v, cell_px = 8;
-	int opt, rc, map_opts = 0;
-
-	agb_mtrace_options_init(&mo);
-	agb_stream_options_init(&so);
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'F':
-			from = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'n':
-			mo.name = optarg;
-			break;
-		case 's':
-			mo.source = optarg;
-			break;
-		case 'b':
-		case 'k':
-		case 'L':
-			if (agbsim_parse_u32(optarg, &v) != 0)
-				return agbsim_usage_error("convert", "'%s' is not a non-negative integer", optarg);
-			if (opt == 'b')
-				mo.arena_bytes = v;
-			else if (opt == 'k')
-				mo.skip_events = v;
-			else
-				mo.max_live = v;
-			break;
-		case 'P':
-			map_opts = 1;
-			if (agb_camera_path_parse(optarg, &so.path) != 0)
-				return agbsim_usage_error("convert",
-							  "--path wants right, left, pingpong, down or diagonal, not '%s'",
-							  optarg);
-			break;
-		case 'S':
-		case 'N':
-		case 'B':
-		case 'W':
-			map_opts = 1;
-			if (agbsim_parse_u32(optarg, &v) != 0)
-				return agbsim_usage_error("convert", "'%s' is not a non-negative integer", optarg);
-			if (opt == 'S' && (v < 1u || v > 8u))
-				return agbsim_usage_error("convert", "--speed wants 1..8 px per frame, not %u", v);
-			if (opt == 'B' && v != 4u && v != 8u)
-				return agbsim_usage_error("convert", "--bpp wants 4 or 8, not %u", v);
-			if (opt == 'W' && (v < 8u || v > 256u || v % 8u != 0))
-				return agbsim_usage_error("convert", "--cell wants a multiple of 8 up to 256, not %u", v);
-			if (opt == 'S')
-				so.speed = v;
-			else if (opt == 'N')
-				so.frames = v;
-			else if (opt == 'B')
-				so.bpp = v;
-			else
-				cell_px = v;
-			break;
-		case 'Y':
-			map_opts = 1;
-			free(layer_bpp);
-			if (parse_layer_bpp(optarg, &layer_bpp, &so.layer_bpp_count) != 0) {
-				free(layer_bpp);
-				return agbsim_usage_error("convert",
-							  "--layer-bpp wants NAME:4|8[,NAME:4|8...], not '%s'", optarg);
-			}
-			so.layer_bpp = layer_bpp;
-			break;
-		case 'h':
-			free(layer_bpp);
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			free(layer_bpp);
-			return agbsim_usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			free(layer_bpp);
-			return agbsim_usage_error("convert", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	rc = -1;
-	if (optind != argc - 1)
-		rc = agbsim_usage_error("convert", "exactly one input file expected");
-	else if (out == NULL)
-		rc = agbsim_usage_error("convert", "no output given (-o OUT)");
-	else if (strcmp(from, "tiled") == 0 || strcmp(from, "csv") == 0) {
-		so.name = mo.name;
-		so.source = mo.source;
-		rc = convert_map(argv[optind], out, strcmp(from, "csv") == 0, cell_px, &so);
-	} else if (map_opts && strcmp(from, "mtrace") == 0)
-		rc = agbsim_usage_error("convert", "map options need --from tiled or --from csv");
-	else if (strcmp(from, "mtrace") == 0)
-		rc = convert_mtrace(argv[optind], out, &mo);
-	else
-		rc = agbsim_usage_error("convert", "unknown source format '%s' (mtrace, tiled, csv)", from);
-	free(layer_bpp);
+	struct convert_args a = {.from = "mtrace", .cell_px = 8};
+	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL};
+	int first, rc;
+	agb_mtrace_options_init(&a.mo);
+	agb_stream_options_init(&a.so);
+	rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc == AGBSIM_CLI_RUN)
+		rc = first != argc - 1 ? agbsim_usage_error("convert", "exactly one input file expected")
+				       : convert(&a, argv[first]);
+	free(a.layer_bpp);
+	free(a.layer_spec);
 	return rc;
 }
