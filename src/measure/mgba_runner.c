@@ -208,80 +208,68 @@ static void hook_swi32(struct ARMCore *cpu, int immediate)
 
 /* ---- session ------------------------------------------------------------------------------- */
 
-struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_options *opt,
-                               char *err, size_t err_len)
+/* The ROM image at rom_path with its agbsim descriptor at 0xC0; NULL (err set) otherwise. */
+static unsigned char *load_rom(const char *rom_path, size_t *rom_len, char *err, size_t err_len)
 {
-    static const struct agb_mgba_options defaults = { 0 };
-    if (!opt)
-        opt = &defaults;
-    size_t rom_len = 0;
-    unsigned char *rom = read_file(rom_path, &rom_len);
+    unsigned char *rom = read_file(rom_path, rom_len);
     if (!rom) {
         set_err(err, err_len, "%s: %s", rom_path, strerror(errno));
         return NULL;
     }
-    if (rom_len < AGB_DESC_ROM_OFFSET + AGB_DESC_SIZE
+    if (*rom_len < AGB_DESC_ROM_OFFSET + AGB_DESC_SIZE
         || memcmp(rom + AGB_DESC_ROM_OFFSET, AGB_DESC_MAGIC, 8) != 0) {
         set_err(err, err_len, "%s: not an agbsim ROM (no descriptor at 0xC0)", rom_path);
         free(rom);
         return NULL;
     }
-    unsigned char *desc = rom + AGB_DESC_ROM_OFFSET;
+    return rom;
+}
 
-    struct agb_mgba *s = calloc(1, sizeof *s);
-    if (!s) {
-        free(rom);
-        set_err(err, err_len, "out of memory");
-        return NULL;
-    }
-    s->opt = *opt;
-    s->opt.payload = NULL; /* not kept */
-    s->results_addr = get32(desc + AGB_DESC_OFF_RESULTS);
-
-    /* Patch the descriptor and place the payload. */
+/* Patches the descriptor (host markers) and places the payload after the ROM, at the offset
+ * the options ask for. *rom may move. Returns 0, or -1 with err set. */
+static int place_payload(struct agb_mgba *s, const struct agb_mgba_options *opt,
+                         unsigned char **rom, size_t *rom_len, char *err, size_t err_len)
+{
+    unsigned char *desc = *rom + AGB_DESC_ROM_OFFSET;
     uint32_t flags = get32(desc + AGB_DESC_OFF_FLAGS);
     if (opt->host_markers)
         flags |= AGB_DESC_HOST_MARKERS;
     put32(desc + AGB_DESC_OFF_FLAGS, flags);
-    if (opt->payload && opt->payload_len) {
-        size_t off = opt->payload_rom_offset;
-        if (off == AGB_MGBA_PAYLOAD_APPEND)
-            off = (rom_len + AGB_PAYLOAD_ALIGN - 1) & ~(size_t)(AGB_PAYLOAD_ALIGN - 1);
-        if (off < rom_len || (off & 3) || off + opt->payload_len > (32u << 20)) {
-            set_err(err, err_len, "payload offset 0x%zx/length %zu does not fit after the %zu-byte ROM",
-                    off, opt->payload_len, rom_len);
-            free(rom);
-            free(s);
-            return NULL;
-        }
-        size_t total = off + opt->payload_len;
-        unsigned char *nr = realloc(rom, total);
-        if (!nr) {
-            free(rom);
-            free(s);
-            set_err(err, err_len, "out of memory");
-            return NULL;
-        }
-        rom = nr;
-        desc = rom + AGB_DESC_ROM_OFFSET;
-        memset(rom + rom_len, 0xFF, off - rom_len);
-        memcpy(rom + off, opt->payload, opt->payload_len);
-        put32(desc + AGB_DESC_OFF_PAYLOAD_OFF, (uint32_t)off);
-        put32(desc + AGB_DESC_OFF_PAYLOAD_LEN, (uint32_t)opt->payload_len);
-        rom_len = total;
-        s->payload_offset = (uint32_t)off;
+    if (!opt->payload || !opt->payload_len)
+        return 0;
+    size_t off = opt->payload_rom_offset;
+    if (off == AGB_MGBA_PAYLOAD_APPEND)
+        off = (*rom_len + AGB_PAYLOAD_ALIGN - 1) & ~(size_t)(AGB_PAYLOAD_ALIGN - 1);
+    if (off < *rom_len || (off & 3) || off + opt->payload_len > (32u << 20)) {
+        set_err(err, err_len, "payload offset 0x%zx/length %zu does not fit after the %zu-byte ROM",
+                off, opt->payload_len, *rom_len);
+        return -1;
     }
+    size_t total = off + opt->payload_len;
+    unsigned char *nr = realloc(*rom, total);
+    if (!nr) {
+        set_err(err, err_len, "out of memory");
+        return -1;
+    }
+    *rom = nr;
+    desc = nr + AGB_DESC_ROM_OFFSET;
+    memset(nr + *rom_len, 0xFF, off - *rom_len);
+    memcpy(nr + off, opt->payload, opt->payload_len);
+    put32(desc + AGB_DESC_OFF_PAYLOAD_OFF, (uint32_t)off);
+    put32(desc + AGB_DESC_OFF_PAYLOAD_LEN, (uint32_t)opt->payload_len);
+    *rom_len = total;
+    s->payload_offset = (uint32_t)off;
+    return 0;
+}
 
-    s->logger.log = on_log;
-    s->logger.filter = NULL;
-    s->debug_category = mLogCategoryById("gba.debug");
-
+/* The mGBA GBA core with its video buffer, idle-loop removal off. Returns 0, or -1 with err
+ * set (s->core may be set then: agb_mgba_close releases it). */
+static int create_core(struct agb_mgba *s, char *err, size_t err_len)
+{
     struct mCore *core = GBACoreCreate();
     if (!core || !core->init(core)) {
         set_err(err, err_len, "mGBA: cannot create a GBA core");
-        free(rom);
-        free(s);
-        return NULL;
+        return -1;
     }
     s->core = core;
     mCoreInitConfig(core, NULL); /* in memory only; mCoreLoadConfig would touch $HOME */
@@ -294,23 +282,25 @@ struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_optio
     s->video = calloc((size_t)s->width * s->height, sizeof *s->video);
     if (!s->video) {
         set_err(err, err_len, "out of memory");
-        free(rom);
-        agb_mgba_close(s);
-        return NULL;
+        return -1;
     }
     core->setVideoBuffer(core, s->video, s->width);
+    return 0;
+}
 
-    /* VFileMemChunk copies the image; the core owns the VFile from here on. */
+/* Loads the image into the core (VFileMemChunk copies it; the core owns the VFile from here
+ * on), resets it and hooks the SWIs the ROM talks to the host through. Returns 0, or -1. */
+static int boot(struct agb_mgba *s, const unsigned char *rom, size_t rom_len,
+                const char *rom_path, char *err, size_t err_len)
+{
+    struct mCore *core = s->core;
     struct VFile *vf = VFileMemChunk(rom, rom_len);
-    free(rom);
     if (!vf || !core->loadROM(core, vf)) {
         if (vf)
             vf->close(vf);
         set_err(err, err_len, "%s: mGBA refused the ROM", rom_path);
-        agb_mgba_close(s);
-        return NULL;
+        return -1;
     }
-
     logger_push(s);
     core->reset(core);
     logger_pop(s);
@@ -320,6 +310,40 @@ struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_optio
     s->orig_swi32 = cpu->irqh.swi32;
     cpu->irqh.swi16 = hook_swi16;
     cpu->irqh.swi32 = hook_swi32;
+    return 0;
+}
+
+struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_options *opt,
+                               char *err, size_t err_len)
+{
+    static const struct agb_mgba_options defaults = { 0 };
+    if (!opt)
+        opt = &defaults;
+    size_t rom_len = 0;
+    unsigned char *rom = load_rom(rom_path, &rom_len, err, err_len);
+    if (!rom)
+        return NULL;
+    struct agb_mgba *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(rom);
+        set_err(err, err_len, "out of memory");
+        return NULL;
+    }
+    s->opt = *opt;
+    s->opt.payload = NULL; /* not kept */
+    s->results_addr = get32(rom + AGB_DESC_ROM_OFFSET + AGB_DESC_OFF_RESULTS);
+    s->logger.log = on_log;
+    s->logger.filter = NULL;
+    s->debug_category = mLogCategoryById("gba.debug");
+
+    int bad = place_payload(s, opt, &rom, &rom_len, err, err_len) != 0
+              || create_core(s, err, err_len) != 0
+              || boot(s, rom, rom_len, rom_path, err, err_len) != 0;
+    free(rom);
+    if (bad) {
+        agb_mgba_close(s);
+        return NULL;
+    }
     return s;
 }
 
