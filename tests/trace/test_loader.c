@@ -315,6 +315,133 @@ static void io_errors_have_no_position(void **state)
 	agb_trace_release(&t);
 }
 
+/* ---- issue 12: control bytes, streaming, limits, positions after loading ---- */
+
+/* check_bad on an exact-size heap copy without a terminator, so a read past the end is an
+ * ASan error (the asan preset) and not a lucky NUL. COL_AT is the text the error must point
+ * at (its first occurrence after FROM). */
+static void check_bad_exact(const char *text, const char *from, const char *col_at,
+			    const char *substr)
+{
+	size_t len = strlen(text);
+	char *copy = malloc(len);
+	const char *at = strstr(strstr(text, from), col_at);
+	unsigned line = 1, col = 1;
+	assert_non_null(copy);
+	assert_non_null(at);
+	memcpy(copy, text, len);
+	for (const char *c = text; c < at; c++, col++)
+		if (*c == '\n') {
+			line++;
+			col = 0;
+		}
+	check_bad_n(copy, len, AGB_LOAD_BAD_INPUT, line, col, substr);
+	free(copy);
+}
+
+static void control_bytes_are_whitespace_and_positions_stay_in_the_buffer(void **state)
+{
+	(void)state;
+	/* cJSON skips every byte 0x01..0x20; the position scanners must skip the same bytes. */
+	check_bad_exact("{\"version\":1,\"arena\":\"ewram\",\"events\":\x0b[[\"alloc\",1,16],"
+			"[\"frame\"],[\"alloc\",1,8]]}",
+			"],", "1,8", "already live");
+	check_bad_exact("{\"version\":1,\"arena\":\"ewram\",\"events\":[[\"alloc\",1,16],\x0c"
+			"[\"free\",2]]}",
+			"\x0c", "2]", "never allocated");
+	check_bad_exact("{\"version\":1,\"arena\":\"ewram\",\"events\":\x01[\x01[\x01\"bogus\"\x01]"
+			"\x01]\x01}\x01",
+			"{", "\"bogus\"", "unknown op");
+	check_bad_exact("\x1f{\"version\":1,\"arena\":\"ewram\",\x1f\"events\"\x1f:\x1f[\x1f]\x1f,"
+			"\"version\":2}",
+			"{", "\"version\":2", "duplicate top-level key");
+}
+
+static void a_syntax_error_is_reported_before_an_earlier_semantic_error(void **state)
+{
+	(void)state;
+	/* As if the whole document were parsed first: event 0 is bad, event 2 is not JSON. */
+	check_bad(HEAP "[\"free\",5],\n[\"frame\"],\n[\"frame\" 1]\n]}", 4, 10,
+		  "expected ',' or ']'");
+	/* A header error waits for the events' syntax too. */
+	check_bad("{\"version\":2,\"arena\":\"ewram\",\"events\":[\n[\"frame\",]]}", 2, 10,
+		  "trailing comma");
+	check_bad(HEAP "[\"frame\"],\n[\"free\",1]\n]}   x", 4, 6, "trailing data");
+}
+
+static void events_key_spelled_with_escapes_still_loads(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	load_ok("{\"version\":1,\"arena\":\"ewram\",\"ev\\u0065nts\":[[\"alloc\",1,16],[\"free\",1]]}",
+		&t);
+	assert_int_equal(t.trace.event_count, 2);
+	assert_int_equal(t.events[1].op, AGB_OP_FREE);
+	agb_trace_release(&t);
+}
+
+static void ids_can_be_reused_after_free_many_times(void **state)
+{
+	(void)state;
+	/* The life-cycle maps drop freed ids and hidden sprites: reuse must still be checked. */
+	char text[64 * 40 + 200];
+	size_t n = (size_t)snprintf(text, sizeof text, "%s", HEAP);
+	for (int i = 0; i < 60; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "[\"alloc\",%d,8],[\"free\",%d],",
+				      i % 7, i % 7);
+	snprintf(text + n, sizeof text - n, "[\"frame\"]]}");
+	struct agb_loaded_trace t;
+	load_ok(text, &t);
+	assert_int_equal(t.trace.event_count, 121);
+	assert_int_equal(t.trace.slots, 1);
+	agb_trace_release(&t);
+}
+
+static char *write_temp(const char *text)
+{
+	static char path[] = "/tmp/agbsim-test-loader-XXXXXX";
+	strcpy(path + sizeof path - 7, "XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void input_beyond_the_limit_is_bad_input_without_position(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	struct agb_diag d;
+	char *path = write_temp(HEAP "[\"frame\"],[\"frame\"],[\"frame\"]]}");
+	assert_int_equal(agb_trace_load_file_max(path, 40, &t, &d), AGB_LOAD_BAD_INPUT);
+	assert_int_equal(d.line, 0);
+	assert_non_null(strstr(d.message, "larger than 40 bytes"));
+	assert_int_equal(agb_trace_load_file_max(path, 1000, &t, &d), AGB_LOAD_OK);
+	assert_int_equal(t.trace.event_count, 3);
+	agb_trace_release(&t);
+	remove(path);
+}
+
+static void an_event_is_located_again_after_loading(void **state)
+{
+	(void)state;
+	struct agb_diag d;
+	char *path = write_temp(HEAP "  [\"alloc\",1,8],\n\x0b[\"reset\",7],\n[\"free\",1]\n]}");
+	assert_int_equal(agb_trace_locate_event(path, 1, &d), 0);
+	assert_int_equal(d.line, 3);
+	assert_int_equal(d.col, 2);
+	assert_int_equal(agb_trace_locate_event(path, 0, &d), 0);
+	assert_int_equal(d.line, 2);
+	assert_int_equal(d.col, 3);
+	assert_int_equal(agb_trace_locate_event(path, 3, &d), -1);
+	assert_int_equal(d.line, 0);
+	assert_int_equal(agb_trace_locate_event("-", 0, &d), -1);
+	remove(path);
+}
+
 static void diag_format_has_file_line_col(void **state)
 {
 	(void)state;
@@ -548,6 +675,12 @@ int main(void)
 		cmocka_unit_test(ops_must_match_the_arena),
 		cmocka_unit_test(io_errors_have_no_position),
 		cmocka_unit_test(diag_format_has_file_line_col),
+		cmocka_unit_test(control_bytes_are_whitespace_and_positions_stay_in_the_buffer),
+		cmocka_unit_test(a_syntax_error_is_reported_before_an_earlier_semantic_error),
+		cmocka_unit_test(events_key_spelled_with_escapes_still_loads),
+		cmocka_unit_test(ids_can_be_reused_after_free_many_times),
+		cmocka_unit_test(input_beyond_the_limit_is_bad_input_without_position),
+		cmocka_unit_test(an_event_is_located_again_after_loading),
 		cmocka_unit_test(all_heap_ops_load),
 		cmocka_unit_test(tile_ops_load),
 		cmocka_unit_test(slots_are_dense_and_reused_lifo),
