@@ -1,11 +1,11 @@
 /* agbsim gen: write a scenario trace made by the seeded MT19937 generator (src/trace/gen.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/gen.h"
 #include "trace/trace_load.h"
@@ -35,7 +35,39 @@ static void usage(FILE *out)
 		"  -h, --help    show this help\n");
 }
 
-int agbsim_cmd_gen(int argc, char **argv)
+struct gen_args {
+	const char *out_path, *scenario, *name;
+	uint32_t seed, frames; /* frames 0: the scenario's default */
+};
+
+static int gen_option(void *ctx, int opt, const char *arg)
+{
+	struct gen_args *a = ctx;
+	switch (opt) {
+	case 's':
+		if (agbsim_parse_u32(arg, &a->seed) != 0)
+			return agbsim_usage_error("gen", "--seed wants an integer 0..4294967295, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case 'n':
+		if (agbsim_parse_u32(arg, &a->frames) != 0 || a->frames == 0 || a->frames > 10000000u)
+			return agbsim_usage_error("gen", "--frames wants an integer 1..10000000, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case 'o':
+		a->out_path = arg;
+		return AGBSIM_EXIT_OK;
+	case 'N':
+		if (arg[0] == '\0' || strlen(arg) >= sizeof ((struct agb_gen_trace *)0)->name)
+			return agbsim_usage_error("gen", "--name wants 1..63 characters");
+		a->name = arg;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+static int parse_args(struct gen_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"seed", required_argument, NULL, 's'}, {"frames", required_argument, NULL, 'n'},
@@ -43,77 +75,57 @@ int agbsim_cmd_gen(int argc, char **argv)
 		{"name", required_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *out_path = NULL, *scenario, *name = NULL;
-	uint32_t seed = 5489, frames = 0;
-	struct agb_gen_trace t;
-	FILE *out;
-	int opt, r, bad;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			if (agbsim_parse_u32(optarg, &seed) != 0)
-				return agbsim_usage_error("gen", "--seed wants an integer 0..4294967295, not '%s'",
-							  optarg);
-			break;
-		case 'n':
-			if (agbsim_parse_u32(optarg, &frames) != 0 || frames == 0 || frames > 10000000u)
-				return agbsim_usage_error("gen", "--frames wants an integer 1..10000000, not '%s'",
-							  optarg);
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'N':
-			if (optarg[0] == '\0' || strlen(optarg) >= sizeof t.name)
-				return agbsim_usage_error("gen", "--name wants 1..63 characters");
-			name = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("gen", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return agbsim_usage_error("gen", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return agbsim_usage_error("gen", optind >= argc ? "no SCENARIO given"
+	const struct agbsim_cli cli = {"gen", "o:", longopts, usage, gen_option, a, NULL};
+	int first, rc;
+	a->seed = 5489;
+	rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	if (first != argc - 1)
+		return agbsim_usage_error("gen", first >= argc ? "no SCENARIO given"
 							       : "exactly one SCENARIO expected");
-	scenario = argv[optind];
-	if (out_path == NULL)
+	a->scenario = argv[first];
+	if (a->out_path == NULL)
 		return agbsim_usage_error("gen", "no output file given (-o OUT.json)");
-	if (agb_gen_default_frames(scenario) == 0)
+	if (agb_gen_default_frames(a->scenario) == 0)
 		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, strips, ai-scratch, levels, "
 					  "levels-linear)",
-					  scenario);
-	if (frames == 0)
-		frames = agb_gen_default_frames(scenario);
-	r = agb_gen(scenario, seed, frames, &t);
-	if (r != 0) {
+					  a->scenario);
+	if (a->frames == 0)
+		a->frames = agb_gen_default_frames(a->scenario);
+	return AGBSIM_CLI_RUN;
+}
+
+/* The trace, written whole or not at all ('-': stdout). */
+static int write_trace(const char *path, const struct agb_trace *t)
+{
+	struct agbsim_output out = {0};
+	int rc = agbsim_output_open(&out, path), bad;
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	bad = agb_trace_write_json(out.f, t) != 0;
+	rc = agbsim_output_close(&out, !bad);
+	if (bad && rc == AGBSIM_EXIT_OK) {
+		agbsim_error("%s: cannot write the trace", path);
+		rc = AGBSIM_EXIT_IO;
+	}
+	return rc;
+}
+
+int agbsim_cmd_gen(int argc, char **argv)
+{
+	struct gen_args a = {0};
+	struct agb_gen_trace t;
+	int rc = parse_args(&a, argc, argv);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	if (agb_gen(a.scenario, a.seed, a.frames, &t) != 0) {
 		agbsim_error("gen: out of memory");
 		return AGBSIM_EXIT_IO;
 	}
-	if (name != NULL)
-		snprintf(t.name, sizeof t.name, "%s", name); /* trace.name points at it */
-	out = strcmp(out_path, "-") == 0 ? stdout : fopen(out_path, "w");
-	if (out == NULL) {
-		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
-		agb_gen_release(&t);
-		return AGBSIM_EXIT_IO;
-	}
-	bad = agb_trace_write_json(out, &t.trace) != 0;
-	if (out != stdout)
-		bad |= fclose(out) != 0;
-	else
-		bad |= fflush(out) != 0;
+	if (a.name != NULL)
+		snprintf(t.name, sizeof t.name, "%s", a.name); /* trace.name points at it */
+	rc = write_trace(a.out_path, &t.trace);
 	agb_gen_release(&t);
-	if (bad) {
-		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
-		return AGBSIM_EXIT_IO;
-	}
-	return AGBSIM_EXIT_OK;
+	return rc;
 }
