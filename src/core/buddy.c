@@ -108,17 +108,22 @@ uint32_t agb_buddy_alloc(agb_buddy *b, uint32_t size, uint32_t align, uint32_t *
 	uint32_t need = size > align ? size : align, k = 0, j, x, off;
 	if (need > b->bytes || align > b->max_align)
 		return AGB_NULL;
-	while ((AGB_BUDDY_UNIT << k) < need)
+	while ((AGB_BUDDY_UNIT << k) < need) {
+		AGB_WORK(m, 1);
 		k++;
-	for (j = k; j < b->orders; j++)
+	}
+	for (j = k; j < b->orders; j++) {
+		AGB_WORK(m, 1);
 		if ((x = AGB_LD32(m, b->heads + j * 4u)) != AGB_NULL)
 			break;
+	}
 	if (j >= b->orders)
 		return AGB_NULL;
 	off = x - b->arena;
 	unlink_block(b, off, j);
 	/* Split down to order k; each upper half goes back free. */
 	while (j > k) {
+		AGB_WORK(m, 1);
 		j--;
 		push(b, off + (AGB_BUDDY_UNIT << j), j);
 	}
@@ -138,6 +143,7 @@ void agb_buddy_free(agb_buddy *b, uint32_t addr)
 	k = order_get(m, b, off >> UNIT_LOG2);
 	while (k + 1u < b->orders) {
 		uint32_t bo = off ^ (AGB_BUDDY_UNIT << k);
+		AGB_WORK(m, 1);
 		if (bo + (AGB_BUDDY_UNIT << k) > b->bytes || !free_get(m, b, bo >> UNIT_LOG2) ||
 		    order_get(m, b, bo >> UNIT_LOG2) != k)
 			break;
@@ -158,12 +164,15 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 		return AGB_NULL;
 	off = addr - b->arena;
 	k = order_get(m, b, off >> UNIT_LOG2);
-	while ((AGB_BUDDY_UNIT << kn) < size)
+	while ((AGB_BUDDY_UNIT << kn) < size) {
+		AGB_WORK(m, 1);
 		kn++;
+	}
 	if (kn <= k) {
 		/* Shrink in place: give back upper halves. Each one's buddy is the kept lower part,
 		 * which is used, so none can merge. */
 		while (k > kn) {
+			AGB_WORK(m, 1);
 			k--;
 			push(b, off + (AGB_BUDDY_UNIT << k), k);
 		}
@@ -175,8 +184,10 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 	to = agb_buddy_alloc(b, size, 1u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < (AGB_BUDDY_UNIT << k); i += 4u)
+	for (uint32_t i = 0; i < (AGB_BUDDY_UNIT << k); i += 4u) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, to + i, AGB_LD32(m, addr + i));
+	}
 	agb_buddy_free(b, addr);
 	return to;
 }

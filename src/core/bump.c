@@ -64,8 +64,10 @@ uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *g
 	to = agb_bump_alloc(b, size, 4u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < n; i += 4u)
+	for (uint32_t i = 0; i < n; i += 4u) {
+		AGB_WORK(b->m, 1);
 		AGB_ST32(b->m, to + i, AGB_LD32(b->m, addr + i));
+	}
 	return to;
 }
 
@@ -82,13 +84,15 @@ int agb_bump_mark(agb_bump *b, uint32_t marker)
 
 int agb_bump_reset(agb_bump *b, uint32_t marker)
 {
-	for (uint32_t i = b->nmarks; i-- > 0;)
+	for (uint32_t i = b->nmarks; i-- > 0;) {
+		AGB_WORK(b->m, 1);
 		if (AGB_LD32(b->m, MARK_ID(b, i)) == marker) {
 			b->top = b->floor = AGB_LD32(b->m, MARK_ADDR(b, i));
 			b->nmarks = i + 1u;
 			b->last = AGB_NULL;
 			return AGB_VERB_DONE;
 		}
+	}
 	return AGB_VERB_BAD;
 }
 

@@ -8,12 +8,12 @@
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
-/* AGB_WORK units approximate instruction cycles over 12 (a list node visited, a coalescing step:
- * 1). count_add/count_sub run on the GBA too and their 64-bit multiply is a library call in
- * Thumb (no UMULL): 8 units each, about 100 cycles by the mGBA measurements of the free paths. */
+/* AGB_WORK: one unit per loop iteration and per data-dependent branch taken (docs/design.md,
+ * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too, and their
+ * 64-bit multiply is a library call in Thumb (no UMULL). */
 static void count_add(agb_firstfit *f, uint32_t s)
 {
-	AGB_WORK(f->m, 8);
+	AGB_WORK(f->m, 1);
 	f->free_bytes += s - 4u;
 	f->free_runs++;
 	f->free_sq += (uint64_t)(s - 4u) * (s - 4u);
@@ -23,7 +23,7 @@ static void count_add(agb_firstfit *f, uint32_t s)
 
 static void count_sub(agb_firstfit *f, uint32_t s)
 {
-	AGB_WORK(f->m, 8);
+	AGB_WORK(f->m, 1);
 	f->free_bytes -= s - 4u;
 	f->free_runs--;
 	f->free_sq -= (uint64_t)(s - 4u) * (s - 4u);

@@ -82,8 +82,10 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	to = agb_stack2_alloc(s, size, 4u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < n; i += 4u)
+	for (uint32_t i = 0; i < n; i += 4u) {
+		AGB_WORK(s->m, 1);
 		AGB_ST32(s->m, to + i, AGB_LD32(s->m, addr + i));
+	}
 	return to;
 }
 
@@ -112,9 +114,11 @@ int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
 {
 	agb_machine *m = s->m;
 	uint32_t i = s->nmarks, at, side, kept;
-	while (i-- > 0)
+	while (i-- > 0) {
+		AGB_WORK(m, 1);
 		if (AGB_LD32(m, MARK_ID(s, i)) == marker)
 			break;
+	}
 	if (i >= s->nmarks)
 		return AGB_VERB_BAD;
 	at = AGB_LD32(m, MARK_AT(s, i));
@@ -124,6 +128,7 @@ int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
 	kept = i + 1u;
 	for (uint32_t j = i + 1u; j < s->nmarks; j++) {
 		uint32_t v = AGB_LD32(m, MARK_AT(s, j));
+		AGB_WORK(m, 1);
 		if ((v & 1u) != side) {
 			AGB_ST32(m, MARK_ID(s, kept), AGB_LD32(m, MARK_ID(s, j)));
 			AGB_ST32(m, MARK_AT(s, kept), v);

@@ -87,8 +87,10 @@ static void list_insert(agb_tlsf *t, uint32_t b, uint32_t size)
 	h = AGB_LD32(m, CTRL_HEAD(t, fl, sl));
 	AGB_ST32(m, b + 4u, h);
 	AGB_ST32(m, b + 8u, 0u);
-	if (h != AGB_NULL)
+	if (h != AGB_NULL) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, h + 8u, b);
+	}
 	AGB_ST32(m, CTRL_HEAD(t, fl, sl), b);
 	AGB_ST16(m, CTRL_SL(t, fl), AGB_LD16(m, CTRL_SL(t, fl)) | (1u << sl));
 	AGB_ST32(m, t->ctrl, AGB_LD32(m, t->ctrl) | (1u << fl));
@@ -103,17 +105,23 @@ static void list_remove(agb_tlsf *t, uint32_t b, uint32_t size)
 	uint32_t fl, sl;
 	uint32_t n = AGB_LD32(m, b + 4u), p = AGB_LD32(m, b + 8u);
 	mapping(m, size, &fl, &sl);
-	if (n != AGB_NULL)
+	if (n != AGB_NULL) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, n + 8u, p);
+	}
 	if (p != AGB_NULL) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, p + 4u, n);
 	} else {
 		AGB_ST32(m, CTRL_HEAD(t, fl, sl), n);
 		if (n == AGB_NULL) {
 			uint32_t bits = AGB_LD16(m, CTRL_SL(t, fl)) & ~(1u << sl);
+			AGB_WORK(m, 1);
 			AGB_ST16(m, CTRL_SL(t, fl), bits);
-			if (bits == 0)
+			if (bits == 0) {
+				AGB_WORK(m, 1);
 				AGB_ST32(m, t->ctrl, AGB_LD32(m, t->ctrl) & ~(1u << fl));
+			}
 		}
 	}
 	t->free_bytes -= size - 4u;
@@ -192,6 +200,7 @@ static uint32_t find_block(agb_tlsf *t, uint32_t size)
 		return AGB_NULL;
 	slmap = AGB_LD16(m, CTRL_SL(t, fl)) & (~0u << sl);
 	if (slmap == 0) {
+		AGB_WORK(m, 1);
 		flmap = fl + 1u < 32u ? AGB_LD32(m, t->ctrl) & (~0u << (fl + 1u)) : 0u;
 		if (flmap == 0)
 			return AGB_NULL;
@@ -223,6 +232,7 @@ uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *gr
 	if (align > 8u) {
 		uint32_t p = (b + 4u + align - 1u) & ~(align - 1u);
 		uint32_t gap = p - 4u - b;
+		AGB_WORK(m, 1);
 		if (gap != 0 && gap < MIN_BLOCK)
 			gap += align;
 		if (gap != 0) {
@@ -238,6 +248,7 @@ uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *gr
 	/* Keep `need` bytes; a tail big enough to be a block goes back (its successor is used:
 	 * b was a listed free block, so fully coalesced). */
 	if (s - need >= MIN_BLOCK) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, b, need | prev_free);
 		make_free(t, b + need, s - need);
 		s = need;
@@ -260,6 +271,7 @@ void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 	s = h & ~HDR_FLAGS;
 	if ((h & HDR_PREV_FREE) != 0) {
 		uint32_t ps = AGB_LD32(m, b - 4u);
+		AGB_WORK(m, 1);
 		b -= ps;
 		list_remove(t, b, ps);
 		s += ps;
@@ -267,6 +279,7 @@ void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 	n = b + s;
 	nh = AGB_LD32(m, n);
 	if ((nh & HDR_FREE) != 0) {
+		AGB_WORK(m, 1);
 		list_remove(t, n, nh & ~HDR_FLAGS);
 		s += nh & ~HDR_FLAGS;
 	}
@@ -291,11 +304,14 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 	nh = AGB_LD32(m, n);
 	if (need <= s || ((nh & HDR_FREE) != 0 && s + (nh & ~HDR_FLAGS) >= need)) {
 		/* In place: absorb a free successor (shrink merges its tail with it too). */
+		AGB_WORK(m, 1);
 		if ((nh & HDR_FREE) != 0) {
+			AGB_WORK(m, 1);
 			list_remove(t, n, nh & ~HDR_FLAGS);
 			s += nh & ~HDR_FLAGS;
 		}
 		if (s - need >= MIN_BLOCK) {
+			AGB_WORK(m, 1);
 			AGB_ST32(m, b, need | (h & HDR_PREV_FREE));
 			make_free(t, b + need, s - need);
 			s = need;
@@ -309,8 +325,10 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 	to = agb_tlsf_alloc(t, size, 8u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < s - 4u; i += 4u)
+	for (uint32_t i = 0; i < s - 4u; i += 4u) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, to + i, AGB_LD32(m, addr + i));
+	}
 	agb_tlsf_free(t, addr);
 	return to;
 }

@@ -163,8 +163,8 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 {
 	/* Keys compare as one word: size above index (both < 2^16). */
 	const uint32_t kx = (size << 16) | x;
-	/* Fixed cost past the descent and split loops (setup, the final links): 4 units. */
-	AGB_WORK(t->m, 4);
+	/* The fixed part past the descent and split loops (setup, the final links). */
+	AGB_WORK(t->m, 1);
 	const uint32_t px = PRIO_W(t, x);
 	uint32_t parent = NIL, slot = NIL;
 	uint32_t y = root_get(t);
@@ -231,8 +231,8 @@ HOT void tree_remove_inl(agb_tree *t, uint32_t z)
 	if (parent != NIL)
 		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
 	uint32_t held = z; /* what that slot holds now */
-	/* Fixed cost past the merge walk (parent slot lookup, the final links): 2 units. */
-	AGB_WORK(t->m, 2);
+	/* The fixed part past the merge walk (parent slot lookup, the final links). */
+	AGB_WORK(t->m, 1);
 	for (;;) {
 		uint32_t x, next_slot;
 		AGB_WORK(t->m, 1);
