@@ -14,6 +14,9 @@
  * against another). Fitted by scripts/fit-cycle-model against mGBA measurements of the bench ROM
  * (cores as Thumb in ROM, WAITCNT=4317h) on traces/calib/, and written to src/sim/cycle_model.c.
  * An op without a fitted row (`fitted` 0) uses the core's own agb_cost_model.
+ * Each row also keeps its calibration range: the largest size_log2, work units and accesses of
+ * one calibration call. A call beyond any of them (or an op with no row that did work) is
+ * extrapolated: the replay counts it, and the CLI says so and suggests --cycles=mgba.
  * Freestanding. */
 #ifndef AGB_CYCLE_MODEL_H
 #define AGB_CYCLE_MODEL_H
@@ -25,7 +28,19 @@
 struct agb_cycle_coeffs {
 	int32_t base, bus, acc, st, rom, lg, wk; /* 1/16 cycle */
 	int32_t fitted; /* 0: no measurement for this op: use the core's agb_cost_model */
+	uint32_t max_lg, max_work, max_acc; /* calibration range of the row (all 0: unknown) */
 };
+
+/* 1 when a call with these inputs lies outside what row k was fitted on. O(1). */
+static inline int agb_cycle_model_extrapolates(const struct agb_cycle_coeffs *k, uint32_t accesses,
+					       uint32_t size_log2, uint32_t work)
+{
+	if (!k->fitted)
+		return accesses != 0;
+	if (k->max_lg == 0 && k->max_work == 0 && k->max_acc == 0)
+		return 0;
+	return size_log2 > k->max_lg || work > k->max_work || accesses > k->max_acc;
+}
 
 struct agb_cycle_model {
 	const char *core; /* --allocator= name */

@@ -81,6 +81,9 @@ struct agb_replay_result {
 	uint32_t failures;
 	uint32_t quirk_stores;      /* byte stores VRAM/OAM ignore or widen: core bugs */
 	uint32_t unmapped_accesses; /* core bugs */
+	/* Host: ops whose model cycles were extrapolated beyond the fitted row's calibration range
+	 * (agb_cycle_model_extrapolates), and the first of them (event index). */
+	uint32_t extrapolated_ops, first_extrapolated;
 	struct agb_heap_stats final_stats;
 };
 

@@ -66,6 +66,10 @@ enum agbsim_run_options {
  * is printed: the caller reports it). Thread-safe for distinct runs. */
 int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agbsim_tap *tap);
 
+/* Prints one note on stderr when any of the n runs (model cycles, status OK) had ops whose
+ * inputs lie beyond the cycle model's calibration range, naming the first few. */
+void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n);
+
 /* Step of the min_arena_bytes search for an arena. */
 uint32_t agbsim_min_arena_step(enum agb_arena arena);
 

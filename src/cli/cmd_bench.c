@@ -770,6 +770,7 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 static int output(const struct bench *b, const struct bench_args *a)
 {
 	int rc = AGBSIM_EXIT_OK;
+	agbsim_note_extrapolated(b->runs, b->nruns);
 	if (a->gate.baseline_path != NULL || a->gate.update_path != NULL)
 		rc = agbsim_gate(stdout, b->runs, b->nruns, &a->gate);
 	if (a->gate.baseline_path == NULL) {

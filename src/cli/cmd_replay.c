@@ -149,6 +149,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 		rc = run_with_events(&a);
 	if (rc == AGBSIM_EXIT_OK) {
 		agbsim_report(stdout, (enum agbsim_format)a.format, &a.run, 1);
+		agbsim_note_extrapolated(&a.run, 1);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}

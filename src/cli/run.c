@@ -9,7 +9,7 @@
 
 uint32_t agbsim_min_arena_step(enum agb_arena arena)
 {
-	/* EWRAM pools in 1 KiB steps (as PERF-TARGETS.md measures them); VRAM in 32-byte tiles. */
+	/* EWRAM pools in 1 KiB steps (as a game sizes its heap); VRAM in 32-byte tiles. */
 	return arena == AGB_ARENA_EWRAM ? 1024u : 32u;
 }
 
@@ -136,6 +136,31 @@ done:
 	free(ws);
 	free(m);
 	return rc;
+}
+
+void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n)
+{
+	size_t count = 0, shown = 0;
+	for (size_t i = 0; i < n; i++)
+		count += runs[i].status == AGBSIM_EXIT_OK && runs[i].result.extrapolated_ops != 0 &&
+			 runs[i].cycle_source != NULL && runs[i].cycle_source[0] == 'm' &&
+			 runs[i].cycle_source[1] == 'o';
+	if (count == 0)
+		return;
+	fputs("agbsim: note: model cycles extrapolated beyond the calibration range for", stderr);
+	for (size_t i = 0; i < n && shown < 4; i++) {
+		const struct agbsim_run *r = &runs[i];
+		if (r->status != AGBSIM_EXIT_OK || r->result.extrapolated_ops == 0 ||
+		    r->cycle_source == NULL || r->cycle_source[1] != 'o')
+			continue;
+		fprintf(stderr, "%s %s on %s (%u ops from event %u)", shown == 0 ? "" : ",",
+			r->trace->name != NULL ? r->trace->name : r->trace_path, r->core->name,
+			r->result.extrapolated_ops, r->result.first_extrapolated);
+		shown++;
+	}
+	if (count > shown)
+		fprintf(stderr, " and %zu more runs", count - shown);
+	fputs("; measure them with --cycles=mgba (about half a second per trace)\n", stderr);
 }
 
 void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)

@@ -7,170 +7,170 @@
 const struct agb_cycle_model agb_cycle_models[] = {
 	{"buddy",
 	 {
-		{2213, 0, 542, 0, 0, 246, 0, 1}, /* alloc: n=32522, cv=1.6% */
-		{3122, 0, 1013, -1028, 0, 0, 0, 1}, /* free: n=30871, cv=1.1% */
-		{4416, -137, 982, 0, 0, 0, 0, 1}, /* realloc: n=9027, cv=2.9% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{2213, 0, 542, 0, 0, 246, 0, 1, 0, 0, 0}, /* alloc: n=32522, cv=1.6% */
+		{3122, 0, 1013, -1028, 0, 0, 0, 1, 0, 0, 0}, /* free: n=30871, cv=1.1% */
+		{4416, -137, 982, 0, 0, 0, 0, 1, 0, 0, 0}, /* realloc: n=9027, cv=2.9% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"bump",
 	 {
-		{2192, 0, 0, 0, 0, 0, 0, 1}, /* alloc: n=407, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{1328, 592, 0, 0, 0, 0, 0, 1}, /* reset: n=35, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{2192, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* alloc: n=407, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{1328, 592, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* reset: n=35, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"firstfit",
 	 {
-		{4451, 0, -32, 0, 0, 0, 479, 1}, /* alloc: n=32522, cv=0.3% */
-		{2088, 0, 0, 153, 0, 0, 319, 1}, /* free: n=31027, cv=0.8% */
-		{4536, 0, 0, 321, 0, 0, 389, 1}, /* realloc: n=9034, cv=3.3% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{4451, 0, -32, 0, 0, 0, 479, 1, 0, 0, 0}, /* alloc: n=32522, cv=0.3% */
+		{2088, 0, 0, 153, 0, 0, 319, 1, 0, 0, 0}, /* free: n=31027, cv=0.8% */
+		{4536, 0, 0, 321, 0, 0, 389, 1, 0, 0, 0}, /* realloc: n=9034, cv=3.3% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"oam",
 	 {
-		{6854, 0, 114, 0, 0, 0, 0, 1}, /* alloc: n=426, cv=2.6% */
-		{5880, 0, 923, -1636, 0, -135, 0, 1}, /* free: n=300, cv=3.5% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{2041, 0, 128, 0, 0, 0, 0, 1}, /* frame: n=6600, cv=0.2% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{3329, 0, 223, 0, 0, 0, 0, 1}, /* spr_show: n=1658, cv=0.9% */
-		{3799, 81, 0, 0, 0, 0, 0, 1}, /* spr_z: n=4014, cv=2.5% */
-		{2176, 96, 0, -160, 0, 0, 0, 1}, /* spr_hide: n=1620, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{6854, 0, 114, 0, 0, 0, 0, 1, 0, 0, 0}, /* alloc: n=426, cv=2.6% */
+		{5880, 0, 923, -1636, 0, -135, 0, 1, 0, 0, 0}, /* free: n=300, cv=3.5% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{2041, 0, 128, 0, 0, 0, 0, 1, 0, 0, 0}, /* frame: n=6600, cv=0.2% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{3329, 0, 223, 0, 0, 0, 0, 1, 0, 0, 0}, /* spr_show: n=1658, cv=0.9% */
+		{3799, 81, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* spr_z: n=4014, cv=2.5% */
+		{2176, 96, 0, -160, 0, 0, 0, 1, 0, 0, 0}, /* spr_hide: n=1620, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"obj",
 	 {
-		{3858, 0, 864, -1011, 0, 0, 0, 1}, /* alloc: n=426, cv=2.1% */
-		{1040, 80, 0, 0, 0, 0, 0, 1}, /* free: n=300, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{3858, 0, 864, -1011, 0, 0, 0, 1, 0, 0, 0}, /* alloc: n=426, cv=2.1% */
+		{1040, 80, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* free: n=300, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"obj-fast",
 	 {
-		{5958, 0, 114, 0, 0, 0, 0, 1}, /* alloc: n=426, cv=2.9% */
-		{4984, 0, 923, -1636, 0, -135, 0, 1}, /* free: n=300, cv=3.9% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{5958, 0, 114, 0, 0, 0, 0, 1, 0, 0, 0}, /* alloc: n=426, cv=2.9% */
+		{4984, 0, 923, -1636, 0, -135, 0, 1, 0, 0, 0}, /* free: n=300, cv=3.9% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"slots",
 	 {
-		{1846, 117, 0, 0, 0, 0, 301, 1}, /* alloc: n=32096, cv=1.5% */
-		{1950, 0, 0, 0, 0, 90, 0, 1}, /* free: n=27452, cv=4.5% */
-		{1880, -69, 573, 0, 0, 0, 211, 1}, /* realloc: n=8903, cv=0.6% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{1846, 117, 0, 0, 0, 0, 301, 1, 0, 0, 0}, /* alloc: n=32096, cv=1.5% */
+		{1950, 0, 0, 0, 0, 90, 0, 1, 0, 0, 0}, /* free: n=27452, cv=4.5% */
+		{1880, -69, 573, 0, 0, 0, 211, 1, 0, 0, 0}, /* realloc: n=8903, cv=0.6% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"stack2",
 	 {
-		{2544, 0, 0, 0, 0, 0, 0, 1}, /* alloc: n=407, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{2400, 488, 0, 0, 0, 0, 0, 1}, /* reset: n=35, cv=0.0% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{2544, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* alloc: n=407, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{2400, 488, 0, 0, 0, 0, 0, 1, 0, 0, 0}, /* reset: n=35, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"tiles",
 	 {
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* alloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{2054, 114, 0, 0, -411, 54, 0, 1}, /* ref: n=46555, cv=0.8% */
-		{3129, 0, 0, -158, 0, 0, 1282, 1}, /* unref: n=45786, cv=1.4% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* alloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{2054, 114, 0, 0, -411, 54, 0, 1, 0, 0, 0}, /* ref: n=46555, cv=0.8% */
+		{3129, 0, 0, -158, 0, 0, 1282, 1, 0, 0, 0}, /* unref: n=45786, cv=1.4% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"tlsf",
 	 {
-		{5970, 0, 0, 621, 1165, 0, 0, 1}, /* alloc: n=32522, cv=0.8% */
-		{-2752, 67, 928, -1056, 0, 23, 0, 1}, /* free: n=31014, cv=3.3% */
-		{5118, -146, 1035, 0, 0, 0, 0, 1}, /* realloc: n=9034, cv=5.7% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{5970, 0, 0, 621, 1165, 0, 0, 1, 0, 0, 0}, /* alloc: n=32522, cv=0.8% */
+		{-2752, 67, 928, -1056, 0, 23, 0, 1, 0, 0, 0}, /* free: n=31014, cv=3.3% */
+		{5118, -146, 1035, 0, 0, 0, 0, 1, 0, 0, 0}, /* realloc: n=9034, cv=5.7% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
 	{"tree",
 	 {
-		{8627, 0, -166, 396, 0, 0, 830, 1}, /* alloc: n=32522, cv=2.0% */
-		{5504, -26, 0, 605, 0, 0, 683, 1}, /* free: n=31012, cv=4.3% */
-		{8246, 0, 0, 325, 3518, 0, 731, 1}, /* realloc: n=9031, cv=6.5% */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
-		{0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{8627, 0, -166, 396, 0, 0, 830, 1, 0, 0, 0}, /* alloc: n=32522, cv=2.0% */
+		{5504, -26, 0, 605, 0, 0, 683, 1, 0, 0, 0}, /* free: n=31012, cv=4.3% */
+		{8246, 0, 0, 325, 3518, 0, 731, 1, 0, 0, 0}, /* realloc: n=9031, cv=6.5% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unref: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
 	 }},
-	{0, {{0, 0, 0, 0, 0, 0, 0, 0}}},
+	{0, {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}},
 };
 
 static int same_name(const char *a, const char *b)

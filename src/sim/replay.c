@@ -545,10 +545,18 @@ static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
 	o->rom_reads = now.rom_reads - prev->rom_reads;
 	o->work = now.work - prev->work;
 	*prev = now;
-	o->cycles = (o->outcome == AGB_OUTCOME_SKIPPED ||
-		     ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o->accesses == 0))
-			    ? 0u
-			    : model_cycles(r->core, fit, (enum agb_op)ev->op, o);
+	if (o->outcome == AGB_OUTCOME_SKIPPED ||
+	    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o->accesses == 0)) {
+		o->cycles = 0;
+		return;
+	}
+	o->cycles = model_cycles(r->core, fit, (enum agb_op)ev->op, o);
+	if (fit != NULL && o->accesses != 0 &&
+	    agb_cycle_model_extrapolates(&fit->op[ev->op], o->accesses,
+					 agb_cycle_size_log2(o->requested), o->work)) {
+		if (r->out->extrapolated_ops++ == 0)
+			r->out->first_extrapolated = o->index;
+	}
 }
 
 /* Resets the workspace tables, places arena and meta area and initialises the core. */
