@@ -15,6 +15,13 @@
 int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
 		   struct agb_diag *diag);
 
+/* cJSON_ParseWithLengthOpts(TEXT, LEN, END, 0) that never reads past TEXT + LEN: cJSON 1.7.15
+ * reads the byte at LEN when the text ends (whitespace aside) right after a ',' inside an object
+ * (found by tests/fuzz), so such a text, never valid JSON, is refused here with *END = TEXT + LEN.
+ * On failure *END is cJSON's error position (use it, not the global cJSON_GetErrorPtr, which is
+ * stale when no parse ran). Every cJSON parse of the project goes through this. */
+cJSON *agb_cjson_parse(const char *text, size_t len, const char **end);
+
 /* Sets DIAG's line and col to the value reached from the root of TEXT by PATH, a '/'-separated
  * list of object keys and array indices ("runs/3/cycles"); stops at the deepest part found.
  * For error messages only: O(len). */

@@ -1,5 +1,6 @@
 /* Level maps (Tiled JSON, CSV grids) into tile-streaming traces; see tiled.h. */
 #include "trace/tiled.h"
+#include "trace/json_util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -242,10 +243,9 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	root = agb_cjson_parse(text, len, &end);
 	if (root == NULL) {
-		const char *at = end != NULL ? end : cJSON_GetErrorPtr();
-		size_t off = at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
 		return fail_at(&s, off, "malformed JSON");
 	}
 	for (size_t i = (size_t)(end - text); i < len; i++)

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "trace/json_util.h"
 #include "trace/trace_load.h"
 
 #include <cjson/cJSON.h>
@@ -1267,16 +1268,29 @@ static int syntax_error(struct loader *L, size_t fallback)
 	return fail_at(L, fallback, "malformed JSON (rejected by cJSON here)");
 }
 
+cJSON *agb_cjson_parse(const char *text, size_t len, const char **end)
+{
+	size_t last = len;
+	while (last > 0 && (unsigned char)text[last - 1] <= 0x20)
+		last--;
+	if (last > 0 && text[last - 1] == ',') {
+		*end = text + len;
+		return NULL;
+	}
+	*end = NULL;
+	return cJSON_ParseWithLengthOpts(text, len, end, 0);
+}
+
 /* The one JSON value in text[P, E) parsed by cJSON, or NULL when it is not exactly one value
  * (*ERR then holds cJSON's error offset). */
 static cJSON *parse_event(struct loader *L, size_t p, size_t e, size_t *err)
 {
 	const char *end = NULL;
 	arena_reset();
-	cJSON *v = e > p ? cJSON_ParseWithLengthOpts(L->text + p, e - p, &end, 0) : NULL;
+	cJSON *v = e > p ? agb_cjson_parse(L->text + p, e - p, &end) : NULL;
 	if (v != NULL && end == L->text + e)
 		return v;
-	const char *ep = cJSON_GetErrorPtr();
+	const char *ep = v == NULL ? end : NULL;
 	*err = ep != NULL && ep >= L->text + p && ep <= L->text + e ? (size_t)(ep - L->text) : p;
 	return NULL;
 }
@@ -1415,12 +1429,12 @@ static int parse_skeleton(struct loader *L, cJSON **root, size_t *ev_begin)
 		*ev_begin = b;
 	}
 #define ORIGINAL(x) (cut == NULL || (x) < keep ? (x) : (x) == keep ? e - 1 : (x) - keep - 1 + e)
-	*root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	*root = agb_cjson_parse(text, len, &end);
 	int r = AGB_LOAD_OK;
 	if (*root == NULL && arena_oom) {
 		r = oom(L);
 	} else if (*root == NULL) {
-		const char *ep = cJSON_GetErrorPtr();
+		const char *ep = end;
 		size_t off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
 		r = syntax_error(L, ORIGINAL(off));
 	} else {
@@ -1670,13 +1684,13 @@ int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
 	r = prescan(&L);
 	if (r != AGB_LOAD_OK)
 		return r;
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	root = agb_cjson_parse(text, len, &end);
 	if (root == NULL) {
 		size_t off = 0;
 		char msg[sizeof diag->message];
 		if (diagnose_syntax(text, len, &off, msg, sizeof msg))
 			return fail_at(&L, off, "%s", msg);
-		const char *ep = cJSON_GetErrorPtr();
+		const char *ep = end;
 		off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
 		return fail_at(&L, off, "malformed JSON (rejected by cJSON here)");
 	}
