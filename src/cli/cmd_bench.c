@@ -10,6 +10,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/bench_recommend.h"
 #include "cli/cli_opts.h"
 #include "cli/gate.h"
 #include "cli/gba_only.h"
@@ -32,6 +33,8 @@ static void usage(FILE *out)
 		"  --format=FMT         table (default), json (the whole result set), csv or md\n"
 		"  --check              run each core's invariant checker after every event (slow)\n"
 		"  --no-min-arena       skip the min_arena_bytes search\n"
+		"  --pool=BYTES         replay EWRAM traces with a pool of BYTES (the heap your game\n"
+		"                       reserves) instead of each trace's arena_bytes\n"
 		"  --baseline=FILE      gate: compare with a baseline (a --format=json result); exit 1\n"
 		"                       when a metric got worse beyond tolerance or a pair is missing\n"
 		"  --tolerance=M=T      tolerance for metric M (a name, or a prefix ending in '*'):\n"
@@ -51,7 +54,10 @@ static void usage(FILE *out)
 		"A pair whose core cannot serve the trace's ops (free on bump) is listed as n/a with\n"
 		"the reason, never with numbers. Exit status: 0 ok, 1 the gate found a regression,\n"
 		"2 bad usage or input (a bad baseline too), 3 when a core broke an invariant or\n"
-		"corrupted a block.\n");
+		"corrupted a block.\n\n"
+		"table and md end with what to use for each trace: the smallest pool each core needs\n"
+		"(min arena: no headroom) and the fastest core with no failures at the pool (--pool,\n"
+		"default the trace's arena_bytes), with its headroom over its min arena.\n");
 }
 
 struct trace_list {
@@ -408,6 +414,7 @@ struct bench_args {
 	const char *export_format;
 	int timing;
 	enum bench_cycles cycles;
+	uint32_t pool; /* --pool: EWRAM traces' pool, 0 for each trace's own */
 };
 
 /* What a bench holds; released in one place (bench_release). */
@@ -480,6 +487,12 @@ static int bench_option(void *ctx, int opt, const char *arg)
 		return AGBSIM_EXIT_OK;
 	case 'Y':
 		return parse_cycles(arg, &a->cycles);
+	case 'P':
+		if (agbsim_parse_u32(arg, &a->pool) != 0 || a->pool == 0 ||
+		    a->pool > agb_arena_region_bytes(AGB_ARENA_EWRAM))
+			return agbsim_usage_error("bench", "--pool wants 1..%u bytes (EWRAM), not '%s'",
+						  agb_arena_region_bytes(AGB_ARENA_EWRAM), arg);
+		return AGBSIM_EXIT_OK;
 	case 'E':
 		if (strcmp(arg, "bmf") != 0 && strcmp(arg, "gab") != 0)
 			return agbsim_usage_error("bench", "--export wants bmf or gab, not '%s'", arg);
@@ -521,6 +534,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 		{"diff-out", required_argument, NULL, 'D'},  {"export", required_argument, NULL, 'E'},
 		{"timing", no_argument, NULL, 't'},
 		{"cycles", required_argument, NULL, 'Y'},
+		{"pool", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	const struct agbsim_cli cli = {"bench", "j:", longopts, usage, bench_option, a, NULL};
@@ -580,6 +594,8 @@ static struct agbsim_run *add_run(struct bench *b, const struct bench_args *a, s
 	*r = (struct agbsim_run){.trace_path = b->list.paths[trace], .trace = &b->loaded[trace].trace,
 				 .core = core};
 	r->cfg.flags = a->flags;
+	if (a->pool != 0 && r->trace->arena == AGB_ARENA_EWRAM)
+		r->cfg.arena_bytes = a->pool;
 	return r;
 }
 
@@ -757,9 +773,11 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 			timing_table(stdout, b->runs, b->nruns);
 		if (a->cycles == CYCLES_BOTH)
 			model_error_table(stdout, b->runs, b->measured, b->nruns);
+		agbsim_bench_recommend(stdout, FORMAT_TABLE, b->runs, b->nruns);
 		return AGBSIM_EXIT_OK;
 	case FORMAT_MD:
 		agbsim_report(stdout, FORMAT_MD, b->runs, b->nruns);
+		agbsim_bench_recommend(stdout, FORMAT_MD, b->runs, b->nruns);
 		return AGBSIM_EXIT_OK;
 	default:
 		return print_csv(b);

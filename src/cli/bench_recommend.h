@@ -1,0 +1,18 @@
+/* `agbsim bench`'s closing recommendation (bench_recommend.c). */
+#ifndef AGBSIM_BENCH_RECOMMEND_H
+#define AGBSIM_BENCH_RECOMMEND_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/agbsim.h"
+
+/* Prints, for each trace of the n runs (in run order), the smallest pool each core needs
+ * (min arena, EWRAM and OBJ VRAM traces) and the fastest core with no failed request at the
+ * pool the trace was replayed with (lowest mean cycles over all ops; its headroom: pool - its
+ * min arena). fmt FORMAT_TABLE prints plain lines, FORMAT_MD a list; other formats: nothing
+ * should call it. Runs without numbers (n/a) are left out. O(n^2) in runs. */
+void agbsim_bench_recommend(FILE *out, enum agbsim_format fmt, const struct agbsim_run *runs,
+			    size_t n);
+
+#endif
