@@ -50,6 +50,31 @@ static const struct agbsim_run *fastest_clean(const struct agbsim_run *runs, siz
 	return best;
 }
 
+/* Worst alloc or free (realloc's copy grows with the block, whatever the core). */
+static uint32_t worst_alloc_free(const struct agb_metrics *m)
+{
+	uint32_t a = m->cycles[AGB_OP_ALLOC].max, f = m->cycles[AGB_OP_FREE].max;
+	return a > f ? a : f;
+}
+
+/* The run of trace t with no failures whose worst alloc/free is lowest (a game's frame budget
+ * is spent by the worst call, not the mean); NULL as for fastest_clean. Only heaps (runs with
+ * allocs) qualify. */
+static const struct agbsim_run *steadiest_clean(const struct agbsim_run *runs, size_t n,
+						const struct agb_trace *t)
+{
+	const struct agbsim_run *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct agbsim_run *r = &runs[i];
+		if (r->trace != t || r->status != AGBSIM_EXIT_OK || run_failures(r) != 0 ||
+		    r->metrics.cycles[AGB_OP_ALLOC].count == 0)
+			continue;
+		if (best == NULL || worst_alloc_free(&r->metrics) < worst_alloc_free(&best->metrics))
+			best = r;
+	}
+	return best;
+}
+
 /* "tree 210944, tlsf 227328, slots -" for the runs of trace t with numbers. */
 static void print_min_arenas(FILE *out, const struct agbsim_run *runs, size_t n,
 			     const struct agb_trace *t, int md)
@@ -101,7 +126,7 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 			    const struct agb_trace *t, const char *name, int md)
 {
 	uint32_t pool = trace_pool(runs, n, t);
-	const struct agbsim_run *best = fastest_clean(runs, n, t);
+	const struct agbsim_run *best = fastest_clean(runs, n, t), *steady;
 	if (pool == 0)
 		return; /* no core produced numbers: the n/a rows say why */
 	fprintf(out, md ? "- **%s**: " : "for %s:\n", name);
@@ -122,6 +147,13 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 		fputs(t->arena != AGB_ARENA_BG_VRAM ? "none (a larger pool: see the smallest pools)"
 						    : "none",
 		      out);
+	steady = steadiest_clean(runs, n, t);
+	if (steady != NULL && steady != best) {
+		fprintf(out, md ? ". Lowest worst alloc/free (%u cycles): " :
+				  "\n  lowest worst alloc/free (%u cycles): ",
+			worst_alloc_free(&steady->metrics));
+		print_choice(out, steady, md);
+	}
 	fputs(md ? ".\n" : "\n", out);
 }
 

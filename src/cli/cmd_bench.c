@@ -57,7 +57,8 @@ static void usage(FILE *out)
 		"corrupted a block.\n\n"
 		"table and md end with what to use for each trace: the smallest pool each core needs\n"
 		"(min arena: no headroom) and the fastest core with no failures at the pool (--pool,\n"
-		"default the trace's arena_bytes), with its headroom over its min arena.\n");
+		"default the trace's arena_bytes), with its headroom over its min arena, and the one\n"
+		"with the lowest worst alloc/free when that is another core.\n");
 }
 
 struct trace_list {
