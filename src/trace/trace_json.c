@@ -474,6 +474,7 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 	for (;;) {
 		while (i < n && is_ws(s[i]))
 			i++;
+		/* cppcheck-suppress uninitvar ; stack[0, sp) is written before sp grows */
 		char top = sp > 0 ? stack[sp - 1] : 0;
 		if (i >= n) {
 			if (state == X_END)
