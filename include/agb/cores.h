@@ -12,6 +12,8 @@
 #include "agb/oam.h"      /* shadow OAM + obj-fast */
 #include "agb/obj.h"      /* OBJ VRAM byte map (seed) */
 #include "agb/obj_fast.h" /* OBJ VRAM, obj's decisions via bitmaps */
+#include "agb/palbanks.h" /* palette RAM, shared banks by reference count */
+#include "agb/palstack.h" /* palette RAM, block copies + palette stack (seed) */
 #include "agb/slots.h"    /* static slot classes (baseline) */
 #include "agb/stack2.h"   /* double-ended linear (seed) */
 #include "agb/tiles.h"    /* BG tile manager, ref/unref (seed) */

@@ -71,6 +71,12 @@ enum agb_verb_status {
 #define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
 #define AGB_VERB_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
 #define AGB_VERB_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
+#define AGB_VERB_SHARED 0x8u   /* pal_load: an identical resident palette's banks were shared */
+
+/* Palette verbs: side 0 is the BG palette (0x05000000), 1 the OBJ palette (0x05000200); each has
+ * PAL_BANKS banks of 16 colours. pal_load returns the first bank, AGB_PAL_NONE when no run of
+ * free banks is left. */
+#define AGB_PAL_NONE 0xFFu
 
 /* Sprite handle returned by sprite_show when no OAM entry is free. */
 #define AGB_SPRITE_NONE 0xFFu
@@ -130,6 +136,20 @@ struct agb_heap_core {
 	uint32_t (*sprite_show)(void *state, uint32_t z);
 	void (*sprite_z)(void *state, uint32_t sprite, uint32_t z);
 	void (*sprite_hide)(void *state, uint32_t sprite);
+	/* Palette managers (pal_ram): a game loads a palette of `colors` (1..256; above 16 it needs
+	 * banks 0..ceil(colors/16)-1 of its side) whose colour data is at GBA address `src` and is
+	 * identified by `key` (same side, key and colors: same contents). pal_load returns the first
+	 * bank (AGB_PAL_NONE: none free; *detail: AGB_VERB_UPLOADED or AGB_VERB_SHARED); pal_free
+	 * gives back the palette loaded at `bank` (*detail: AGB_VERB_RELEASED when its banks are
+	 * free again). pal_push makes a palette the top of the side's palette stack, resident from
+	 * bank 0, saving the banks it covers to a work-RAM buffer; pal_pop restores them. Both put
+	 * the bytes the stack frame takes in the buffer in *bytes. */
+	uint32_t (*pal_load)(void *state, uint32_t side, uint32_t key, uint32_t src, uint32_t colors,
+			     uint32_t *detail);
+	int (*pal_free)(void *state, uint32_t side, uint32_t bank, uint32_t *detail);
+	int (*pal_push)(void *state, uint32_t side, uint32_t key, uint32_t src, uint32_t colors,
+			uint32_t *bytes);
+	int (*pal_pop)(void *state, uint32_t side, uint32_t *bytes);
 
 	struct agb_cost_model model;
 };
@@ -232,6 +252,40 @@ struct agb_heap_core {
 	{                                                                                          \
 		agb_##p##_hide(st, sprite);                                                        \
 	}
+
+#define AGB_CORE_ADAPTER_pal_load(p)                                                                \
+	static uint32_t core_pal_load(void *st, uint32_t side, uint32_t key, uint32_t src,        \
+				      uint32_t colors, uint32_t *detail)                        \
+	{                                                                                          \
+		return agb_##p##_load(st, side, key, src, colors, detail);                        \
+	}
+#define AGB_CORE_ADAPTER_pal_free(p)                                                                \
+	static int core_pal_free(void *st, uint32_t side, uint32_t bank, uint32_t *detail)        \
+	{                                                                                          \
+		return agb_##p##_free(st, side, bank, detail);                                     \
+	}
+#define AGB_CORE_ADAPTER_pal_push(p)                                                                \
+	static int core_pal_push(void *st, uint32_t side, uint32_t key, uint32_t src,             \
+				 uint32_t colors, uint32_t *bytes)                              \
+	{                                                                                          \
+		return agb_##p##_push(st, side, key, src, colors, bytes);                          \
+	}
+#define AGB_CORE_ADAPTER_pal_pop(p)                                                                 \
+	static int core_pal_pop(void *st, uint32_t side, uint32_t *bytes)                          \
+	{                                                                                          \
+		return agb_##p##_pop(st, side, bytes);                                             \
+	}
+
+/* The five observation and setup members every palette core has (it serves no alloc/free). */
+#define AGB_PAL_CORE_ADAPTERS(p)                                                                    \
+	AGB_CORE_ADAPTER(p, init)                                                                  \
+	AGB_CORE_ADAPTER(p, stats)                                                                 \
+	AGB_CORE_ADAPTER(p, walk)                                                                  \
+	AGB_CORE_ADAPTER(p, check)                                                                 \
+	AGB_CORE_ADAPTER(p, overhead_bytes)
+#define AGB_PAL_CORE_MEMBERS                                                                        \
+	.init = core_init, .stats = core_stats, .walk = core_walk, .check = core_check,            \
+	.overhead_bytes = core_overhead_bytes
 
 #define AGB_HEAP_CORE_ADAPTERS(p)                                                                   \
 	AGB_CORE_ADAPTER(p, init)                                                                  \

@@ -4,7 +4,7 @@
  * (AGB_TARGET_GBA) the access macros are plain volatile loads and stores. On the host they go
  * through an agb_machine: each access is counted by region and width, charged its wait-state
  * cost, and the hardware quirks are applied (an 8-bit store to OBJ VRAM or OAM is dropped, to BG
- * VRAM it writes the byte to both halves of the halfword), so a core that byte-writes VRAM
+ * VRAM or palette RAM it writes the byte to both halves of the halfword), so a core that byte-writes VRAM
  * misbehaves here exactly as it would on hardware.
  *
  * Freestanding: only <stdint.h> and <string.h> (memcpy, which compilers inline). */
@@ -22,6 +22,7 @@ enum agb_region {
 	AGB_REGION_VRAM_OBJ,
 	AGB_REGION_OAM,
 	AGB_REGION_ROM,
+	AGB_REGION_PAL, /* palette RAM: 16-bit bus, byte stores widened like BG VRAM */
 	AGB_REGION_UNMAPPED, /* any access here is a core bug; counted, reads 0 */
 	AGB_REGION_COUNT
 };
@@ -76,6 +77,7 @@ typedef struct agb_machine {
 	uint8_t iwram[IWRAM_SIZE];
 	uint8_t vram[VRAM_SIZE];
 	uint8_t oam[OAM_SIZE];
+	uint8_t pal[PAL_SIZE];
 	uint8_t unmapped[0x10000u];
 	const uint8_t *rom;
 	uint32_t rom_size;
@@ -186,7 +188,8 @@ static inline void agb_st8(agb_machine *m, uint32_t a, uint8_t v)
 	case AGB_REGION_ROM:
 		m->quirk_stores++;
 		return;
-	case AGB_REGION_VRAM_BG: {
+	case AGB_REGION_VRAM_BG:
+	case AGB_REGION_PAL: {
 		uint8_t *h = p->host + (a & p->mask & ~1u);
 		m->quirk_stores++;
 		h[0] = v;

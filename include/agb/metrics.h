@@ -33,6 +33,13 @@ struct agb_metrics {
 	double overhead_ratio;
 	uint32_t corrupted_bytes;
 	uint32_t tile_uploads, tile_failures, peak_resident_tiles;
+	/* Palette RAM (pal_ram traces): copies into palette RAM (loads that uploaded, pushes, pops)
+	 * and their colour bytes; loads served by sharing a resident palette; loads that found no
+	 * bank; the most banks held by loaded palettes per side (0 BG, 1 OBJ); the deepest palette
+	 * stack (either side) and the most work-RAM buffer bytes it held (both sides). */
+	uint32_t pal_uploads, pal_bytes_uploaded, pal_dedup_hits, pal_failures;
+	uint32_t pal_peak_banks[2];
+	uint32_t pal_stack_peak_depth, pal_stack_buffer_bytes;
 	struct agb_cycle_stats cycles[AGB_OP_COUNT];
 	struct agb_cycle_stats all_ops; /* every op but frame */
 	uint32_t frame_max_cycles;
@@ -53,6 +60,7 @@ struct agb_metrics_acc {
 	uint32_t samples;
 	uint32_t frame_cycles;
 	uint32_t resident_tiles;
+	uint32_t pal_banks[2], pal_depth[2], pal_buffer;
 	uint32_t any_frame;
 	struct agb_heap_stats last;
 	int have_last;

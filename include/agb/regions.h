@@ -22,6 +22,11 @@
 #define VRAM_OBJ_SIZE 0x8000u  /* 32 KiB (16 KiB usable in bitmap modes 3-5) */
 #define VRAM_OBJ_BITMAP_SIZE 0x4000u
 #define OAM_SIZE 0x400u        /* 128 entries of 8 bytes */
+#define PAL_SIZE 0x400u        /* BG palette 0x000-0x1FF, OBJ palette 0x200-0x3FF */
+#define PAL_SIDE_BYTES 0x200u  /* 16 banks of 16 colours (BGR555, 2 bytes each) */
+#define PAL_BANK_BYTES 0x20u
+#define PAL_BANKS 16u
+#define PAL_BANKS_OF(colors) (((colors) + 15u) >> 4) /* banks a palette of `colors` takes */
 #define ROM_MAX_SIZE 0x2000000u
 
 #define AGB_FRAME_CYCLES 280896u /* 228 lines x 1232 cycles */
@@ -34,6 +39,7 @@ enum agb_arena {
 	AGB_ARENA_EWRAM,
 	AGB_ARENA_OBJ_VRAM,
 	AGB_ARENA_BG_VRAM,
+	AGB_ARENA_PAL_RAM, /* palette RAM: pal_* ops only (docs/trace-format.md) */
 	AGB_ARENA_COUNT
 };
 

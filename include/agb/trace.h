@@ -24,6 +24,15 @@ enum agb_op {
 	AGB_OP_MARK,
 	AGB_OP_RESET,
 	AGB_OP_SIDE,
+	/* Palette extension (docs/trace-format.md, pal_ram traces). id is the palette id; slot a
+	 * dense palette handle the loader assigns (pal_load, pal_free; it keys the engine's slot
+	 * table, which for pal_ram traces holds palettes); size the colour count (1..256); align
+	 * the colour key in bits 0-30 and the side (0 BG, 1 OBJ) in bit 31 (AGB_PAL_EV_*). pal_free
+	 * and pal_pop carry the key, side and colours of the palette they release. */
+	AGB_OP_PAL_LOAD,
+	AGB_OP_PAL_FREE,
+	AGB_OP_PAL_PUSH,
+	AGB_OP_PAL_POP,
 	AGB_OP_COUNT
 };
 
@@ -38,6 +47,11 @@ struct agb_event {
 	uint32_t align; /* alloc: power of two >= 1; else 0 */
 };
 
+/* The side and key packed into agb_event.align by palette ops. */
+#define AGB_PAL_EV_SIDE(align) ((align) >> 31)
+#define AGB_PAL_EV_KEY(align) ((align) & 0x7FFFFFFFu)
+#define AGB_PAL_EV_ALIGN(side, key) ((uint32_t)(side) << 31 | ((key) & 0x7FFFFFFFu))
+
 struct agb_trace {
 	enum agb_arena arena;
 	uint32_t arena_bytes;
@@ -49,11 +63,11 @@ struct agb_trace {
 	const char *source;      /* may be NULL */
 };
 
-/* Region size of an arena: 262144, 32768, 65536. */
+/* Region size of an arena: 262144, 32768, 65536, 1024. */
 uint32_t agb_arena_region_bytes(enum agb_arena arena);
 /* GBA address of an arena's first byte. */
 uint32_t agb_arena_base(enum agb_arena arena);
-/* "ewram", "obj_vram", "bg_vram". */
+/* "ewram", "obj_vram", "bg_vram", "pal_ram". */
 const char *agb_arena_name(enum agb_arena arena);
 const char *agb_op_name(enum agb_op op);
 

@@ -11,7 +11,7 @@ int agb_plain_map_regions(void)
 	static const struct {
 		uint32_t addr, size;
 	} regions[] = {{MEM_EWRAM, EWRAM_SIZE}, {MEM_IWRAM, IWRAM_SIZE}, {MEM_VRAM, VRAM_SIZE},
-		       {MEM_OAM, 0x1000u}};
+		       {MEM_OAM, 0x1000u}, {MEM_PAL, 0x1000u}};
 	static int mapped;
 	if (mapped)
 		return 0;

@@ -12,7 +12,12 @@ static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REA
 /* Shown in table and JSON only when some cycles were spent on them (CSV columns stay fixed):
  * sprite display ops and the frame event's own work (the shadow OAM copy at V-blank). */
 static const enum agb_op extra_ops[] = {AGB_OP_SPR_SHOW, AGB_OP_SPR_Z, AGB_OP_SPR_HIDE,
-					AGB_OP_FRAME};
+					AGB_OP_PAL_LOAD, AGB_OP_PAL_FREE, AGB_OP_PAL_PUSH,
+					AGB_OP_PAL_POP,  AGB_OP_FRAME};
+/* The palette ops, in the CSV and Markdown palette columns. */
+static const enum agb_op pal_ops[] = {AGB_OP_PAL_LOAD, AGB_OP_PAL_FREE, AGB_OP_PAL_PUSH,
+				      AGB_OP_PAL_POP};
+#define PAL_OP_COUNT (sizeof pal_ops / sizeof pal_ops[0])
 #define EXTRA_OP_COUNT (sizeof extra_ops / sizeof extra_ops[0])
 
 const char *agbsim_trace_name(const struct agbsim_run *r)
@@ -23,6 +28,19 @@ const char *agbsim_trace_name(const struct agbsim_run *r)
 static int is_tile_trace(const struct agbsim_run *r)
 {
 	return r->trace->arena == AGB_ARENA_BG_VRAM;
+}
+
+static int is_pal_trace(const struct agbsim_run *r)
+{
+	return r->trace->arena == AGB_ARENA_PAL_RAM;
+}
+
+static int any_pal_trace(const struct agbsim_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_pal_trace(&runs[i]))
+			return 1;
+	return 0;
 }
 
 static void json_cycles(struct agbsim_json *w, const char *key, const struct agb_cycle_stats *c)
@@ -129,6 +147,19 @@ static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
 		json_u32_row(w, tiles,
 			     (const uint32_t[]){m->tile_uploads, m->peak_resident_tiles, m->tile_failures},
 			     3);
+	}
+	if (is_pal_trace(r)) {
+		static const char *const pal[] = {"pal_uploads", "pal_bytes_uploaded",
+						  "pal_dedup_hits", "pal_failures"};
+		static const char *const banks[] = {"pal_peak_banks_bg", "pal_peak_banks_obj"};
+		static const char *const stack[] = {"pal_stack_peak_depth", "pal_stack_buffer_bytes"};
+		json_u32_row(w, pal,
+			     (const uint32_t[]){m->pal_uploads, m->pal_bytes_uploaded,
+						m->pal_dedup_hits, m->pal_failures},
+			     4);
+		json_u32_row(w, banks, m->pal_peak_banks, 2);
+		json_u32_row(w, stack,
+			     (const uint32_t[]){m->pal_stack_peak_depth, m->pal_stack_buffer_bytes}, 2);
 	}
 }
 
@@ -246,6 +277,13 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 		fprintf(out, "tiles        %u uploads, peak %u resident, %u failures, %u unrefs skipped\n",
 			m->tile_uploads, m->peak_resident_tiles, m->tile_failures, m->skipped);
 	}
+	if (is_pal_trace(r))
+		fprintf(out,
+			"palettes     %u uploads (%u bytes), %u dedup hits, %u failures; peak banks BG "
+			"%u OBJ %u; stack peak depth %u, %u bytes of work RAM\n",
+			m->pal_uploads, m->pal_bytes_uploaded, m->pal_dedup_hits, m->pal_failures,
+			m->pal_peak_banks[0], m->pal_peak_banks[1], m->pal_stack_peak_depth,
+			m->pal_stack_buffer_bytes);
 	fprintf(out, "canaries     %u corrupted bytes%s\n", m->corrupted_bytes,
 		m->corrupted_bytes != 0 ? "  <-- CORE BUG" : "");
 	if (m->quirk_stores != 0 || m->unmapped_accesses != 0)
@@ -298,8 +336,33 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Palette columns: present (for every row) only when some run replays a pal_ram trace, so
+ * the columns of other reports stay as they were. */
+static void csv_pal_header(FILE *out)
+{
+	fputs(",pal_uploads,pal_bytes_uploaded,pal_dedup_hits,pal_failures,pal_peak_banks_bg,"
+	      "pal_peak_banks_obj,pal_stack_peak_depth,pal_stack_buffer_bytes",
+	      out);
+	for (size_t i = 0; i < PAL_OP_COUNT; i++) {
+		const char *op = agb_op_name(pal_ops[i]);
+		fprintf(out, ",%s_count,%s_mean,%s_p50,%s_p95,%s_p99,%s_max", op, op, op, op, op, op);
+	}
+}
+
+static void csv_pal_row(FILE *out, const struct agb_metrics *m)
+{
+	fprintf(out, ",%u,%u,%u,%u,%u,%u,%u,%u", m->pal_uploads, m->pal_bytes_uploaded,
+		m->pal_dedup_hits, m->pal_failures, m->pal_peak_banks[0], m->pal_peak_banks[1],
+		m->pal_stack_peak_depth, m->pal_stack_buffer_bytes);
+	for (size_t i = 0; i < PAL_OP_COUNT; i++) {
+		const struct agb_cycle_stats *c = &m->cycles[pal_ops[i]];
+		fprintf(out, ",%u,%.1f,%u,%u,%u,%u", c->count, c->mean, c->p50, c->p95, c->p99, c->max);
+	}
+}
+
 static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 {
+	const int pal = any_pal_trace(runs, n);
 	fputs("trace,path,allocator,arena,arena_bytes,events,allocs,frees,reallocs,frames,"
 	      "peak_live_bytes,internal_bytes,failures,frag_failures,skipped,first_failure_event,"
 	      "live_bytes_at_first_failure,frag_external_mean,frag_external_max,frag_external_final,"
@@ -311,7 +374,10 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 		const char *op = agb_op_name(reported_ops[i]);
 		fprintf(out, ",%s_count,%s_mean,%s_p50,%s_p95,%s_p99,%s_max", op, op, op, op, op, op);
 	}
-	fputs(",frame_max_cycles,max_frame_pct,total_cycles\n", out);
+	fputs(",frame_max_cycles,max_frame_pct,total_cycles", out);
+	if (pal)
+		csv_pal_header(out);
+	fputc('\n', out);
 	for (size_t r = 0; r < n; r++) {
 		const struct agbsim_run *run = &runs[r];
 		const struct agb_metrics *m = &run->metrics;
@@ -339,8 +405,11 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 			fprintf(out, ",%u,%.1f,%u,%u,%u,%u", c->count, c->mean, c->p50, c->p95, c->p99,
 				c->max);
 		}
-		fprintf(out, ",%u,%.4f,%" PRIu64 "\n", m->frame_max_cycles, m->max_frame_pct,
+		fprintf(out, ",%u,%.4f,%" PRIu64, m->frame_max_cycles, m->max_frame_pct,
 			m->total_cycles);
+		if (pal)
+			csv_pal_row(out, m);
+		fputc('\n', out);
 	}
 }
 
@@ -359,6 +428,30 @@ static void md_cycles(FILE *out, const struct agb_cycle_stats *c)
 		fputs(" - |", out);
 	else
 		fprintf(out, " %.0f/%u/%u |", c->mean, c->p99, c->max);
+}
+
+/* The palette figures of the pal_ram runs, as a second table. */
+static void report_md_pal(FILE *out, const struct agbsim_run *runs, size_t n)
+{
+	fputs("\n| trace | allocator | uploads | bytes uploaded | dedup hits | failures | peak banks "
+	      "BG/OBJ | stack depth | stack work RAM | pal_load mean/p99/max | pal_free mean/p99/max "
+	      "| pal_push mean/p99/max | pal_pop mean/p99/max |\n",
+	      out);
+	fputs("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
+	for (size_t r = 0; r < n; r++) {
+		const struct agb_metrics *m = &runs[r].metrics;
+		if (!is_pal_trace(&runs[r]) || runs[r].status != AGBSIM_EXIT_OK)
+			continue;
+		fputs("| ", out);
+		md_cell_escape(out, agbsim_trace_name(&runs[r]));
+		fprintf(out, " | %s | %u | %u | %u | %u | %u/%u | %u | %u |", runs[r].core->name,
+			m->pal_uploads, m->pal_bytes_uploaded, m->pal_dedup_hits, m->pal_failures,
+			m->pal_peak_banks[0], m->pal_peak_banks[1], m->pal_stack_peak_depth,
+			m->pal_stack_buffer_bytes);
+		for (size_t i = 0; i < PAL_OP_COUNT; i++)
+			md_cycles(out, &m->cycles[pal_ops[i]]);
+		fputc('\n', out);
+	}
 }
 
 /* Runs that produced no numbers (a core that cannot serve the trace) get a row saying why. */
@@ -397,6 +490,8 @@ static void report_md(FILE *out, const struct agbsim_run *runs, size_t n)
 		else
 			fputs(" - |\n", out);
 	}
+	if (any_pal_trace(runs, n))
+		report_md_pal(out, runs, n);
 	fprintf(out, "\nCycles: %s.\n", n > 0 ? runs[0].cycle_source : "model");
 }
 

@@ -16,6 +16,8 @@ const struct agb_heap_core *const agb_heap_cores[] = {
 	&agb_slots_core,
 	&agb_bump_core,
 	&agb_stack2_core,
+	&agb_palbanks_core,
+	&agb_palstack_core,
 	NULL,
 };
 
@@ -44,5 +46,8 @@ const struct agb_heap_core *agb_heap_core_default(enum agb_arena arena)
 	 * and a quarter of its metadata. (The CLI picks oam for traces with spr_* ops.) */
 	if (arena == AGB_ARENA_OBJ_VRAM)
 		return &agb_obj_fast_core;
+	/* palstack serves every palette op (palbanks has no stack), so any pal trace replays. */
+	if (arena == AGB_ARENA_PAL_RAM)
+		return &agb_palstack_core;
 	return &agb_tree_core;
 }

@@ -3,19 +3,22 @@
 
 uint32_t agb_arena_region_bytes(enum agb_arena arena)
 {
-	static const uint32_t bytes[AGB_ARENA_COUNT] = {EWRAM_SIZE, VRAM_OBJ_SIZE, VRAM_BG_SIZE};
+	static const uint32_t bytes[AGB_ARENA_COUNT] = {EWRAM_SIZE, VRAM_OBJ_SIZE, VRAM_BG_SIZE,
+							PAL_SIZE};
 	return (unsigned)arena < AGB_ARENA_COUNT ? bytes[arena] : 0u;
 }
 
 uint32_t agb_arena_base(enum agb_arena arena)
 {
-	static const uint32_t base[AGB_ARENA_COUNT] = {MEM_EWRAM, MEM_VRAM_OBJ, MEM_VRAM_BG};
+	static const uint32_t base[AGB_ARENA_COUNT] = {MEM_EWRAM, MEM_VRAM_OBJ, MEM_VRAM_BG,
+						       MEM_PAL};
 	return (unsigned)arena < AGB_ARENA_COUNT ? base[arena] : AGB_NULL;
 }
 
 const char *agb_arena_name(enum agb_arena arena)
 {
-	static const char *const names[AGB_ARENA_COUNT] = {"ewram", "obj_vram", "bg_vram"};
+	static const char *const names[AGB_ARENA_COUNT] = {"ewram", "obj_vram", "bg_vram",
+							   "pal_ram"};
 	return (unsigned)arena < AGB_ARENA_COUNT ? names[arena] : "?";
 }
 
@@ -24,6 +27,8 @@ const char *agb_op_name(enum agb_op op)
 	static const char *const names[AGB_OP_COUNT] = {"alloc", "free",     "realloc",
 							"frame", "ref",      "unref",
 							"spr_show", "spr_z", "spr_hide",
-							"mark",  "reset",    "side"};
+							"mark",  "reset",    "side",
+						"pal_load", "pal_free", "pal_push",
+						"pal_pop"};
 	return (unsigned)op < AGB_OP_COUNT ? names[op] : "?";
 }

@@ -53,6 +53,8 @@ void agb_machine_init(agb_machine *m, uint16_t waitcnt)
 	static const uint8_t cost_iwram[3] = {1, 1, 1};
 	static const uint8_t cost_vram[3] = {1, 1, 2};
 	static const uint8_t cost_oam[3] = {1, 1, 1};
+	/* Palette RAM: 16-bit bus, so a 32-bit access is two 16-bit accesses (one wait state). */
+	static const uint8_t cost_pal[3] = {1, 1, 2};
 
 	memset(m, 0, sizeof *m);
 	m->waitcnt = waitcnt;
@@ -60,6 +62,7 @@ void agb_machine_init(agb_machine *m, uint16_t waitcnt)
 	map_range(m, MEM_EWRAM, 0x01000000u, m->ewram, EWRAM_SIZE - 1u, AGB_REGION_EWRAM, cost_ewram);
 	map_range(m, MEM_IWRAM, 0x01000000u, m->iwram, IWRAM_SIZE - 1u, AGB_REGION_IWRAM, cost_iwram);
 	map_range(m, MEM_OAM, 0x01000000u, m->oam, OAM_SIZE - 1u, AGB_REGION_OAM, cost_oam);
+	map_range(m, MEM_PAL, 0x01000000u, m->pal, PAL_SIZE - 1u, AGB_REGION_PAL, cost_pal);
 	/* VRAM is 96 KiB mirrored in 128 KiB steps; the last 32 KiB of each step mirror OBJ VRAM. */
 	for (uint32_t a = MEM_VRAM; a < MEM_VRAM + 0x01000000u; a += 0x10000u) {
 		uint32_t off = (a - MEM_VRAM) & 0x1FFFFu;
@@ -97,13 +100,14 @@ uint8_t *agb_machine_host(agb_machine *m, uint32_t a, uint32_t len)
 	static const struct {
 		uint32_t base, size;
 	} canonical[] = {{MEM_EWRAM, EWRAM_SIZE}, {MEM_IWRAM, IWRAM_SIZE}, {MEM_VRAM, VRAM_SIZE},
-			 {MEM_OAM, OAM_SIZE}};
+			 {MEM_OAM, OAM_SIZE}, {MEM_PAL, PAL_SIZE}};
 #ifdef AGB_PLAIN_MEMORY
 	uint8_t *const storage[] = {(uint8_t *)(uintptr_t)MEM_EWRAM, (uint8_t *)(uintptr_t)MEM_IWRAM,
-				    (uint8_t *)(uintptr_t)MEM_VRAM, (uint8_t *)(uintptr_t)MEM_OAM};
+				    (uint8_t *)(uintptr_t)MEM_VRAM, (uint8_t *)(uintptr_t)MEM_OAM,
+				    (uint8_t *)(uintptr_t)MEM_PAL};
 	(void)m;
 #else
-	uint8_t *const storage[] = {m->ewram, m->iwram, m->vram, m->oam};
+	uint8_t *const storage[] = {m->ewram, m->iwram, m->vram, m->oam, m->pal};
 #endif
 	for (unsigned i = 0; i < sizeof canonical / sizeof canonical[0]; i++) {
 		uint32_t off = a - canonical[i].base;
@@ -125,7 +129,8 @@ uint64_t agb_machine_counted_cycles(const agb_machine *m)
 const char *agb_region_name(enum agb_region r)
 {
 	static const char *const names[AGB_REGION_COUNT] = {"ewram", "iwram", "vram_bg", "vram_obj",
-							    "oam",   "rom",   "unmapped"};
+							    "oam",   "rom",   "pal",
+							    "unmapped"};
 	return (unsigned)r < AGB_REGION_COUNT ? names[r] : "?";
 }
 

@@ -83,6 +83,60 @@ static void end_frame(struct agb_metrics_acc *acc)
 	acc->frame_cycles = 0;
 }
 
+/* The side (0 BG, 1 OBJ) of a palette op: its address is a bank of that side. */
+static uint32_t pal_side(const struct agb_replay_obs *obs)
+{
+	return (obs->addr - MEM_PAL) >= PAL_SIDE_BYTES ? 1u : 0u;
+}
+
+/* pal_load / pal_free: uploads, sharing and the banks loaded palettes hold. */
+static void observe_pal_bank(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	uint32_t side = pal_side(obs), banks = obs->granted / PAL_BANK_BYTES;
+	if (obs->op == AGB_OP_PAL_FREE) {
+		if ((obs->result & AGB_VERB_RELEASED) != 0 && acc->pal_banks[side] >= banks)
+			acc->pal_banks[side] -= banks;
+		return;
+	}
+	if (obs->outcome == AGB_OUTCOME_FAILED)
+		o->pal_failures++;
+	if ((obs->result & AGB_VERB_SHARED) != 0)
+		o->pal_dedup_hits++;
+	if ((obs->result & AGB_VERB_UPLOADED) != 0) {
+		o->pal_uploads++;
+		o->pal_bytes_uploaded += obs->requested;
+		acc->pal_banks[side] += banks;
+		if (acc->pal_banks[side] > o->pal_peak_banks[side])
+			o->pal_peak_banks[side] = acc->pal_banks[side];
+	}
+}
+
+/* pal_push / pal_pop: the stack's depth and work-RAM buffer (o->granted: the frame's bytes, a
+ * 4-byte header and the saved banks a pop copies back). */
+static void observe_pal_stack(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	uint32_t side = pal_side(obs);
+	if (obs->outcome != AGB_OUTCOME_OK)
+		return;
+	o->pal_uploads++;
+	if (obs->op == AGB_OP_PAL_PUSH) {
+		o->pal_bytes_uploaded += obs->requested;
+		acc->pal_depth[side]++;
+		acc->pal_buffer += obs->granted;
+		if (acc->pal_depth[side] > o->pal_stack_peak_depth)
+			o->pal_stack_peak_depth = acc->pal_depth[side];
+		if (acc->pal_buffer > o->pal_stack_buffer_bytes)
+			o->pal_stack_buffer_bytes = acc->pal_buffer;
+		return;
+	}
+	o->pal_bytes_uploaded += obs->granted >= 4u ? obs->granted - 4u : 0u;
+	if (acc->pal_depth[side] > 0)
+		acc->pal_depth[side]--;
+	acc->pal_buffer -= obs->granted <= acc->pal_buffer ? obs->granted : acc->pal_buffer;
+}
+
 void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 {
 	struct agb_metrics_acc *acc = ctx;
@@ -123,6 +177,14 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		o->unrefs++;
 		if ((obs->result & AGB_VERB_RELEASED) && acc->resident_tiles > 0)
 			acc->resident_tiles--;
+		break;
+	case AGB_OP_PAL_LOAD:
+	case AGB_OP_PAL_FREE:
+		observe_pal_bank(acc, obs);
+		break;
+	case AGB_OP_PAL_PUSH:
+	case AGB_OP_PAL_POP:
+		observe_pal_stack(acc, obs);
 		break;
 	default:
 		break;

@@ -7,7 +7,9 @@
 #include <string.h>
 #endif
 
-enum slot_state { SLOT_EMPTY, SLOT_LIVE, SLOT_FAILED };
+/* SLOT_PAL: a loaded palette (pal_ram traces): addr is its first bank's address, requested its
+ * colour bytes, granted the bank bytes it took (0 when it shares a resident palette's banks). */
+enum slot_state { SLOT_EMPTY, SLOT_LIVE, SLOT_FAILED, SLOT_PAL };
 
 struct slot {
 	uint32_t addr;
@@ -247,6 +249,10 @@ struct run {
 	int canaries;
 	uint32_t live, live_granted;
 	struct agb_replay_result *out;
+	/* Palette stack per side: levels pushed, and which of the newest 64 the core served (a pop
+	 * of a level whose push failed is skipped, as ops on a failed allocation are). */
+	uint32_t pal_depth[2];
+	uint64_t pal_pushed[2];
 };
 
 /* ---- op handlers: the one place where trace ops become core verbs ------------------------
@@ -491,6 +497,114 @@ static int op_sprite_hide(struct run *r, const struct agb_event *ev, struct agb_
 	return AGB_REPLAY_OK;
 }
 
+/* ---- palette RAM (pal_ram traces) ----------------------------------------------------------
+ * The slot table holds the loaded palettes by the loader's dense handle, as a game keeps the
+ * bank in its sprite or map struct; frees go to the core by bank. */
+
+/* Where the colours of palette `key` come from: ROM data, as in a game (the trace carries no
+ * colours, so any 512-byte-aligned ROM block in the first MiB stands for them). */
+static uint32_t pal_source(uint32_t key)
+{
+	return MEM_ROM + (key & 0x7FFu) * 0x200u;
+}
+
+static uint32_t pal_bank_addr(const struct run *r, uint32_t side, uint32_t bank)
+{
+	return r->out->arena_addr + side * PAL_SIDE_BYTES + bank * PAL_BANK_BYTES;
+}
+
+static int op_pal_load(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct slot *s = &r->slots[ev->slot];
+	uint32_t side = AGB_PAL_EV_SIDE(ev->align), key = AGB_PAL_EV_KEY(ev->align), bank;
+	if (r->core->pal_load == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not load palettes");
+	o->requested = ev->size * 2u;
+	OP_BEGIN(o->index);
+	bank = r->core->pal_load(r->st, side, key, pal_source(key), ev->size, &o->result);
+	OP_END(o->index, bank);
+	if (bank == AGB_PAL_NONE) {
+		s->state = SLOT_FAILED;
+		return verb_outcome(r, o, AGB_VERB_FAILED);
+	}
+	o->addr = pal_bank_addr(r, side, bank);
+	o->granted = (o->result & AGB_VERB_UPLOADED) != 0 ? PAL_BANKS_OF(ev->size) * PAL_BANK_BYTES : 0;
+	*s = (struct slot){o->addr, o->requested, o->granted, SLOT_PAL, ev->id};
+	r->live += o->requested;
+	r->live_granted += o->granted;
+	return AGB_REPLAY_OK;
+}
+
+static int op_pal_free(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct slot *s = &r->slots[ev->slot];
+	uint32_t off = s->addr - r->out->arena_addr;
+	int status;
+	if (r->core->pal_free == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not load palettes");
+	if (s->state != SLOT_PAL) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+		s->state = SLOT_EMPTY;
+		return AGB_REPLAY_OK;
+	}
+	o->addr = s->addr;
+	o->requested = s->requested;
+	OP_BEGIN(o->index);
+	status = r->core->pal_free(r->st, off / PAL_SIDE_BYTES, off % PAL_SIDE_BYTES / PAL_BANK_BYTES,
+				   &o->result);
+	OP_END(o->index, AGB_NULL);
+	o->granted = (o->result & AGB_VERB_RELEASED) != 0 ? PAL_BANKS_OF(ev->size) * PAL_BANK_BYTES : 0;
+	r->live -= s->requested;
+	r->live_granted -= s->granted;
+	s->state = SLOT_EMPTY;
+	return verb_outcome(r, o, status);
+}
+
+/* The stack's work-RAM frame bytes go to o->granted, the side's bank 0 address to o->addr. */
+static int op_pal_push(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t side = AGB_PAL_EV_SIDE(ev->align), key = AGB_PAL_EV_KEY(ev->align);
+	uint32_t level = r->pal_depth[side]++;
+	int status = AGB_VERB_FAILED;
+	if (r->core->pal_push == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index,
+			    "this core has no palette stack (pal_push/pal_pop)");
+	o->requested = ev->size * 2u;
+	o->addr = pal_bank_addr(r, side, 0);
+	if (level < 64u) {
+		OP_BEGIN(o->index);
+		status = r->core->pal_push(r->st, side, key, pal_source(key), ev->size, &o->granted);
+		OP_END(o->index, AGB_NULL);
+		if (status == AGB_VERB_DONE)
+			r->pal_pushed[side] |= (uint64_t)1 << level;
+		else
+			r->pal_pushed[side] &= ~((uint64_t)1 << level);
+	}
+	return verb_outcome(r, o, status);
+}
+
+static int op_pal_pop(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t side = AGB_PAL_EV_SIDE(ev->align), level;
+	int status;
+	if (r->core->pal_pop == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index,
+			    "this core has no palette stack (pal_push/pal_pop)");
+	if (r->pal_depth[side] == 0)
+		return stop(r->out, AGB_REPLAY_BAD_EVENT, o->index, "pal_pop of an empty palette stack");
+	level = --r->pal_depth[side];
+	o->requested = ev->size * 2u;
+	o->addr = pal_bank_addr(r, side, 0);
+	if (level >= 64u || (r->pal_pushed[side] >> level & 1u) == 0) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+		return AGB_REPLAY_OK;
+	}
+	OP_BEGIN(o->index);
+	status = r->core->pal_pop(r->st, side, &o->granted);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
 static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_ALLOC] = op_alloc,
 	[AGB_OP_FREE] = op_free,
@@ -504,6 +618,10 @@ static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_MARK] = op_mark,
 	[AGB_OP_RESET] = op_reset,
 	[AGB_OP_SIDE] = op_side,
+	[AGB_OP_PAL_LOAD] = op_pal_load,
+	[AGB_OP_PAL_FREE] = op_pal_free,
+	[AGB_OP_PAL_PUSH] = op_pal_push,
+	[AGB_OP_PAL_POP] = op_pal_pop,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -642,7 +760,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 {
 	const struct agb_cycle_model *fit = agb_cycle_model_find(cfg->core->name);
 	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
-			0, 0, out};
+			0, 0, out, {0, 0}, {0, 0}};
 	struct counters prev = {0, 0, 0, 0, 0};
 	int rc;
 

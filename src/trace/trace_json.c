@@ -45,14 +45,17 @@ enum arg_kind {
 	ARG_BPP,   /* 4 or 8 */
 	ARG_DEPTH, /* sprite depth z: 0 .. 65535 */
 	ARG_MARKER, /* mark/reset marker: 0 .. 2^31-1 */
-	ARG_SIDE    /* stack2 side: 0 (low, grows up) or 1 (high, grows down) */
+	ARG_SIDE,   /* stack2 side: 0 (low, grows up) or 1 (high, grows down); palette side */
+	ARG_KEY,    /* palette colour key: 0 .. 2^31-1 */
+	ARG_COLORS  /* palette colours: 1 .. 256 */
 };
 
 #define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
 #define ARENAS_TILES AGB_ARENA_BIT(AGB_ARENA_BG_VRAM)
 #define ARENAS_ALL (ARENAS_HEAP | ARENAS_TILES)
 #define ARENAS_SPRITES AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM)
-#define MAX_ARGS 3
+#define ARENAS_PAL AGB_ARENA_BIT(AGB_ARENA_PAL_RAM)
+#define MAX_ARGS 4
 
 struct op_spec {
 	const char *name;
@@ -68,7 +71,7 @@ static const struct op_spec op_table[] = {
 	 {ARG_ID, ARG_SIZE, ARG_ALIGN}},
 	{"free", AGB_OP_FREE, 1, 1, ARENAS_HEAP, "[\"free\", id]", {ARG_ID}},
 	{"realloc", AGB_OP_REALLOC, 2, 2, ARENAS_HEAP, "[\"realloc\", id, size]", {ARG_ID, ARG_SIZE}},
-	{"frame", AGB_OP_FRAME, 0, 0, ARENAS_ALL, "[\"frame\"]", {ARG_ID}},
+	{"frame", AGB_OP_FRAME, 0, 0, ARENAS_ALL | ARENAS_PAL, "[\"frame\"]", {ARG_ID}},
 	{"ref", AGB_OP_REF, 2, 2, ARENAS_TILES, "[\"ref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
 	{"unref", AGB_OP_UNREF, 2, 2, ARENAS_TILES, "[\"unref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
 	/* Shadow-OAM extension (docs/trace-format.md). */
@@ -79,6 +82,13 @@ static const struct op_spec op_table[] = {
 	{"mark", AGB_OP_MARK, 1, 1, ARENAS_HEAP, "[\"mark\", marker]", {ARG_MARKER}},
 	{"reset", AGB_OP_RESET, 1, 1, ARENAS_HEAP, "[\"reset\", marker]", {ARG_MARKER}},
 	{"side", AGB_OP_SIDE, 1, 1, ARENAS_HEAP, "[\"side\", 0 or 1]", {ARG_SIDE}},
+	/* Palette extension (pal_ram; docs/trace-format.md). */
+	{"pal_load", AGB_OP_PAL_LOAD, 4, 4, ARENAS_PAL, "[\"pal_load\", id, side, key, colors]",
+	 {ARG_ID, ARG_SIDE, ARG_KEY, ARG_COLORS}},
+	{"pal_free", AGB_OP_PAL_FREE, 1, 1, ARENAS_PAL, "[\"pal_free\", id]", {ARG_ID}},
+	{"pal_push", AGB_OP_PAL_PUSH, 4, 4, ARENAS_PAL, "[\"pal_push\", id, side, key, colors]",
+	 {ARG_ID, ARG_SIDE, ARG_KEY, ARG_COLORS}},
+	{"pal_pop", AGB_OP_PAL_POP, 1, 1, ARENAS_PAL, "[\"pal_pop\", side]", {ARG_SIDE}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -716,7 +726,8 @@ static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t
 	return NULL;
 }
 
-static const char *const arg_names[] = {"id", "size", "align", "rom_tile", "bpp", "z", "marker", "side"};
+static const char *const arg_names[] = {"id",     "size", "align", "rom_tile", "bpp",
+					"z",      "marker", "side", "key",   "colors"};
 
 /* Checks argument EL of event EV against its kind; stores the value in *OUT. */
 static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
@@ -734,6 +745,9 @@ static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum ar
 		hi = 0xFFFFu;
 	} else if (kind == ARG_SIDE) {
 		hi = 1;
+	} else if (kind == ARG_COLORS) {
+		lo = 1;
+		hi = 256;
 	}
 	const char *why = check_uint(v, lo, hi, out);
 	if (why == NULL) {
@@ -929,8 +943,8 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 		a++;
 	if (a == AGB_ARENA_COUNT)
 		return fail_member(L, "arena", 0, 0,
-				   "unknown arena \"%.64s\" (expected \"ewram\", \"obj_vram\" or "
-				   "\"bg_vram\")",
+				   "unknown arena \"%.64s\" (expected \"ewram\", \"obj_vram\", "
+				   "\"bg_vram\" or \"pal_ram\")",
 				   arena->valuestring);
 	L->arena = (enum agb_arena)a;
 	uint32_t region = agb_arena_region_bytes(L->arena);
@@ -985,6 +999,9 @@ struct life {
 	struct u32map ids;     /* live id + 1 -> slot (freed ids are removed) */
 	struct u32map tiles;   /* (tile << 1 | bpp == 8) + 1 -> live ref count (0: removed) */
 	struct u32map sprites; /* shown sprite id + 1 -> handle + 1 (hidden: removed) */
+	struct u32map pals;    /* live palette id + 1 -> its pal_load/pal_push event index */
+	uint32_t *pal_stack[2]; /* per side: event indices of the pushed palettes, oldest first */
+	size_t pal_depth[2], pal_cap[2];
 	uint32_t *free_slots, *free_handles;
 	size_t free_count, free_cap, free_handle_count, free_handle_cap;
 	uint32_t slots, handles;
@@ -996,6 +1013,9 @@ static void life_free(struct life *lf)
 	free(lf->ids.cells);
 	free(lf->tiles.cells);
 	free(lf->sprites.cells);
+	free(lf->pals.cells);
+	free(lf->pal_stack[0]);
+	free(lf->pal_stack[1]);
 	free(lf->free_slots);
 	free(lf->free_handles);
 }
@@ -1056,6 +1076,16 @@ static int arena_error(struct loader *L, size_t n, const struct op_spec *spec)
 				  "op \"%s\" is only valid in an obj_vram trace (this trace's arena is "
 				  "\"%s\")",
 				  spec->name, agb_arena_name(L->arena));
+	if (spec->arenas == ARENAS_PAL)
+		return fail_event(L, n, 0,
+				  "op \"%s\" is only valid in a pal_ram trace (this trace's arena is "
+				  "\"%s\")",
+				  spec->name, agb_arena_name(L->arena));
+	if (L->arena == AGB_ARENA_PAL_RAM)
+		return fail_event(L, n, 0,
+				  "op \"%s\" is not valid in a pal_ram trace (pal_ram traces use "
+				  "pal_load, pal_free, pal_push, pal_pop)",
+				  spec->name);
 	if (L->arena == AGB_ARENA_BG_VRAM)
 		return fail_event(L, n, 0,
 				  "op \"%s\" is not valid in a bg_vram trace (bg_vram traces stream "
@@ -1084,7 +1114,8 @@ static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct 
 	if (sp == NULL)
 		return fail_event(L, n, 0,
 				  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, frame, ref, "
-				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side)",
+				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side, "
+				  "pal_load, pal_free, pal_push, pal_pop)",
 				  op->valuestring);
 	if ((sp->arenas & AGB_ARENA_BIT(L->arena)) == 0)
 		return arena_error(L, n, sp);
@@ -1101,7 +1132,7 @@ static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct 
 		nargs--; /* trailing options object: an extension, ignored by v1 */
 	if (nargs < sp->min_args || nargs > sp->max_args)
 		return arity_error(L, n, sp, nargs);
-	v[0] = v[1] = 0;
+	v[0] = v[1] = v[3] = 0;
 	v[2] = 1;
 	for (unsigned k = 0; k < nargs; k++) {
 		int r = get_arg(L, args[k], n, (long)k + 1, sp->args[k], &v[k]);
@@ -1218,6 +1249,64 @@ static int apply_sprites(struct loader *L, size_t n, const struct op_spec *spec,
 	return AGB_LOAD_OK;
 }
 
+/* pal_load/pal_push: palette ids have their own space; a loaded palette gets a dense handle from
+ * the slot numbers (pal_ram traces have no alloc), a pushed one goes on its side's stack. The
+ * event keeps colours in size, side and key in align (AGB_PAL_EV_ALIGN). O(1) expected. */
+static int apply_pal_open(struct loader *L, size_t n, enum agb_op op, const uint32_t v[MAX_ARGS],
+			  struct agb_loaded_trace *out, struct life *lf)
+{
+	struct agb_event *ev = &out->events[n];
+	uint32_t *at = map_find(&lf->pals, v[0] + 1u);
+	if (at != NULL)
+		return fail_event(L, n, 1, "%s of palette %u, which is already live (%s it first)",
+				  op == AGB_OP_PAL_LOAD ? "pal_load" : "pal_push", v[0],
+				  out->events[*at].op == AGB_OP_PAL_LOAD ? "pal_free" : "pal_pop");
+	if (map_get(&lf->pals, v[0] + 1u, (uint32_t)n) == NULL)
+		return oom(L);
+	ev->id = v[0];
+	ev->size = v[3];
+	ev->align = AGB_PAL_EV_ALIGN(v[1], v[2]);
+	if (op == AGB_OP_PAL_PUSH)
+		return push_u32(&lf->pal_stack[v[1]], &lf->pal_depth[v[1]], &lf->pal_cap[v[1]],
+				(uint32_t)n) != 0
+			       ? oom(L)
+			       : AGB_LOAD_OK;
+	ev->slot = lf->free_count > 0 ? lf->free_slots[--lf->free_count] : lf->slots++;
+	return AGB_LOAD_OK;
+}
+
+/* pal_free/pal_pop: the event repeats the released palette's handle, colours, side and key. */
+static int apply_pal_close(struct loader *L, size_t n, enum agb_op op, const uint32_t v[MAX_ARGS],
+			   struct agb_loaded_trace *out, struct life *lf)
+{
+	const struct agb_event *from;
+	uint32_t *at;
+	if (op == AGB_OP_PAL_POP) {
+		if (lf->pal_depth[v[0]] == 0)
+			return fail_event(L, n, 1, "pal_pop of side %u, whose palette stack is empty",
+					  v[0]);
+		from = &out->events[lf->pal_stack[v[0]][--lf->pal_depth[v[0]]]];
+	} else {
+		at = map_find(&lf->pals, v[0] + 1u);
+		if (at == NULL)
+			return fail_event(L, n, 1, "pal_free of palette %u, which is not loaded", v[0]);
+		from = &out->events[*at];
+		if (from->op != AGB_OP_PAL_LOAD)
+			return fail_event(L, n, 1,
+					  "pal_free of palette %u, which is on the palette stack (pal_pop "
+					  "it)",
+					  v[0]);
+		if (push_u32(&lf->free_slots, &lf->free_count, &lf->free_cap, from->slot) != 0)
+			return oom(L);
+	}
+	map_del(&lf->pals, from->id + 1u);
+	out->events[n].id = from->id;
+	out->events[n].slot = from->slot;
+	out->events[n].size = from->size;
+	out->events[n].align = from->align;
+	return AGB_LOAD_OK;
+}
+
 /* Validates event node E as event N and stores it in out->events[N]. */
 static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
 		      struct life *lf)
@@ -1246,6 +1335,12 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 	case AGB_OP_FRAME:
 		out->trace.frame_count++;
 		return AGB_LOAD_OK;
+	case AGB_OP_PAL_LOAD:
+	case AGB_OP_PAL_PUSH:
+		return apply_pal_open(L, n, spec->op, v, out, lf);
+	case AGB_OP_PAL_FREE:
+	case AGB_OP_PAL_POP:
+		return apply_pal_close(L, n, spec->op, v, out, lf);
 	default:
 		/* mark/reset/side: ids a reset releases stay live for this check; a trace gives the
 		 * next level's blocks fresh ids (the loader does not model any core's markers). */
@@ -1499,7 +1594,8 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	int r = prescan(&L);
 	if (r != AGB_LOAD_OK)
 		return r;
-	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64)) {
+	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64) ||
+	    !map_init(&lf.pals, 64)) {
 		life_free(&lf);
 		return oom(&L);
 	}
