@@ -568,61 +568,78 @@ HOT void bit_clear(agb_bestfit *t, uint32_t k)
 	}
 }
 
-/* Appends short run x of `size` blocks to its bin (writes its whole node, not the boundary tag).
- * Bins are circular lists whose head's prev is the tail, so first in, first out costs no tail
- * array: the oldest run of a size is reused first, which needed 1-4 KiB less arena than last in,
- * first out on the recorded traces. */
-HOT void bin_push(agb_bestfit *t, uint32_t x, uint32_t size)
+/* Appends short run x of `size` blocks to its bin and writes its node: links and the size in
+ * its first and last block (one block when size is 1). Bins are circular lists whose head's prev
+ * is the tail, so first in, first out costs no tail array: the oldest run of a size is reused
+ * first, which needed 1-4 KiB less arena than last in, first out on the recorded traces. The bin
+ * is empty exactly when its bitmap bit is clear; an empty bin's head is stale, never read. */
+HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
-	uint32_t ha = head_addr(t, size);
-	uint32_t first = AGB_LD16(t->m, ha);
-	uint32_t ax = node(t, x);
+	const uint32_t ctrl = t->ctrl;
+	uint32_t k = size - 1u;
+	uint32_t wa = ctrl + C_BITMAP + ((k >> 5) << 2);
+	uint32_t w = AGB_LD32(t->m, wa);
+	uint32_t bit = 1u << (k & 31u);
+	uint32_t ha = ctrl + C_HEADS + (k << 1);
+	uint32_t ax = blocks + (x << 3);
 	AGB_ST16(t->m, ax + N_SIZE, size);
-	if (first == NIL) {
+	AGB_ST16(t->m, ax + (k << 3) + N_SIZE, size);
+	if ((w & bit) == 0u) {
 		AGB_ST32(t->m, ax, x | (x << 16));
 		AGB_ST16(t->m, ha, x);
-		bit_set(t, size - 1u);
+		if (w == 0u) {
+			uint32_t sm = AGB_LD16(t->m, ctrl + C_SUMMARY);
+			AGB_ST16(t->m, ctrl + C_SUMMARY, sm | (1u << (k >> 5)));
+		}
+		AGB_ST32(t->m, wa, w | bit);
 		return;
 	}
-	uint32_t last = ld(t, first, N_PREV);
+	uint32_t first = AGB_LD16(t->m, ha);
+	uint32_t af = blocks + (first << 3);
+	uint32_t last = AGB_LD16(t->m, af + N_PREV);
 	AGB_ST32(t->m, ax, first | (last << 16));
-	st(t, last, N_NEXT, x);
-	st(t, first, N_PREV, x);
+	AGB_ST16(t->m, blocks + (last << 3) + N_NEXT, x);
+	AGB_ST16(t->m, af + N_PREV, x);
 }
 
 /* Unlinks short run x of `size` blocks from its bin. */
-HOT void bin_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
+HOT void bin_unlink(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
-	uint32_t links = AGB_LD32(t->m, node(t, x));
+	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
-	uint32_t ha = head_addr(t, size);
 	if (next == x) {
-		AGB_ST16(t->m, ha, NIL);
 		bit_clear(t, size - 1u);
 		return;
 	}
-	st(t, prev, N_NEXT, next);
-	st(t, next, N_PREV, prev);
+	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
+	AGB_ST16(t->m, blocks + (next << 3) + N_PREV, prev);
+	uint32_t ha = t->ctrl + C_HEADS + ((size - 1u) << 1);
 	if (AGB_LD16(t->m, ha) == x)
 		AGB_ST16(t->m, ha, next);
 }
 
 /* Takes the first (oldest) run off the non-empty bin of `size` blocks and returns it. */
-HOT uint32_t bin_pop(agb_bestfit *t, uint32_t size)
+HOT uint32_t bin_pop(agb_bestfit *t, uint32_t blocks, uint32_t size)
 {
-	uint32_t ha = head_addr(t, size);
+	uint32_t ha = t->ctrl + C_HEADS + ((size - 1u) << 1);
 	uint32_t x = AGB_LD16(t->m, ha);
-	uint32_t links = AGB_LD32(t->m, node(t, x));
+	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
 	if (next == x) {
-		AGB_ST16(t->m, ha, NIL);
 		bit_clear(t, size - 1u);
 		return x;
 	}
-	st(t, prev, N_NEXT, next);
-	st(t, next, N_PREV, prev);
+	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
+	AGB_ST16(t->m, blocks + (next << 3) + N_PREV, prev);
 	AGB_ST16(t->m, ha, next);
 	return x;
+}
+
+/* Whether bin `size` (1..SMALL) holds a run: its bitmap bit. Uncounted, for observers. */
+static int bin_nonempty_quiet(const agb_bestfit *t, uint32_t size)
+{
+	uint32_t k = size - 1u;
+	return (AGB_PEEK32(t->m, t->ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u)) & 1u;
 }
 
 /* Size of the smallest non-empty bin holding runs of at least `want` blocks (1..SMALL), 0 when
@@ -646,7 +663,7 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 HOT void run_link(agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
-		bin_push(t, x, size);
+		bin_push(t, t->blocks, x, size);
 	else
 		tree_insert(t, x, size);
 }
@@ -655,7 +672,7 @@ HOT void run_link(agb_bestfit *t, uint32_t x, uint32_t size)
 HOT void run_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
-		bin_unlink(t, x, size);
+		bin_unlink(t, t->blocks, x, size);
 	else
 		tree_remove(t, x);
 }
@@ -664,9 +681,12 @@ HOT void run_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
  * already be E_FREE. */
 HOT void make_free(agb_bestfit *t, uint32_t x, uint32_t size)
 {
-	if (size > 1u)
+	if (size <= SMALL) {
+		bin_push(t, t->blocks, x, size); /* writes the tag too */
+	} else {
 		st(t, x + size - 1u, N_SIZE, size);
-	run_link(t, x, size);
+		tree_insert(t, x, size);
+	}
 	runs_add(t, size);
 }
 
@@ -754,7 +774,9 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 				break;
 		}
 		uint32_t first = AGB_LD16(t->m, head_addr(t, s)), x = first;
-		while (x != NIL) {
+		if (((AGB_LD32(t->m, bitmap_addr(t, s - 1u)) >> ((s - 1u) & 31u)) & 1u) == 0u)
+			continue;
+		for (;;) {
 			uint32_t pad = (0u - (phase + x)) & amask;
 			AGB_WORK(t->m, 1);
 			if (pad < s && s - pad >= want) {
@@ -852,7 +874,7 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 		uint32_t x;
 		if (rsize != 0u) {
 			/* Every run of the bin is a best fit: take the first, leave the tail free. */
-			x = bin_pop(t, rsize);
+			x = bin_pop(t, t->blocks, rsize);
 			uint32_t tail = rsize - want;
 			runs_drop(t, rsize);
 			blocks_add(t, 0u - want);
@@ -892,7 +914,7 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 		}
 		tree_remove(t, end);
 	} else if (rs != 0u) {
-		bin_unlink(t, end, rs);
+		bin_unlink(t, t->blocks, end, rs);
 	}
 	if (ls > SMALL) {
 		if (below_next(t, start, (size << 16) | start)) {
@@ -901,7 +923,7 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 		}
 		tree_remove(t, start);
 	} else if (ls != 0u) {
-		bin_unlink(t, start, ls);
+		bin_unlink(t, t->blocks, start, ls);
 	}
 	run_link(t, start, size);
 }
@@ -968,14 +990,191 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 	merge_free(t, b, len, ls, rs);
 }
 
-uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
+/* ---- the hot paths ---------------------------------------------------------------------------
+ * alloc from a bin and free into the bins are written for Thumb code in ROM: the pool fields are
+ * read once into locals (a store through the bus may alias *t, so the compiler reloads fields
+ * read after one), everything else (aligned requests, long runs, the treap) is out of line and
+ * reuses the general code above, so both paths make the same decisions. */
+
+/* GCC would split the NULL test of free off into a wrapper (one more call) and fold the two
+ * adapters into calls of the public functions. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ONE_LEVEL __attribute__((optimize("no-partial-inlining", "no-ipa-icf")))
+#else
+#define ONE_LEVEL
+#endif
+
+#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
+/* The general paths, out of line so their registers stay out of the hot ones. */
+static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t size,
+							 uint32_t align, uint32_t *granted)
 {
 	return bf_alloc(t, size, align, granted);
 }
 
-void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
+static __attribute__((noinline)) void free_general(agb_bestfit *t, uint32_t addr)
 {
 	bf_free(t, addr);
+}
+
+static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint32_t len,
+						uint32_t ls, uint32_t rs)
+{
+	merge_free(t, b, len, ls, rs);
+}
+
+static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len,
+						    int clear_after)
+{
+	mark_used(t, b, len, clear_after);
+}
+
+/* mark_used for a short run (is_long false: entries b..b+len-1 lie in the halfwords at a and
+ * a+2) with clear_after: entries 1...1 3, then E_FREE at b+len. */
+HOT void mark_short_clear(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
+{
+	uint32_t a = t->map + ((b >> 3) << 1);
+	uint32_t lo = (b & 7u) << 1;
+	uint32_t hi = lo + (len << 1); /* 2..32 */
+	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
+	uint32_t val = (mask & 0x55555555u) | (2u << (hi - 2u));
+	AGB_WORK(t->m, 1);
+	if (clear_after && hi != 32u)
+		mask |= 3u << hi;
+	uint32_t w = AGB_LD16(t->m, a);
+	AGB_ST16(t->m, a, (w & ~mask) | val);
+	if ((mask >> 16) != 0u) {
+		w = AGB_LD16(t->m, a + 2u);
+		AGB_ST16(t->m, a + 2u, (w & ~(mask >> 16)) | (val >> 16));
+	}
+	if (clear_after && hi == 32u)
+		map_set(t, b + len, E_FREE);
+}
+
+HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	/* want 0 (size 0, or size + 7 wrapped) and long requests take the general path. */
+	uint32_t want = (size + 7u) >> 3;
+	uint32_t k = want - 1u;
+	if (k >= SMALL || align > 8u)
+		return alloc_general(t, size, align, granted);
+	const uint32_t ctrl = t->ctrl;
+	uint32_t bits = AGB_LD32(t->m, ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u);
+	AGB_WORK(t->m, 1);
+	if (bits == 0u)
+		return alloc_general(t, size, align, granted); /* next bitmap word or the treap */
+	/* Every run of the bin is a best fit: take the first, leave the tail free. */
+	uint32_t rsize = want + lowbit(t, bits);
+	const uint32_t blocks = t->blocks;
+	uint32_t x = bin_pop(t, blocks, rsize);
+	uint32_t tail = rsize - want;
+	runs_drop(t, rsize);
+	blocks_add(t, 0u - want);
+	if (is_long(x, want))
+		mark_used_out(t, x, want, tail != 0u);
+	else
+		mark_short_clear(t, x, want, tail != 0u);
+	if (tail != 0u) {
+		bin_push(t, blocks, x + want, tail);
+		runs_add(t, tail);
+	}
+	if (granted != NULL)
+		*granted = want << 3;
+	return blocks + (x << 3);
+}
+
+HOT void free_fast(agb_bestfit *t, uint32_t addr)
+{
+	if (addr == AGB_NULL)
+		return;
+	const uint32_t blocks = t->blocks;
+	uint32_t b = (addr - blocks) >> 3;
+	uint32_t a0 = t->map + ((b >> 3) << 1);
+	uint32_t w0 = AGB_LD16(t->m, a0);
+	uint32_t sh = (b & 7u) << 1;
+	/* High bits of entries b, b+1...: the first set one ends the run (3), or starts a long one
+	 * (2 at b itself). */
+	uint32_t v = ((w0 >> 1) & 0x5555u) >> sh;
+	AGB_WORK(t->m, 1);
+	if (v == 0u || ((w0 >> sh) & 3u) == E_LONG || (b & 7u) == 0u) {
+		free_general(t, addr); /* crosses into the next halfword, long, or left in the previous one */
+		return;
+	}
+	uint32_t len = (lowbit(t, v) >> 1) + 1u;
+	uint32_t end = b + len;
+	/* Left neighbour: entry b-1, in w0 (b & 7 != 0). */
+	uint32_t ls = 0, rs = 0;
+	if (((w0 >> (sh - 2u)) & 3u) == E_FREE)
+		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
+	/* Right neighbour: entry end, in w0 or the next halfword. */
+	if (end < t->nblocks) {
+		uint32_t we = (end & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 + 2u);
+		if (((we >> ((end & 7u) << 1)) & 3u) == E_FREE)
+			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+	}
+	/* Outer entries become the merged run's first/last unless a neighbour's already are. */
+	if (ls == 0u)
+		w0 &= ~(3u << sh);
+	if (rs == 0u)
+		w0 &= ~(3u << (sh + (len << 1) - 2u));
+	AGB_ST16(t->m, a0, w0);
+	blocks_add(t, len);
+	uint32_t total = ls + len + rs;
+	if (total > SMALL) {
+		AGB_WORK(t->m, (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
+		merge_out(t, b, len, ls, rs);
+		return;
+	}
+	if (ls != 0u) {
+		AGB_WORK(t->m, 1);
+		bin_unlink(t, blocks, b - ls, ls);
+		runs_drop(t, ls);
+	}
+	if (rs != 0u) {
+		AGB_WORK(t->m, 1);
+		bin_unlink(t, blocks, end, rs);
+		runs_drop(t, rs);
+	}
+	bin_push(t, blocks, b - ls, total);
+	runs_add(t, total);
+}
+
+#endif
+
+/* The core table's entries hold the hot paths (one call level from the table); the public
+ * functions call them. */
+#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
+ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return alloc_fast(st, size, align, granted);
+}
+
+ONE_LEVEL static void core_free(void *st, uint32_t addr)
+{
+	free_fast(st, addr);
+}
+#else
+/* An ARM build (the IWRAM placement) keeps one copy of each path: 32 KiB hold code, state and the meta area,
+ * and from 1-cycle memory the general path is fast enough. */
+static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return bf_alloc(st, size, align, granted);
+}
+
+static void core_free(void *st, uint32_t addr)
+{
+	bf_free(st, addr);
+}
+#endif
+
+uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
+{
+	return core_alloc(t, size, align, granted);
+}
+
+void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
+{
+	core_free(t, addr);
 }
 
 uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
@@ -1077,7 +1276,7 @@ void agb_bestfit_stats(agb_bestfit *t, struct agb_heap_stats *out)
 		y = pk(t, y, N_LARGER);
 	}
 	for (uint32_t k = SMALL; largest == 0u && k > 0u; k--)
-		if (AGB_PEEK16(t->m, head_addr(t, k)) != NIL)
+		if (bin_nonempty_quiet(t, k))
 			largest = k;
 	out->largest_free = largest << 3;
 }
@@ -1178,12 +1377,10 @@ static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
 		uint32_t word = AGB_PEEK32(t->m, bitmap_addr(t, k));
 		uint32_t summary = AGB_PEEK16(t->m, t->ctrl + C_SUMMARY);
 		uint32_t x = AGB_PEEK16(t->m, head_addr(t, k + 1u)), prev = NIL;
-		if (((word >> (k & 31u)) & 1u) != (x != NIL))
-			FAIL("bin bitmap bit disagrees with the bin");
 		if (((summary >> (k >> 5)) & 1u) != (word != 0u))
 			FAIL("summary bit disagrees with its bitmap word");
-		if (x == NIL)
-			continue;
+		if (((word >> (k & 31u)) & 1u) == 0u)
+			continue; /* empty bin: its head is stale */
 		if (x >= n)
 			FAIL("bin head out of range");
 		/* Circular: the head's prev is the tail. */
@@ -1340,7 +1537,14 @@ uint32_t agb_bestfit_overhead_bytes(agb_bestfit *t)
 
 /* ---- core table ----------------------------------------------------------------------------- */
 
-AGB_HEAP_CORE_ADAPTERS(bestfit)
+/* alloc and free adapters inline the hot paths: one call level less from the core table. */
+AGB_CORE_ADAPTER(bestfit, init)
+AGB_CORE_ADAPTER(bestfit, realloc)
+AGB_CORE_ADAPTER(bestfit, stats)
+AGB_CORE_ADAPTER(bestfit, walk)
+AGB_CORE_ADAPTER(bestfit, check)
+AGB_CORE_ADAPTER(bestfit, overhead_bytes)
+
 
 const struct agb_heap_core agb_bestfit_core = {
 	.name = "bestfit",

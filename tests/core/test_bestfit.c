@@ -215,6 +215,29 @@ static void fills_completely(void **state)
 	assert_int_equal(zoo_stats(C).free_runs, 1);
 }
 
+/* The pool's last run: free must not read the map entries past the last block (they are 0, which
+ * would look like a free run). Every block count modulo 8, the last block freed first. */
+static void last_block_has_no_right_neighbour(void **state)
+{
+	(void)state;
+	for (uint32_t extra = 0; extra < 16u; extra++) {
+		struct agb_heap_config c = zoo_config(4096u + 8u * extra);
+		uint32_t blocks[600], n = 0, a;
+		assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+		while ((a = zoo_alloc(C, 8, 1)) != AGB_NULL)
+			blocks[n++] = a;
+		assert_int_equal(n, H()->nblocks);
+		zoo_free(C, blocks[n - 1u]);
+		zoo_check(C);
+		zoo_free(C, blocks[n - 3u]);
+		zoo_check(C);
+		zoo_free(C, blocks[n - 2u]);
+		zoo_check(C);
+		assert_int_equal(zoo_stats(C).free_runs, 1);
+		assert_int_equal(zoo_stats(C).free_bytes, 24);
+	}
+}
+
 /* Random alloc/free/realloc of short and long sizes, checked after every op; tight pools so
  * failures and splitting happen, the meta area present or not. */
 static void random_ops_keep_invariants(void **state)
@@ -272,6 +295,7 @@ int main(void)
 		cmocka_unit_test(alignment),
 		cmocka_unit_test(realloc_in_place_and_moving),
 		cmocka_unit_test(fills_completely),
+		cmocka_unit_test(last_block_has_no_right_neighbour),
 		cmocka_unit_test(random_ops_keep_invariants),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);
