@@ -103,7 +103,7 @@ static void print_choice(FILE *out, const struct agbsim_run *r, int md)
 	if (cf->count != 0)
 		fprintf(out, "free mean %.0f max %u, ", cf->mean, cf->max);
 	fprintf(out, "memory ops mean %.0f, worst op %u cycles)", memory_mean(m), m->all_ops.max);
-	if (r->trace->arena == AGB_ARENA_BG_VRAM)
+	if (r->trace->arena == AGB_ARENA_BG_VRAM || r->trace->arena == AGB_ARENA_PAL_RAM)
 		return;
 	if (m->min_arena_bytes == 0)
 		fputs("; headroom unknown (min arena not searched)", out);
@@ -129,8 +129,10 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 	const struct agbsim_run *best = fastest_clean(runs, n, t), *steady;
 	if (pool == 0)
 		return; /* no core produced numbers: the n/a rows say why */
+	/* Tile and palette managers take their whole region: no pool size to choose. */
+	const int whole = t->arena == AGB_ARENA_BG_VRAM || t->arena == AGB_ARENA_PAL_RAM;
 	fprintf(out, md ? "- **%s**: " : "for %s:\n", name);
-	if (t->arena != AGB_ARENA_BG_VRAM) {
+	if (!whole) {
 		fputs(md ? "smallest pool per core: " : "  smallest pool per core: ", out);
 		print_min_arenas(out, runs, n, t, md);
 		fputs(md ? ". " : "\n", out);
@@ -144,8 +146,7 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 	if (best != NULL)
 		print_choice(out, best, md);
 	else
-		fputs(t->arena != AGB_ARENA_BG_VRAM ? "none (a larger pool: see the smallest pools)"
-						    : "none",
+		fputs(!whole ? "none (a larger pool: see the smallest pools)" : "none",
 		      out);
 	steady = steadiest_clean(runs, n, t);
 	if (steady != NULL && steady != best) {

@@ -331,6 +331,35 @@ static void print_cell_na(FILE *out, const struct agbsim_run *r)
 	fprintf(out, "  n/a: %s\n", why != NULL ? why : r->error);
 }
 
+/* pal_ram runs: uploads, sharing, failures, banks per side, the stack's work RAM, cycles per
+ * palette op (mean/max). */
+static void pal_table_header(FILE *out)
+{
+	fprintf(out, "%-30s %-9s %7s %6s %5s %7s %5s %7s  %-11s %-11s %-11s %-11s %7s\n", "trace",
+		"allocator", "uploads", "dedup", "fail", "banks", "stack", "stackB", "load m/max",
+		"free m/max", "push m/max", "pop m/max", "frame%");
+}
+
+static void pal_table_row(FILE *out, const struct agb_metrics *m)
+{
+	static const enum agb_op ops[] = {AGB_OP_PAL_LOAD, AGB_OP_PAL_FREE, AGB_OP_PAL_PUSH,
+					  AGB_OP_PAL_POP};
+	char banks[16];
+	snprintf(banks, sizeof banks, "%u/%u", m->pal_peak_banks[0], m->pal_peak_banks[1]);
+	fprintf(out, " %7u %6u %5u %7s %5u %7u ", m->pal_uploads, m->pal_dedup_hits,
+		m->pal_failures, banks, m->pal_stack_peak_depth, m->pal_stack_buffer_bytes);
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+		const struct agb_cycle_stats *c = &m->cycles[ops[k]];
+		char cell[32];
+		if (c->count != 0)
+			snprintf(cell, sizeof cell, "%.0f/%u", c->mean, c->max);
+		else
+			snprintf(cell, sizeof cell, "-");
+		fprintf(out, " %-11s", cell);
+	}
+	fprintf(out, " %6.2f%%\n", m->max_frame_pct);
+}
+
 static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim_run *runs,
 			    size_t n)
 {
@@ -345,6 +374,8 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 		fprintf(out, "%-30s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",
 			"uploads", "peak", "t.fail", "overhead", "corrupt", "ref+unref mean/p99/max",
 			"frame%");
+	} else if (arena == AGB_ARENA_PAL_RAM) {
+		pal_table_header(out);
 	} else {
 		fprintf(out, "%-30s %-9s %5s %5s %9s %13s %6s %8s %7s  %-20s %-20s %7s\n", "trace",
 			"allocator", "fail", "fragf", "min_arena", "frag_ext m/max", "umm", "overhead",
@@ -360,6 +391,10 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 		fprintf(out, "%-30s %-9s", name, r->core->name);
 		if (r->status != AGBSIM_EXIT_OK) {
 			print_cell_na(out, r);
+			continue;
+		}
+		if (arena == AGB_ARENA_PAL_RAM) {
+			pal_table_row(out, m);
 			continue;
 		}
 		if (arena == AGB_ARENA_BG_VRAM) {

@@ -89,7 +89,7 @@ static int parse_args(struct gen_args *a, int argc, char **argv)
 		return agbsim_usage_error("gen", "no output file given (-o OUT.json)");
 	if (agb_gen_default_frames(a->scenario) == 0)
 		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, strips, ai-scratch, levels, "
-					  "levels-linear)",
+					  "levels-linear, pal-action, pal-crowded, pal-menus)",
 					  a->scenario);
 	if (a->frames == 0)
 		a->frames = agb_gen_default_frames(a->scenario);

@@ -22,6 +22,7 @@ enum metric_kind {
 	METRIC_U64,       /* a uint64_t of struct agb_metrics, always present */
 	METRIC_U32_NULL0, /* the same, JSON null when 0 (no arena size works) */
 	METRIC_TILE_U32,  /* the same, present for tile (BG VRAM) traces only */
+	METRIC_PAL_U32,   /* the same, present for palette (pal_ram) traces only */
 	METRIC_RATIO,     /* a double of struct agb_metrics, printed with 6 decimals */
 	METRIC_OP,        /* a figure of cycles[op], present when that op ran (count != 0) */
 	METRIC_ALL_OPS    /* a figure of all_ops, always present */
@@ -41,6 +42,7 @@ struct metric_def {
 };
 
 #define M_U32(name, field, unit) {name, 0, 0, unit, METRIC_U32, offsetof(struct agb_metrics, field), 0}
+#define M_PAL(name, field, unit) {name, 0, 0, unit, METRIC_PAL_U32, offsetof(struct agb_metrics, field), 0}
 #define M_RATIO(name, field) {name, 0, 5e-4, "ratio", METRIC_RATIO, offsetof(struct agb_metrics, field), 0}
 #define M_OP(name, op, stat, abs) {name, 0, abs, "cycles", METRIC_OP, offsetof(struct agb_cycle_stats, stat), op}
 #define M_ALL(name, stat, abs) {name, 0, abs, "cycles", METRIC_ALL_OPS, offsetof(struct agb_cycle_stats, stat), 0}
@@ -57,6 +59,22 @@ static const struct metric_def metric_defs[] = {
 	M_RATIO("frag_umm.mean", frag_umm.mean),
 	{"tile_failures", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_failures), 0},
 	{"tile_uploads", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_uploads), 0},
+	/* Palettes (pal_dedup_hits is not compared: more is better; pal_uploads carries it). */
+	M_PAL("pal_failures", pal_failures, "count"),
+	M_PAL("pal_uploads", pal_uploads, "count"),
+	M_PAL("pal_bytes_uploaded", pal_bytes_uploaded, "bytes"),
+	M_PAL("pal_peak_banks_bg", pal_peak_banks[0], "count"),
+	M_PAL("pal_peak_banks_obj", pal_peak_banks[1], "count"),
+	M_PAL("pal_stack_peak_depth", pal_stack_peak_depth, "count"),
+	M_PAL("pal_stack_buffer_bytes", pal_stack_buffer_bytes, "bytes"),
+	M_OP("cycles.pal_load.mean", AGB_OP_PAL_LOAD, mean, 0.05),
+	M_OP("cycles.pal_load.max", AGB_OP_PAL_LOAD, max, 0),
+	M_OP("cycles.pal_free.mean", AGB_OP_PAL_FREE, mean, 0.05),
+	M_OP("cycles.pal_free.max", AGB_OP_PAL_FREE, max, 0),
+	M_OP("cycles.pal_push.mean", AGB_OP_PAL_PUSH, mean, 0.05),
+	M_OP("cycles.pal_push.max", AGB_OP_PAL_PUSH, max, 0),
+	M_OP("cycles.pal_pop.mean", AGB_OP_PAL_POP, mean, 0.05),
+	M_OP("cycles.pal_pop.max", AGB_OP_PAL_POP, max, 0),
 	M_OP("cycles.alloc.mean", AGB_OP_ALLOC, mean, 0.05),
 	M_OP("cycles.alloc.p99", AGB_OP_ALLOC, p99, 0),
 	M_OP("cycles.alloc.max", AGB_OP_ALLOC, max, 0),
@@ -103,6 +121,10 @@ static int run_metric(const struct agbsim_run *r, const struct metric_def *d, do
 	switch (d->kind) {
 	case METRIC_TILE_U32:
 		if (r->trace->arena != AGB_ARENA_BG_VRAM)
+			return -1;
+		/* fall through */
+	case METRIC_PAL_U32:
+		if (d->kind == METRIC_PAL_U32 && r->trace->arena != AGB_ARENA_PAL_RAM)
 			return -1;
 		/* fall through */
 	case METRIC_U32:

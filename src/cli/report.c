@@ -175,7 +175,8 @@ static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
 		if (m->cycles[reported_ops[i]].count != 0)
 			json_cycles(w, agb_op_name(reported_ops[i]), &m->cycles[reported_ops[i]]);
 	for (size_t i = 0; i < EXTRA_OP_COUNT; i++)
-		if (m->cycles[extra_ops[i]].total != 0)
+		if (m->cycles[extra_ops[i]].total != 0 ||
+		    (extra_ops[i] >= AGB_OP_PAL_LOAD && m->cycles[extra_ops[i]].count != 0))
 			json_cycles(w,
 				    extra_ops[i] == AGB_OP_FRAME ? "frame_event"
 								 : agb_op_name(extra_ops[i]),

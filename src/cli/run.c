@@ -125,7 +125,9 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 		goto done;
 	}
 	agb_metrics_end(&acc, &run->result);
-	if ((options & RUN_MIN_ARENA) != 0 && t->arena != AGB_ARENA_BG_VRAM) {
+	/* Tile and palette managers always take their whole region: no smaller pool to find. */
+	if ((options & RUN_MIN_ARENA) != 0 && t->arena != AGB_ARENA_BG_VRAM &&
+	    t->arena != AGB_ARENA_PAL_RAM) {
 		struct agb_replay_config c = run->cfg;
 		run->metrics.min_arena_bytes =
 			agb_replay_min_arena(t, &c, m, ws, ws_bytes, agbsim_min_arena_step(t->arena));

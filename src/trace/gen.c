@@ -10,7 +10,8 @@
 #include "agb/mt19937.h"
 
 const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
-					 "ai-scratch", "levels", "levels-linear", NULL};
+					 "ai-scratch", "levels", "levels-linear", "pal-action",
+					 "pal-crowded", "pal-menus", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -742,7 +743,7 @@ uint32_t agb_gen_default_frames(const char *scenario)
 		return 1800;
 	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0)
 		return 3600;
-	return 0;
+	return agb_gen_pal_default_frames(scenario);
 }
 
 int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out)
@@ -750,6 +751,8 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 	struct gen *g;
 	enum agb_arena arena = AGB_ARENA_OBJ_VRAM;
 	uint32_t arena_bytes = 32768;
+	if (agb_gen_pal_default_frames(scenario) != 0)
+		return agb_gen_pal(scenario, seed, frames, out);
 	memset(out, 0, sizeof *out);
 	if (agb_gen_default_frames(scenario) == 0)
 		return -1;

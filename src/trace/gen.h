@@ -16,6 +16,8 @@
  *   levels      ewram, 64 KiB pool: loading levels and rooms: resident data, per-level assets
  *               and enemy structs, per-room scratch; all freed at the room's / level's end.
  *   levels-linear  the same allocations released with mark/reset (for bump and stack2).
+ *   pal-action, pal-crowded, pal-menus  pal_ram: palettes of an action game's rooms, enemy
+ *               variants, effects and bosses, and menus on the palette stack (src/trace/gen_pal.c).
  *
  * Determinism: only integer arithmetic on MT19937 outputs, no floating point, no clocks, no
  * addresses: the same (scenario, seed, frames) gives the same events on every machine. */
@@ -44,5 +46,10 @@ uint32_t agb_gen_default_frames(const char *scenario);
 int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
 
 void agb_gen_release(struct agb_gen_trace *t);
+
+/* The pal_ram scenarios (src/trace/gen_pal.c), dispatched by agb_gen and
+ * agb_gen_default_frames: same contracts. */
+uint32_t agb_gen_pal_default_frames(const char *scenario);
+int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
 
 #endif

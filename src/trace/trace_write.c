@@ -77,6 +77,18 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 		case AGB_OP_SIDE:
 			fprintf(out, "\n[\"%s\",%lu]%s", agb_op_name((enum agb_op)e->op), id, sep);
 			break;
+		case AGB_OP_PAL_LOAD:
+		case AGB_OP_PAL_PUSH:
+			fprintf(out, "\n[\"%s\",%lu,%lu,%lu,%lu]%s", agb_op_name((enum agb_op)e->op), id,
+				(unsigned long)AGB_PAL_EV_SIDE(e->align),
+				(unsigned long)AGB_PAL_EV_KEY(e->align), size, sep);
+			break;
+		case AGB_OP_PAL_FREE:
+			fprintf(out, "\n[\"pal_free\",%lu]%s", id, sep);
+			break;
+		case AGB_OP_PAL_POP:
+			fprintf(out, "\n[\"pal_pop\",%lu]%s", (unsigned long)AGB_PAL_EV_SIDE(e->align), sep);
+			break;
 		default:
 			bad = 1; /* not an op of this format: the output would not load */
 			break;
