@@ -3,17 +3,18 @@
  * to the host through markers (agb_mark, SWI 0xF0) so `agbsim measure` can time it in mGBA.
  *
  * Memory plan (the arena is at its real address, chosen by the engine: EWRAM 0x02000000,
- * OBJ VRAM 0x06010000, BG VRAM 0x06000000):
+ * OBJ VRAM 0x06010000, BG VRAM 0x06000000, palette RAM 0x05000000):
  *   core state  IWRAM .bss (where a game keeps an allocator's globals)
  *   slot table  EWRAM traces: VRAM (after the mode-4 frame buffer when drawing live);
- *               VRAM traces: the top of EWRAM (meta areas start at 0x02000000)
+ *               VRAM and palette traces: the top of EWRAM (meta areas start at 0x02000000)
  *   events      read straight from the payload in ROM
  * The slot table is written by the engine with 32-bit stores only (struct slot is all u32 and
  * memset is ours, below), so VRAM is safe for it.
  *
  * Screen (AGB_BENCH_SCREEN): mode 4, page 0. EWRAM and OBJ VRAM traces are drawn live (the frame
  * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, so the map is
- * drawn after the replay, from the final walk. All drawing happens outside the timed calls.
+ * drawn after the replay, from the final walk; palette RAM traces get no picture (the palette
+ * is the arena). All drawing happens outside the timed calls.
  */
 #include "agb_gba.h"
 #include "bench_abi.h"
@@ -405,7 +406,8 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	b.state = state_mem;
 	b.arena_addr = agb_arena_base(b.trace.arena);
 	b.arena_bytes = b.cfg.arena_bytes != 0 ? b.cfg.arena_bytes : h->arena_bytes;
-	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
+	/* Palette RAM traces own the palette the picture needs: no picture. */
+	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0 && b.trace.arena != AGB_ARENA_PAL_RAM;
 
 	/* Slot table: wherever the arena is not (see the top of this file). */
 	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
