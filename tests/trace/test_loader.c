@@ -16,6 +16,7 @@
 /* Events start on line 2, so an element's column is its column in the literal event text. */
 #define HEAP "{\"version\":1,\"arena\":\"ewram\",\"events\":[\n"
 #define TILES "{\"version\":1,\"arena\":\"bg_vram\",\"events\":[\n"
+#define PALS "{\"version\":1,\"arena\":\"pal_ram\",\"events\":[\n"
 
 static void check_bad_n(const char *text, size_t len, int status, unsigned line, unsigned col,
 			const char *substr)
@@ -512,6 +513,62 @@ static void tile_ops_load(void **state)
 	agb_trace_release(&t);
 }
 
+/* Palette ops: handles from the slot numbers, side and key packed in align, and frees and pops
+ * repeating what they release. */
+static void pal_ops_load(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	load_ok(PALS "[\"pal_load\",7,1,2147483647,16],[\"pal_load\",8,0,5,256],[\"frame\"],"
+		     "[\"pal_push\",9,0,6,17],[\"pal_free\",7],[\"pal_pop\",0],"
+		     "[\"pal_load\",7,1,3,1]]}",
+		&t);
+	const struct agb_event *e = t.trace.events;
+	assert_int_equal(t.trace.arena, AGB_ARENA_PAL_RAM);
+	assert_int_equal(t.trace.arena_bytes, 1024);
+	assert_int_equal(t.trace.event_count, 7);
+	assert_int_equal(t.trace.slots, 2);
+	assert_int_equal(e[0].op, AGB_OP_PAL_LOAD);
+	assert_int_equal(e[0].id, 7);
+	assert_int_equal(e[0].slot, 0);
+	assert_int_equal(e[0].size, 16);
+	assert_int_equal(AGB_PAL_EV_SIDE(e[0].align), 1);
+	assert_int_equal(AGB_PAL_EV_KEY(e[0].align), 2147483647u);
+	assert_int_equal(e[1].slot, 1);
+	assert_int_equal(AGB_PAL_EV_SIDE(e[3].align), 0);
+	assert_int_equal(e[3].size, 17);
+	assert_int_equal(e[4].op, AGB_OP_PAL_FREE);
+	assert_int_equal(e[4].slot, 0);
+	assert_int_equal(e[4].size, 16);
+	assert_int_equal(e[4].align, e[0].align);
+	assert_int_equal(e[5].op, AGB_OP_PAL_POP);
+	assert_int_equal(e[5].id, 9);
+	assert_int_equal(e[5].size, 17);
+	assert_int_equal(e[6].slot, 0); /* the freed handle again */
+	agb_trace_release(&t);
+}
+
+static void pal_ops_are_validated(void **state)
+{
+	(void)state;
+	check_bad(HEAP "[\"pal_load\",1,0,1,16]]}", 2, 2,
+		  "op \"pal_load\" is only valid in a pal_ram trace");
+	check_bad(PALS "[\"alloc\",1,4]]}", 2, 2, "op \"alloc\" is not valid in a pal_ram trace");
+	check_bad(PALS "[\"pal_load\",1,0,1]]}", 2, 1, "\"pal_load\" takes 4 arguments");
+	check_bad(PALS "[\"pal_load\",1,2,1,16]]}", 2, 15, "side must be at most 1, got 2");
+	check_bad(PALS "[\"pal_load\",1,0,1,0]]}", 2, 19, "colors must be >= 1, got 0");
+	check_bad(PALS "[\"pal_load\",1,0,1,257]]}", 2, 19, "colors must be at most 256, got 257");
+	check_bad(PALS "[\"pal_load\",1,0,2147483648,16]]}", 2, 17, "key must be at most");
+	check_bad(PALS "[\"pal_load\",1,0,1,16],[\"pal_push\",1,0,2,16]]}", 2, 35,
+		  "pal_push of palette 1, which is already live (pal_free it first)");
+	check_bad(PALS "[\"pal_free\",3]]}", 2, 13, "pal_free of palette 3, which is not loaded");
+	check_bad(PALS "[\"pal_push\",3,1,1,16],[\"pal_free\",3]]}", 2, 35,
+		  "pal_free of palette 3, which is on the palette stack");
+	check_bad(PALS "[\"pal_push\",3,1,1,16],[\"pal_pop\",0]]}", 2, 34,
+		  "pal_pop of side 0, whose palette stack is empty");
+	check_bad(PALS "[\"pal_pop\",1]]}", 2, 12, "pal_pop of side 1");
+}
+
 static void slots_are_dense_and_reused_lifo(void **state)
 {
 	(void)state;
@@ -683,6 +740,8 @@ int main(void)
 		cmocka_unit_test(an_event_is_located_again_after_loading),
 		cmocka_unit_test(all_heap_ops_load),
 		cmocka_unit_test(tile_ops_load),
+		cmocka_unit_test(pal_ops_load),
+		cmocka_unit_test(pal_ops_are_validated),
 		cmocka_unit_test(slots_are_dense_and_reused_lifo),
 		cmocka_unit_test(metadata_is_kept_and_unknown_keys_ignored),
 		cmocka_unit_test(options_object_is_ignored),
