@@ -1,0 +1,1 @@
+replay tests/cli/data/pal-small.json --allocator=palstack --format=json
