@@ -297,6 +297,44 @@ struct agb_heap_core {
 	AGB_CORE_ADAPTER(p, check)                                                                 \
 	AGB_CORE_ADAPTER(p, overhead_bytes)
 
+/* The adapters of a linear allocator (bump, stack2): no single free; mark and reset. */
+#define AGB_LINEAR_CORE_ADAPTERS(p)                                                                 \
+	AGB_CORE_ADAPTER(p, init)                                                                  \
+	AGB_CORE_ADAPTER(p, alloc)                                                                 \
+	AGB_CORE_ADAPTER(p, realloc)                                                               \
+	AGB_CORE_ADAPTER(p, stats)                                                                 \
+	AGB_CORE_ADAPTER(p, walk)                                                                  \
+	AGB_CORE_ADAPTER(p, check)                                                                 \
+	AGB_CORE_ADAPTER(p, overhead_bytes)                                                        \
+	AGB_CORE_ADAPTER(p, mark)                                                                  \
+	AGB_CORE_ADAPTER(p, reset)
+
+/* Their table members; memory comes back only through reset, so free is NULL by design. */
+#define AGB_LINEAR_CORE_MEMBERS                                                                     \
+	.init = core_init, .alloc = core_alloc, .free = NULL, .realloc = core_realloc,             \
+	.stats = core_stats, .walk = core_walk, .check = core_check,                               \
+	.overhead_bytes = core_overhead_bytes, .mark = core_mark, .reset = core_reset
+
+/* Copies `bytes` from `from` to `to` a word at a time through the machine (both 4-aligned; a
+ * tail short of a word is copied whole): the move of a realloc that cannot stay in place. One
+ * work unit per word. O(bytes). */
+static inline void agb_heap_copy_words(agb_machine *m, uint32_t to, uint32_t from, uint32_t bytes)
+{
+	for (uint32_t i = 0; i < bytes; i += 4u) {
+		AGB_WORK(m, 1);
+		AGB_ST32(m, to + i, AGB_LD32(m, from + i));
+	}
+}
+
+/* stats() of a pool whose free space is one run of `bytes`. O(1). */
+static inline void agb_heap_stats_one_run(struct agb_heap_stats *out, uint32_t bytes)
+{
+	out->free_bytes = bytes;
+	out->largest_free = bytes;
+	out->free_runs = bytes != 0;
+	out->free_sq_sum = (uint64_t)bytes * bytes;
+}
+
 /* The eight heap members of a core table, naming the adapters AGB_HEAP_CORE_ADAPTERS defined:
  * `const struct agb_heap_core agb_x_core = { .name = "x", ..., AGB_HEAP_CORE_MEMBERS, ... };` */
 #define AGB_HEAP_CORE_MEMBERS                                                                       \

@@ -184,10 +184,7 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 	to = agb_buddy_alloc(b, size, 1u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < (AGB_BUDDY_UNIT << k); i += 4u) {
-		AGB_WORK(m, 1);
-		AGB_ST32(m, to + i, AGB_LD32(m, addr + i));
-	}
+	agb_heap_copy_words(m, to, addr, AGB_BUDDY_UNIT << k);
 	agb_buddy_free(b, addr);
 	return to;
 }

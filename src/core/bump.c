@@ -64,10 +64,7 @@ uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *g
 	to = agb_bump_alloc(b, size, 4u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < n; i += 4u) {
-		AGB_WORK(b->m, 1);
-		AGB_ST32(b->m, to + i, AGB_LD32(b->m, addr + i));
-	}
+	agb_heap_copy_words(b->m, to, addr, n);
 	return to;
 }
 
@@ -98,11 +95,7 @@ int agb_bump_reset(agb_bump *b, uint32_t marker)
 
 void agb_bump_stats(agb_bump *b, struct agb_heap_stats *out)
 {
-	uint32_t f = b->arena_end - b->top;
-	out->free_bytes = f;
-	out->largest_free = f;
-	out->free_runs = f != 0;
-	out->free_sq_sum = (uint64_t)f * f;
+	agb_heap_stats_one_run(out, b->arena_end - b->top);
 }
 
 void agb_bump_walk(agb_bump *b, agb_walk_fn fn, void *ctx)
@@ -144,15 +137,7 @@ uint32_t agb_bump_overhead_bytes(const agb_bump *b)
 	return AGB_BUMP_MARKS * 8u;
 }
 
-AGB_CORE_ADAPTER(bump, init)
-AGB_CORE_ADAPTER(bump, alloc)
-AGB_CORE_ADAPTER(bump, realloc)
-AGB_CORE_ADAPTER(bump, stats)
-AGB_CORE_ADAPTER(bump, walk)
-AGB_CORE_ADAPTER(bump, check)
-AGB_CORE_ADAPTER(bump, overhead_bytes)
-AGB_CORE_ADAPTER(bump, mark)
-AGB_CORE_ADAPTER(bump, reset)
+AGB_LINEAR_CORE_ADAPTERS(bump)
 
 const struct agb_heap_core agb_bump_core = {
 	.name = "bump",
@@ -160,15 +145,6 @@ const struct agb_heap_core agb_bump_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = 4,
 	.state_bytes = sizeof(agb_bump),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = NULL, /* by design: memory comes back only through reset */
-	.realloc = core_realloc,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
-	.mark = core_mark,
-	.reset = core_reset,
+	AGB_LINEAR_CORE_MEMBERS,
 	.model = {.alloc_base = 15, .free_base = 10, .realloc_base = 25, .per_access = 32},
 };

@@ -116,10 +116,7 @@ uint32_t agb_slots_realloc(agb_slots *s, uint32_t addr, uint32_t size, uint32_t 
 	to = agb_slots_alloc(s, size, 1u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < SLOT_BYTES(k); i += 4u) {
-		AGB_WORK(s->m, 1);
-		AGB_ST32(s->m, to + i, AGB_LD32(s->m, addr + i));
-	}
+	agb_heap_copy_words(s->m, to, addr, SLOT_BYTES(k));
 	agb_slots_free(s, addr);
 	return to;
 }

@@ -82,10 +82,7 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	to = agb_stack2_alloc(s, size, 4u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < n; i += 4u) {
-		AGB_WORK(s->m, 1);
-		AGB_ST32(s->m, to + i, AGB_LD32(s->m, addr + i));
-	}
+	agb_heap_copy_words(s->m, to, addr, n);
 	return to;
 }
 
@@ -147,11 +144,7 @@ int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
 
 void agb_stack2_stats(agb_stack2 *s, struct agb_heap_stats *out)
 {
-	uint32_t f = s->high - s->low;
-	out->free_bytes = f;
-	out->largest_free = f;
-	out->free_runs = f != 0;
-	out->free_sq_sum = (uint64_t)f * f;
+	agb_heap_stats_one_run(out, s->high - s->low);
 }
 
 void agb_stack2_walk(agb_stack2 *s, agb_walk_fn fn, void *ctx)
@@ -205,15 +198,7 @@ uint32_t agb_stack2_overhead_bytes(const agb_stack2 *s)
 	return AGB_STACK2_MARKS * 8u + (s->arena_end - s->arena) % 4u;
 }
 
-AGB_CORE_ADAPTER(stack2, init)
-AGB_CORE_ADAPTER(stack2, alloc)
-AGB_CORE_ADAPTER(stack2, realloc)
-AGB_CORE_ADAPTER(stack2, stats)
-AGB_CORE_ADAPTER(stack2, walk)
-AGB_CORE_ADAPTER(stack2, check)
-AGB_CORE_ADAPTER(stack2, overhead_bytes)
-AGB_CORE_ADAPTER(stack2, mark)
-AGB_CORE_ADAPTER(stack2, reset)
+AGB_LINEAR_CORE_ADAPTERS(stack2)
 AGB_CORE_ADAPTER(stack2, side)
 
 const struct agb_heap_core agb_stack2_core = {
@@ -222,16 +207,7 @@ const struct agb_heap_core agb_stack2_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = 4,
 	.state_bytes = sizeof(agb_stack2),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = NULL, /* by design: memory comes back only through reset */
-	.realloc = core_realloc,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
-	.mark = core_mark,
-	.reset = core_reset,
+	AGB_LINEAR_CORE_MEMBERS,
 	.side = core_side,
 	.model = {.alloc_base = 20, .free_base = 10, .realloc_base = 30, .per_access = 32},
 };

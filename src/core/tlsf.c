@@ -325,10 +325,7 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 	to = agb_tlsf_alloc(t, size, 8u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
-	for (uint32_t i = 0; i < s - 4u; i += 4u) {
-		AGB_WORK(m, 1);
-		AGB_ST32(m, to + i, AGB_LD32(m, addr + i));
-	}
+	agb_heap_copy_words(m, to, addr, s - 4u);
 	agb_tlsf_free(t, addr);
 	return to;
 }
