@@ -238,6 +238,8 @@ static int pack_payload(struct measure *s, const struct agbsim_measure_opts *mo)
 	br.cfg.flags = (s->run->cfg.flags & ~(uint32_t)(AGB_REPLAY_CHECK | AGB_REPLAY_CANARIES)) |
 		       AGB_REPLAY_NO_STATS;
 	br.bench_flags = AGB_BENCH_OBS | (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
+	if (s->run->core == &agb_tiles_core)
+		br.bench_flags |= AGB_BENCH_DIRECT; /* the game's own call, beside the table's */
 	if (agb_trace_pack(s->t, &br, &s->blob, &s->blob_len) != 0)
 		return fail(s->run, AGBSIM_EXIT_IO, "%s: cannot pack the trace for the ROM (too large?)",
 			    s->run->trace_path);
@@ -444,6 +446,9 @@ static void give_per_event(struct measure *s, struct agbsim_measured *per_event)
 	per_event->mgba = s->mgba;
 	per_event->marker_overhead = s->overhead;
 	per_event->emulated_cycles = s->res.cycles;
+	per_event->direct_ops = s->res.results.values[AGB_BENCH_V_DIRECT_OPS];
+	per_event->direct_cycles = s->res.results.values[AGB_BENCH_V_DIRECT_CYCLES];
+	per_event->direct_empty = s->res.results.values[AGB_BENCH_V_DIRECT_EMPTY];
 	s->host.model = NULL;
 	s->mgba = NULL;
 }
@@ -588,8 +593,9 @@ static int parse_args(struct measure_args *a, int argc, char **argv)
 	return agbsim_cli_one_trace("measure", argc, argv, first, &a->run.trace_path);
 }
 
-/* The measured run, with --events-out kept even when the runs disagree: it is the evidence. */
-static int measure_with_events(struct measure_args *a)
+/* The measured run, with --events-out kept even when the runs disagree: it is the evidence.
+ * *pe receives the per-event arrays and the direct-call figures. */
+static int measure_with_events(struct measure_args *a, struct agbsim_measured *pe)
 {
 	struct agbsim_output events = {0};
 	int rc, wrc;
@@ -599,7 +605,7 @@ static int measure_with_events(struct measure_args *a)
 			return rc;
 		a->mo.events_out = events.f;
 	}
-	rc = agbsim_measure_run(&a->run, a->options, &a->mo, NULL);
+	rc = agbsim_measure_run(&a->run, a->options, &a->mo, pe);
 	if (rc != AGBSIM_EXIT_OK)
 		agbsim_error("%s", a->run.error);
 	if (a->events_out == NULL)
@@ -608,9 +614,23 @@ static int measure_with_events(struct measure_args *a)
 	return rc != AGBSIM_EXIT_OK ? rc : wrc;
 }
 
+/* tiles: the direct-call figure under the table (docs/design.md, "Cycle figures"). */
+static void print_direct(FILE *out, const struct agbsim_measured *pe)
+{
+	uint32_t net;
+	if (pe->direct_ops == 0)
+		return;
+	net = pe->direct_cycles > pe->direct_empty ? pe->direct_cycles - pe->direct_empty : 0u;
+	fprintf(out,
+		"  direct call: ref+unref %u calls, mean %.1f cycles (inline agb_tiles_ref/unref "
+		"from a loop, no core table; loop %u - empty loop %u cycles)\n",
+		pe->direct_ops, (double)net / pe->direct_ops, pe->direct_cycles, pe->direct_empty);
+}
+
 int agbsim_cmd_measure(int argc, char **argv)
 {
 	struct measure_args a = {0};
+	struct agbsim_measured pe = {0};
 	struct agb_loaded_trace loaded;
 	int rc = parse_args(&a, argc, argv);
 	if (rc != AGBSIM_CLI_RUN)
@@ -629,12 +649,15 @@ int agbsim_cmd_measure(int argc, char **argv)
 	rc = a.run.core != NULL ? AGBSIM_EXIT_OK
 				: agbsim_pick_core(a.allocator, a.run.trace, &a.run.core);
 	if (rc == AGBSIM_EXIT_OK)
-		rc = measure_with_events(&a);
+		rc = measure_with_events(&a, &pe);
 	if (rc == AGBSIM_EXIT_OK) {
 		agbsim_report(stdout, (enum agbsim_format)a.format, &a.run, 1);
+		if (a.format == FORMAT_TABLE)
+			print_direct(stdout, &pe);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}
+	agbsim_measured_free(&pe);
 	agb_trace_release(&loaded);
 	return rc;
 }

@@ -27,6 +27,11 @@ struct agbsim_measured {
 	uint32_t *mgba;   /* event_count entries: measured in mGBA, marker cost subtracted */
 	uint32_t marker_overhead; /* cycles of an empty marker pair, subtracted */
 	uint64_t emulated_cycles;
+	/* tiles: the trace's ref/unref calls made directly (inline agb_tiles_ref/unref from a
+	 * loop, no core table), timed as one loop minus the same loop without the calls; 0 ops
+	 * for other cores. */
+	uint32_t direct_ops;
+	uint32_t direct_cycles, direct_empty;
 };
 
 /* Runs run->trace on run->core in mGBA and on the host, checks that both made the same

@@ -21,6 +21,7 @@
 
 #include "agb/cores.h"
 #include "agb/replay.h"
+#include "agb/tiles.h"
 
 _Static_assert(sizeof(struct agb_event) == AGB_BIN_EVENT_BYTES, "payload event layout");
 
@@ -41,6 +42,17 @@ extern const struct agb_heap_core AGB_BENCH_SINGLE_CORE;
 static const struct agb_heap_core *const bench_cores[] = {&AGB_BENCH_SINGLE_CORE, NULL};
 #else
 #define bench_cores agb_heap_cores
+#endif
+
+/* The direct tiles loop (AGB_BENCH_DIRECT) lives only in ROMs that hold tiles: a single-core
+ * IWRAM ROM of another core must not pull tiles' code in. */
+#define BENCH_CAT2(a, b) a##b
+#define BENCH_CAT(a, b) BENCH_CAT2(a, b)
+#define BENCH_HAS_agb_tiles_core 1
+#if !defined(AGB_BENCH_SINGLE_CORE) || BENCH_CAT(BENCH_HAS_, AGB_BENCH_SINGLE_CORE)
+#define BENCH_DIRECT_TILES 1
+#else
+#define BENCH_DIRECT_TILES 0
 #endif
 
 /* The hooks are Thumb code in ROM in every bench ROM, like the engine that calls them: the IWRAM
@@ -340,6 +352,83 @@ static void final_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_ki
 	b->walk_sum = fnv_word(fnv_word(fnv_word(b->walk_sum, addr), bytes), (uint32_t)kind);
 }
 
+#if BENCH_DIRECT_TILES
+/* ---- direct calls (AGB_BENCH_DIRECT, tiles) ----------------------------------------------------
+ * A game's scroll routine calls agb_tiles_ref / agb_tiles_unref inline, with the layer's depth a
+ * constant at each call site. direct_pass is that loop over the trace's events; its empty twin
+ * reads the same event fields and takes the same branches without the calls, so the difference
+ * of the two timed loops is what the calls cost, miss paths (uploads, releases) included. */
+static uint32_t walk_hash;
+
+static void hash_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	(void)ctx;
+	walk_hash = fnv_word(fnv_word(fnv_word(walk_hash, addr), bytes), (uint32_t)kind);
+}
+
+/* One pass; `calls` is a constant in each instance. Returns a sink the loop cannot drop. */
+static inline __attribute__((always_inline)) uint32_t direct_pass(agb_tiles *t, const struct agb_event *ev,
+								 uint32_t n, int calls)
+{
+	uint32_t sink = 0, d;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t op = ev[i].op, tile = ev[i].id, bpp = ev[i].size;
+		if (op == AGB_OP_REF) {
+			if (!calls)
+				__asm__ volatile("" : "+r"(sink) : "r"(tile), "r"(bpp));
+			else if (bpp == 8u)
+				sink += agb_tiles_ref(t, tile, 8u, &d);
+			else
+				sink += agb_tiles_ref(t, tile, 4u, &d);
+		} else if (op == AGB_OP_UNREF) {
+			if (!calls)
+				__asm__ volatile("" : "+r"(sink) : "r"(tile), "r"(bpp));
+			else if (bpp == 8u)
+				sink += (uint32_t)agb_tiles_unref(t, tile, 8u, &d);
+			else
+				sink += (uint32_t)agb_tiles_unref(t, tile, 4u, &d);
+		}
+	}
+	return sink;
+}
+
+__attribute__((noinline)) static uint32_t direct_calls(agb_tiles *t, const struct agb_event *ev, uint32_t n)
+{
+	return direct_pass(t, ev, n, 1);
+}
+
+__attribute__((noinline)) static uint32_t direct_empty(agb_tiles *t, const struct agb_event *ev, uint32_t n)
+{
+	return direct_pass(t, ev, n, 0);
+}
+
+/* Re-initialises the tiles state on the replay's arena and meta area, times both loops and checks
+ * that the direct run ends in the replay's memory map (walk hash `want`). Returns 0 or 1. */
+static int direct_tiles(struct bench *b, const struct agb_replay_result *r, uint32_t want)
+{
+	agb_tiles *t = b->state;
+	struct agb_heap_config hc = {r->arena_addr, r->arena_bytes, r->meta_addr, r->meta_bytes,
+				     b->cfg.core_flags};
+	uint32_t ops = 0, full, empty;
+	for (uint32_t i = 0; i < b->trace.event_count; i++)
+		ops += b->trace.events[i].op == AGB_OP_REF || b->trace.events[i].op == AGB_OP_UNREF;
+	agb_cycles_begin();
+	(void)direct_empty(t, b->trace.events, b->trace.event_count);
+	empty = agb_cycles_end();
+	if (agb_tiles_init(t, (agb_machine *)0, &hc) != AGB_HEAP_OK)
+		return 1;
+	agb_cycles_begin();
+	(void)direct_calls(t, b->trace.events, b->trace.event_count);
+	full = agb_cycles_end();
+	walk_hash = 2166136261u;
+	agb_tiles_walk(t, hash_walk, NULL);
+	agb_results.values[AGB_BENCH_V_DIRECT_OPS] = ops;
+	agb_results.values[AGB_BENCH_V_DIRECT_CYCLES] = full;
+	agb_results.values[AGB_BENCH_V_DIRECT_EMPTY] = empty;
+	return walk_hash != want;
+}
+#endif
+
 static int names_equal(const char *a, const char *b)
 {
 	while (*a != '\0' && *a == *b) {
@@ -471,6 +560,13 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	agb_results.values[AGB_BENCH_V_LARGEST_FREE] = r.final_stats.largest_free;
 	agb_results.values[AGB_BENCH_V_FREE_RUNS] = r.final_stats.free_runs;
 	agb_results.values[AGB_BENCH_V_OVERHEAD] = r.overhead_bytes;
+#if BENCH_DIRECT_TILES
+	if ((h->bench_flags & AGB_BENCH_DIRECT) != 0 && b.core == &agb_tiles_core &&
+	    direct_tiles(&b, &r, b.walk_sum) != 0) {
+		agb_printf("bench: the direct tiles run did not end in the replay's memory map");
+		return AGB_BENCH_BAD_PAYLOAD;
+	}
+#endif
 #ifdef AGB_BENCH_NEWLIB
 	agb_results.values[AGB_BENCH_V_HEAP_PEAK] = agb_newlib_heap_peak();
 #endif

@@ -31,6 +31,12 @@
 #define AGB_BENCH_SCREEN 0x1u    /* draw progress, memory map and figures (bitmap mode 4) */
 #define AGB_BENCH_OBS 0x2u       /* emit OBS* markers (placements for the equivalence check) */
 #define AGB_BENCH_OBS_LIVE 0x4u  /* also OBS_LIVE* (GBA-only cores: no host run knows them) */
+/* tiles only: after the replay, replay the trace's ref/unref sequence again on a fresh manager
+ * as a game's scroll routine makes it -- the inline agb_tiles_ref / agb_tiles_unref called
+ * directly from a loop over the events (no replay engine, no core table) -- and time the whole
+ * loop once with the timer cascade, then the same loop without the calls: values
+ * AGB_BENCH_V_DIRECT_*. Untimed by markers; decisions are the replay's (checked there). */
+#define AGB_BENCH_DIRECT 0x8u
 
 struct agb_bin_header {
 	char magic[8];         /* AGB_BIN_MAGIC */
@@ -94,6 +100,9 @@ enum {
 	AGB_BENCH_V_SLOTS_ADDR,   /* where the slot table went */
 	AGB_BENCH_V_HEAP_PEAK,    /* newlib ROMs: highest sbrk break minus the arena start; else 0 */
 	AGB_BENCH_V_OVERHEAD,     /* the core's overhead_bytes() at the end */
+	AGB_BENCH_V_DIRECT_OPS,   /* AGB_BENCH_DIRECT: ref + unref calls in the direct loop, else 0 */
+	AGB_BENCH_V_DIRECT_CYCLES, /* the loop with the calls, timer pair cost subtracted */
+	AGB_BENCH_V_DIRECT_EMPTY, /* the same loop without the calls (subtract it from the above) */
 	AGB_BENCH_V_COUNT
 };
 
