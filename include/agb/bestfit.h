@@ -15,7 +15,13 @@
  *    a best fit, so small requests are O(1);
  *  - longer runs sit in tree's treap keyed on (size, block index) (smaller 0, larger 2, parent 4,
  *    size 6), which gives the smallest run that fits and, among runs of that size, the lowest.
- * Bin heads, bitmaps and the treap root form the control structure; it lives in the meta area
+ *  - a long free run that ends the pool, the top run (dlmalloc's top chunk), is in neither: the
+ *    control structure holds where it starts, so freeing a block next to it is one store and no
+ *    index update. A short run at the pool's end sits in its bin, so a bin hit is still a best
+ *    fit; a request no bin can serve takes the tighter of the treap's best run and the top run
+ *    (on a tie the treap's, the lower address). It has no node and no tag (nothing lies after
+ *    it to read one).
+ * Bin heads, bitmaps, the treap root and the top form the control structure; it lives in the meta area
  * when that has room (IWRAM for EWRAM pools: 1-cycle accesses), else at the arena head.
  *
  * Within a bin runs are taken first in, first out (circular lists: the head's prev is the tail):
@@ -36,8 +42,9 @@
  * recorded trace. */
 #define AGB_BESTFIT_SMALL 256u
 #define AGB_BESTFIT_WORDS (AGB_BESTFIT_SMALL / 32u)
-/* Control structure: treap root u16, summary u16, bitmap words, bin heads (u16 each). */
-#define AGB_BESTFIT_META_BYTES (4u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL)
+/* Control structure: treap root u16, summary u16, bitmap words, bin heads (u16 each), top run
+ * start (u16, padded to 4). */
+#define AGB_BESTFIT_META_BYTES (4u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL + 4u)
 
 /* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
 typedef struct agb_bestfit {
@@ -68,7 +75,8 @@ int agb_bestfit_init(agb_bestfit *h, agb_machine *m, const struct agb_heap_confi
 /* Returns a block of at least `size` bytes (0 counts as 1) whose address is a multiple of `align`
  * (a power of two; up to 8 costs nothing extra), or AGB_NULL when no free run can hold it.
  * Best fit: the run used is one of the smallest that can hold the (aligned) request (the lowest
- * such among long runs); its start is carved, the rest stays free. *granted (may be NULL)
+ * such among long runs; aligned requests take the top run only when nothing else fits). Its
+ * start is carved, the rest stays free. *granted (may be NULL)
  * receives the bytes reserved, size rounded up to 8. O(1) when a run of at most
  * AGB_BESTFIT_SMALL blocks fits, else O(log long runs) expected; an aligned request also walks
  * the runs whose size is within `align` bytes of the request. */

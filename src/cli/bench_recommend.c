@@ -123,7 +123,7 @@ static uint32_t trace_pool(const struct agbsim_run *runs, size_t n, const struct
 }
 
 static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
-			    const struct agb_trace *t, const char *name, int md)
+			    const struct agb_trace *t, const char *name, int md, int searched)
 {
 	uint32_t pool = trace_pool(runs, n, t);
 	const struct agbsim_run *best = fastest_clean(runs, n, t), *steady;
@@ -132,7 +132,7 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 	/* Tile and palette managers take their whole region: no pool size to choose. */
 	const int whole = t->arena == AGB_ARENA_BG_VRAM || t->arena == AGB_ARENA_PAL_RAM;
 	fprintf(out, md ? "- **%s**: " : "for %s:\n", name);
-	if (!whole) {
+	if (!whole && searched) {
 		fputs(md ? "smallest pool per core: " : "  smallest pool per core: ", out);
 		print_min_arenas(out, runs, n, t, md);
 		fputs(md ? ". " : "\n", out);
@@ -146,7 +146,7 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 	if (best != NULL)
 		print_choice(out, best, md);
 	else
-		fputs(!whole ? "none (a larger pool: see the smallest pools)" : "none",
+		fputs(!whole && searched ? "none (a larger pool: see the smallest pools)" : "none",
 		      out);
 	steady = steadiest_clean(runs, n, t);
 	if (steady != NULL && steady != best) {
@@ -159,7 +159,7 @@ static void recommend_trace(FILE *out, const struct agbsim_run *runs, size_t n,
 }
 
 void agbsim_bench_recommend(FILE *out, enum agbsim_format fmt, const struct agbsim_run *runs,
-			    size_t n)
+			    size_t n, int min_arena_searched)
 {
 	int md = fmt == FORMAT_MD;
 	if (n == 0)
@@ -172,7 +172,8 @@ void agbsim_bench_recommend(FILE *out, enum agbsim_format fmt, const struct agbs
 		while (k < i && runs[k].trace != runs[i].trace)
 			k++;
 		if (k == i) /* first run of its trace: one entry per trace, in run order */
-			recommend_trace(out, runs, n, runs[i].trace, agbsim_trace_name(&runs[i]), md);
+			recommend_trace(out, runs, n, runs[i].trace, agbsim_trace_name(&runs[i]), md,
+					min_arena_searched);
 	}
 	if (!md)
 		fputc('\n', out);

@@ -809,11 +809,13 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 			timing_table(stdout, b->runs, b->nruns);
 		if (a->cycles == CYCLES_BOTH)
 			model_error_table(stdout, b->runs, b->measured, b->nruns);
-		agbsim_bench_recommend(stdout, FORMAT_TABLE, b->runs, b->nruns);
+		agbsim_bench_recommend(stdout, FORMAT_TABLE, b->runs, b->nruns,
+				       (a->options & RUN_MIN_ARENA) != 0);
 		return AGBSIM_EXIT_OK;
 	case FORMAT_MD:
 		agbsim_report(stdout, FORMAT_MD, b->runs, b->nruns);
-		agbsim_bench_recommend(stdout, FORMAT_MD, b->runs, b->nruns);
+		agbsim_bench_recommend(stdout, FORMAT_MD, b->runs, b->nruns,
+				       (a->options & RUN_MIN_ARENA) != 0);
 		return AGBSIM_EXIT_OK;
 	default:
 		return print_csv(b);

@@ -477,9 +477,14 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		int mrc;
 		read_markers(&s);
 		rc = check_agreement(&s);
-		/* The metrics pass runs even when the sides disagree: --events-out is the evidence. */
+		/* The metrics pass runs even when the sides disagree: --events-out is the evidence.
+		 * Its replay clears run->error, which holds the disagreement: keep that. */
+		char why[sizeof run->error];
+		memcpy(why, run->error, sizeof why);
 		mrc = measured_metrics(&s, options, mo->events_out);
-		if (mrc != AGBSIM_EXIT_OK)
+		if (rc != AGBSIM_EXIT_OK)
+			memcpy(run->error, why, sizeof why);
+		else if (mrc != AGBSIM_EXIT_OK)
 			rc = mrc;
 		else if (per_event != NULL)
 			give_per_event(&s, per_event);

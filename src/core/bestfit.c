@@ -14,6 +14,7 @@
 #define C_SUMMARY 2u
 #define C_BITMAP 4u
 #define C_HEADS (4u + 4u * AGB_BESTFIT_WORDS)
+#define C_TOP (C_HEADS + 2u * AGB_BESTFIT_SMALL)
 
 /* Node of a long free run (treap), in the run's first block. The two children share a word so
  * removal reads both with one access. N_SIZE doubles as the boundary tag in the run's last block,
@@ -37,6 +38,13 @@
 /* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
  * 20 instructions, about as much as three levels of a tree walk. */
 #define HOT static inline __attribute__((always_inline))
+/* The largest of them: inline in Thumb; one copy in an ARM build, whose code, state and meta area
+ * share 16 KiB of IWRAM (and where a call from 1-cycle memory is cheap). */
+#if defined(AGB_TARGET_GBA) && !defined(__thumb__)
+#define HOT_WIDE static __attribute__((noinline))
+#else
+#define HOT_WIDE HOT
+#endif
 
 /* ---- small accessors ------------------------------------------------------------------------ */
 
@@ -68,6 +76,17 @@ static inline uint32_t root_get(const agb_bestfit *t)
 static inline void root_set(const agb_bestfit *t, uint32_t r)
 {
 	AGB_ST16(t->m, t->ctrl + C_ROOT, r);
+}
+
+/* Start of the top run (nblocks when the pool's last block is used). */
+static inline uint32_t top_get(const agb_bestfit *t)
+{
+	return AGB_LD16(t->m, t->ctrl + C_TOP);
+}
+
+static inline void top_set(const agb_bestfit *t, uint32_t x)
+{
+	AGB_ST16(t->m, t->ctrl + C_TOP, x);
 }
 
 /* Address of the map halfword holding entry i. */
@@ -441,7 +460,7 @@ static inline void blocks_add(agb_bestfit *t, uint32_t n)
 
 /* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
  * (the first entry of a run carved off behind it), in the same halfword write when possible. */
-HOT void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
+HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
 {
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
@@ -542,18 +561,6 @@ static inline uint32_t head_addr(const agb_bestfit *t, uint32_t size)
 static inline uint32_t bitmap_addr(const agb_bestfit *t, uint32_t k)
 {
 	return t->ctrl + C_BITMAP + ((k >> 5) << 2);
-}
-
-/* Marks bin k (runs of k+1 blocks) non-empty in both bitmap levels. */
-HOT void bit_set(agb_bestfit *t, uint32_t k)
-{
-	uint32_t a = bitmap_addr(t, k);
-	uint32_t w = AGB_LD32(t->m, a);
-	if (w == 0u) {
-		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
-		AGB_ST16(t->m, t->ctrl + C_SUMMARY, s | (1u << (k >> 5)));
-	}
-	AGB_ST32(t->m, a, w | (1u << (k & 31u)));
 }
 
 /* Marks bin k empty in both bitmap levels. */
@@ -707,6 +714,74 @@ static __attribute__((noinline)) void carve(agb_bestfit *t, uint32_t p, uint32_t
 		make_free(t, s + len, tail);
 }
 
+/* ---- the top run -----------------------------------------------------------------------------
+ * A long free run that ends the pool (dlmalloc's top chunk) is in no index: C_TOP says where it
+ * starts (nblocks: there is none). A block freed next to it joins it with one store. A short run
+ * at the pool's end sits in its bin like any other, so the top run is always longer than any
+ * bin's: a bin hit is a best fit without looking at the top. */
+
+/* Makes [x, x+size), whose first and last map entries are E_FREE and which C_TOP does not
+ * describe, a free run: the top run when it is long and ends the pool, else indexed. */
+static void link_free(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size > SMALL && x + size == t->nblocks) {
+		top_set(t, x);
+		runs_add(t, size);
+	} else {
+		make_free(t, x, size);
+	}
+}
+
+/* Takes [s, s+want) out of the top run starting at x (x <= s, the run holds it): [x, s) becomes
+ * an indexed free run, what follows the block stays the top. */
+static __attribute__((noinline)) void carve_top(agb_bestfit *t, uint32_t x, uint32_t s,
+						uint32_t want)
+{
+	const uint32_t n = t->nblocks;
+	uint32_t rest = n - s - want;
+	AGB_WORK(t->m, 1);
+	runs_drop(t, n - x);
+	blocks_add(t, 0u - want);
+	mark_used(t, s, want, rest != 0u);
+	if (s != x) {
+		map_set(t, s - 1u, E_FREE);
+		make_free(t, x, s - x);
+	}
+	top_set(t, n);
+	if (rest != 0u)
+		link_free(t, s + want, rest);
+}
+
+/* The last resort of alloc: `want` blocks off the top run's start. Returns the block index, or
+ * NIL when the top run is shorter (or there is none). */
+static uint32_t alloc_top(agb_bestfit *t, uint32_t want)
+{
+	uint32_t x = top_get(t);
+	if (t->nblocks - x < want)
+		return NIL;
+	carve_top(t, x, x, want);
+	return x;
+}
+
+/* Makes freed run [b, b+len) (counted in blocks_add by the caller), its free left neighbour of
+ * ls blocks (0: none) and the top run right after it (if any) the new top run. The caller has
+ * written the map entries: b's E_FREE unless ls, the last block's E_FREE when no top followed. */
+static __attribute__((noinline)) void merge_top(agb_bestfit *t, uint32_t b, uint32_t ls)
+{
+	const uint32_t n = t->nblocks;
+	uint32_t start = b - ls, old = top_get(t);
+	AGB_WORK(t->m, (uint32_t)(ls != 0u));
+	if (ls != 0u) {
+		run_unlink(t, start, ls);
+		runs_drop(t, ls);
+	}
+	if (old < n) {
+		runs_drop(t, n - old);
+		top_set(t, n);
+	}
+	link_free(t, start, n - start);
+}
+
 /* ---- public API ----------------------------------------------------------------------------- */
 
 int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_config *cfg)
@@ -743,7 +818,7 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->meta_bytes = t->blocks - arena;
 	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
 
-	/* Root and heads NIL, bitmaps empty. */
+	/* Root and heads NIL, bitmaps empty, the whole pool one free run (the top run if long). */
 	AGB_ST32(m, ctrl + C_ROOT, NIL);
 	for (uint32_t k = 0; k < AGB_BESTFIT_WORDS; k++)
 		AGB_ST32(m, ctrl + C_BITMAP + (k << 2), 0u);
@@ -754,7 +829,8 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->free_blocks = n;
 	t->free_runs = 0;
 	t->free_sq = 0;
-	make_free(t, 0, n);
+	AGB_ST16(m, ctrl + C_TOP, n);
+	link_free(t, 0, n);
 	return AGB_HEAP_OK;
 }
 
@@ -810,8 +886,14 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 				break;
 			}
 		}
-		if (best == NIL)
-			return AGB_NULL;
+		if (best == NIL) {
+			uint32_t x = top_get(t), s = t->nblocks - x;
+			uint32_t pad = (0u - (phase + x)) & amask;
+			if (pad >= s || s - pad < want)
+				return AGB_NULL;
+			carve_top(t, x, x + pad, want);
+			return node(t, x + pad);
+		}
 	}
 	uint32_t start = best + ((0u - (phase + best)) & amask);
 	carve(t, best, best_size, start, want);
@@ -824,6 +906,7 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 {
 	uint32_t y = root_get(t), best = NIL, best_size = 0, pred_key = 0;
+	const uint32_t top_size = t->nblocks - top_get(t);
 	while (y != NIL) {
 		uint32_t s = ld(t, y, N_SIZE);
 		AGB_WORK(t->m, 1);
@@ -838,6 +921,9 @@ HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 			y = ld(t, y, N_SMALLER);
 		}
 	}
+	/* The top run when it fits more tightly (on a tie the treap's run: the lower address). */
+	if (top_size >= want && (best == NIL || top_size < best_size))
+		return alloc_top(t, want);
 	if (best == NIL)
 		return NIL;
 	uint32_t tail = best_size - want, q = best + want;
@@ -905,6 +991,15 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 		runs_drop(t, rs);
 	runs_add(t, size);
 	st(t, start + size - 1u, N_SIZE, size);
+	if (size > SMALL && end + rs == t->nblocks) {
+		/* Ends the pool (its right part was a short run there): the new top run. */
+		if (ls != 0u)
+			run_unlink(t, start, ls);
+		if (rs != 0u)
+			run_unlink(t, end, rs);
+		top_set(t, start);
+		return;
+	}
 	if (rs != 0u && ls != 0u) {
 		run_unlink(t, end, rs);
 	} else if (rs > SMALL) {
@@ -945,7 +1040,11 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 		uint32_t wl = (b & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 - 2u);
 		left = ((wl >> (((b & 7u) * 2u - 2u) & 15u)) & 3u) == E_FREE;
 	}
-	if (end < t->nblocks) {
+	/* Next to the top run, or the pool's last run (then it becomes the top run). */
+	const int at_top = end == top_get(t);
+	if (at_top) {
+		right = end < t->nblocks;
+	} else {
 		uint32_t he = end >> 3, we;
 		if (he == h0)
 			we = w0;
@@ -979,6 +1078,10 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 		AGB_ST16(t->m, a0, w0);
 
 	blocks_add(t, len);
+	if (at_top) {
+		merge_top(t, b, left ? ld(t, b - 1u, N_SIZE) : 0u);
+		return;
+	}
 	if (!left && !right) {
 		make_free(t, b, len);
 		return;
@@ -1063,7 +1166,8 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	AGB_WORK(t->m, 1);
 	if (bits == 0u)
 		return alloc_general(t, size, align, granted); /* next bitmap word or the treap */
-	/* Every run of the bin is a best fit: take the first, leave the tail free. */
+	/* Every run of the bin is a best fit (the top run is weighed against long runs only): take
+	 * the bin's first, leave the tail free. */
 	uint32_t rsize = want + lowbit(t, bits);
 	const uint32_t blocks = t->blocks;
 	uint32_t x = bin_pop(t, blocks, rsize);
@@ -1106,19 +1210,29 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t ls = 0, rs = 0;
 	if (((w0 >> (sh - 2u)) & 3u) == E_FREE)
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
-	/* Right neighbour: entry end, in w0 or the next halfword. */
-	if (end < t->nblocks) {
+	/* Right neighbour: the top run (or none: the run is the pool's last), else entry end, in w0
+	 * or the next halfword. */
+	const uint32_t top = AGB_LD16(t->m, t->ctrl + C_TOP);
+	int right_free;
+	if (end == top) {
+		right_free = end < t->nblocks;
+	} else {
 		uint32_t we = (end & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 + 2u);
-		if (((we >> ((end & 7u) << 1)) & 3u) == E_FREE)
+		right_free = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
+		if (right_free)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	}
 	/* Outer entries become the merged run's first/last unless a neighbour's already are. */
 	if (ls == 0u)
 		w0 &= ~(3u << sh);
-	if (rs == 0u)
+	if (!right_free)
 		w0 &= ~(3u << (sh + (len << 1) - 2u));
 	AGB_ST16(t->m, a0, w0);
 	blocks_add(t, len);
+	if (end == top) {
+		merge_top(t, b, ls);
+		return;
+	}
 	uint32_t total = ls + len + rs;
 	if (total > SMALL) {
 		AGB_WORK(t->m, (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
@@ -1200,10 +1314,28 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 	}
 	uint32_t end = b + len;
 	uint32_t rs = 0;
-	if (end < t->nblocks && (((uint32_t)AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) ==
-					E_FREE)
+	const int at_top = end == top_get(t); /* the top run follows, or nothing does */
+	if (at_top)
+		rs = t->nblocks - end;
+	else if ((((uint32_t)AGB_LD16(t->m, map_hw(t, end)) >> ((end & 7u) << 1)) & 3u) == E_FREE)
 		rs = ld(t, end, N_SIZE);
 
+	if (at_top && (want < len || len + rs >= want)) {
+		/* In place, and whatever is left becomes the top run. */
+		uint32_t rest = len + rs - want;
+		if (rs != 0u)
+			runs_drop(t, rs);
+		mark_used(t, b, want, rest != 0u);
+		if (rs == 0u && want + 1u < len)
+			map_set(t, end - 1u, E_FREE);
+		blocks_add(t, len - want);
+		top_set(t, t->nblocks);
+		if (rest != 0u)
+			link_free(t, b + want, rest);
+		if (granted != NULL)
+			*granted = want << 3;
+		return addr;
+	}
 	if (want < len || len + rs >= want) {
 		/* In place: [b, b+want) stays used, the rest of [b, end+rs) is one free run. */
 		if (rs != 0u) {
@@ -1216,7 +1348,7 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 			map_set(t, end - 1u, E_FREE);
 		blocks_add(t, len - want);
 		if (rest != 0u)
-			make_free(t, b + want, rest);
+			link_free(t, b + want, rest);
 		if (granted != NULL)
 			*granted = want << 3;
 		return addr;
@@ -1242,10 +1374,11 @@ static void recount(agb_bestfit *t)
 {
 	uint32_t runs = 0, fblocks = 0;
 	uint64_t sq = 0;
+	const uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
 	for (uint32_t b = 0; b < t->nblocks;) {
 		uint32_t len;
 		if (entry_peek(t, b) == E_FREE) {
-			len = pk(t, b, N_SIZE);
+			len = b == top ? t->nblocks - b : pk(t, b, N_SIZE);
 			runs++;
 			fblocks += len;
 			sq += len * len;
@@ -1268,7 +1401,8 @@ void agb_bestfit_stats(agb_bestfit *t, struct agb_heap_stats *out)
 	out->free_bytes = t->free_blocks << 3;
 	out->free_runs = t->free_runs;
 	out->free_sq_sum = t->free_sq << 6;
-	/* The largest run: the treap's rightmost node, else the highest non-empty bin. */
+	/* The largest run: the treap's rightmost node, else the highest non-empty bin; or the top
+	 * run when it is larger. */
 	uint32_t largest = 0;
 	uint32_t y = AGB_PEEK16(t->m, t->ctrl + C_ROOT);
 	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
@@ -1278,18 +1412,22 @@ void agb_bestfit_stats(agb_bestfit *t, struct agb_heap_stats *out)
 	for (uint32_t k = SMALL; largest == 0u && k > 0u; k--)
 		if (bin_nonempty_quiet(t, k))
 			largest = k;
+	uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
+	if (top < t->nblocks && t->nblocks - top > largest)
+		largest = t->nblocks - top;
 	out->largest_free = largest << 3;
 }
 
 void agb_bestfit_walk(agb_bestfit *t, agb_walk_fn fn, void *ctx)
 {
 	fn(ctx, t->base, t->meta_bytes, AGB_RUN_META);
+	const uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
 	uint32_t b = 0;
 	while (b < t->nblocks) {
 		uint32_t len;
 		enum agb_run_kind kind;
 		if (entry_peek(t, b) == E_FREE) {
-			len = pk(t, b, N_SIZE);
+			len = b == top ? t->nblocks - b : pk(t, b, N_SIZE);
 			kind = AGB_RUN_FREE;
 		} else {
 			len = used_len_quiet(t, b);
@@ -1478,19 +1616,40 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 		FAIL("root index out of range");
 	if (root != NIL && pk(t, root, N_PARENT) != NIL)
 		FAIL("root has a parent");
+	const uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
+	if (top > n)
+		FAIL("top run starts past the pool");
+	if (top < n && (entry_peek(t, top) != E_FREE || entry_peek(t, n - 1u) != E_FREE))
+		FAIL("top run's first or last map entry is not free");
+	if (top < n && n - top <= SMALL)
+		FAIL("top run short enough for a bin");
 
 	/* Address order: map encoding, tags, coalescing, index membership, counters. */
-	uint32_t runs = 0, short_runs = 0, fblocks = 0;
+	uint32_t runs = 0, short_runs = 0, top_runs = 0, fblocks = 0;
 	uint64_t sq = 0;
 	int prev_free = 0;
 	for (uint32_t b = 0; b < n;) {
 		uint32_t len;
+		if (entry_peek(t, b) == E_FREE && b == top) {
+			/* The top run: no node, no tag, in no index; nothing after it. */
+			if (prev_free)
+				FAIL("free run before the top run (not coalesced)");
+			len = n - b;
+			top_runs = 1;
+			fblocks += len;
+			sq += len * len;
+			break;
+		}
+		if (b > top)
+			FAIL("top run does not start a run");
 		if (entry_peek(t, b) == E_FREE) {
 			if (prev_free)
 				FAIL("two adjacent free runs (not coalesced)");
 			len = pk(t, b, N_SIZE);
 			if (len == 0u || len > n - b)
 				FAIL("free run size out of range");
+			if (len == n - b && len > SMALL)
+				FAIL("a long free run ends the pool but is not the top run");
 			if (entry_peek(t, b + len - 1u) != E_FREE)
 				FAIL("last map entry of a free run is not free");
 			if (pk(t, b + len - 1u, N_SIZE) != len)
@@ -1525,7 +1684,10 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 		return 1;
 	if (nodes != runs - short_runs)
 		FAIL("tree has fewer nodes than long free runs");
-	if (COUNTERS && (fblocks != t->free_blocks || runs != t->free_runs || sq != t->free_sq))
+	if (top < n && top_runs == 0)
+		FAIL("top run does not start a run");
+	if (COUNTERS && (fblocks != t->free_blocks || runs + top_runs != t->free_runs ||
+			 sq != t->free_sq))
 		FAIL("observation counters disagree with a recount");
 	return 0;
 }

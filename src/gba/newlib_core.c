@@ -181,6 +181,20 @@ static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg
 	return AGB_HEAP_OK;
 }
 
+/* The usable bytes of live block p, what malloc_usable_size returns, read straight from the
+ * chunk header: the library call takes newlib's malloc lock and would add its own cost to every
+ * timed alloc, which a game calling malloc never pays. dlmalloc: chunk size minus the size word
+ * (no mmap on the GBA). nano keeps the library call: it takes no lock, and its padding rule for
+ * aligned blocks is its own. */
+static uint32_t usable_bytes(void *p)
+{
+#ifdef AGB_NEWLIB_NANO
+	return (uint32_t)malloc_usable_size(p);
+#else
+	return (rd32((uint32_t)(uintptr_t)p - 4u) & ~3u) - 4u;
+#endif
+}
+
 /* malloc, or memalign above malloc's own 8-byte alignment. */
 static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
 {
@@ -188,7 +202,7 @@ static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *gr
 	(void)st;
 	if (p == NULL)
 		return AGB_NULL;
-	*granted = (uint32_t)malloc_usable_size(p);
+	*granted = usable_bytes(p);
 	return (uint32_t)(uintptr_t)p;
 }
 
@@ -204,7 +218,7 @@ static uint32_t core_realloc(void *st, uint32_t addr, uint32_t size, uint32_t *g
 	(void)st;
 	if (p == NULL)
 		return AGB_NULL;
-	*granted = (uint32_t)malloc_usable_size(p);
+	*granted = usable_bytes(p);
 	return (uint32_t)(uintptr_t)p;
 }
 

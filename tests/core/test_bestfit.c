@@ -238,6 +238,60 @@ static void last_block_has_no_right_neighbour(void **state)
 	}
 }
 
+/* The top run (the long free run at the pool's end) is in no index: a fresh pool is one; carving
+ * and freeing at its edge move its start; when it gets short enough for a bin it goes into the
+ * bin, and a long run that comes to end the pool becomes it again. A request no bin serves takes
+ * the tighter of the treap's best run and the top run. */
+static void top_run_at_the_pool_end(void **state)
+{
+	(void)state;
+	struct agb_heap_config c = zoo_config(16u * 1024u);
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+	const uint32_t n = H()->nblocks, top_addr = H()->ctrl + AGB_BESTFIT_META_BYTES - 4u;
+#define TOP() ((uint32_t)AGB_PEEK16(M, top_addr))
+	assert_int_equal(TOP(), 0);
+	uint32_t a = zoo_alloc(C, 800, 1); /* 100 blocks off the top's start */
+	zoo_check(C);
+	assert_int_equal(a, H()->blocks);
+	assert_int_equal(TOP(), 100);
+	zoo_free(C, a); /* next to the top: the pool is one top run again */
+	zoo_check(C);
+	assert_int_equal(TOP(), 0);
+
+	/* Fill up to a 200-block tail: short enough for its bin, so no top run. */
+	uint32_t big = zoo_alloc(C, (n - 200u) * 8u, 1);
+	zoo_check(C);
+	assert_int_equal(TOP(), n);
+	assert_int_equal(zoo_stats(C).largest_free, 200u * 8u);
+	/* Freeing the big block before that bin run makes one long run ending the pool: the top. */
+	zoo_free(C, big);
+	zoo_check(C);
+	assert_int_equal(TOP(), 0);
+
+	/* Treap run of 400 blocks and a top run of 300: a 290-block request takes the top run,
+	 * a 350-block one the treap's. */
+	uint32_t p0 = zoo_alloc(C, 400u * 8u, 1), p1 = zoo_alloc(C, 8, 1);
+	uint32_t p2 = zoo_alloc(C, (n - 701u) * 8u, 1);
+	zoo_free(C, p0);
+	zoo_check(C);
+	assert_int_equal(TOP(), n - 300u);
+	uint32_t q = zoo_alloc(C, 290u * 8u, 1);
+	assert_int_equal(q, H()->blocks + ((n - 300u) << 3));
+	zoo_check(C);
+	assert_int_equal(TOP(), n); /* 10 blocks left: in their bin */
+	uint32_t r = zoo_alloc(C, 350u * 8u, 1);
+	assert_int_equal(r, p0);
+	zoo_check(C);
+	zoo_free(C, q);
+	zoo_free(C, r);
+	zoo_free(C, p1);
+	zoo_free(C, p2);
+	zoo_check(C);
+	assert_int_equal(TOP(), 0);
+#undef TOP
+	zoo_bus_clean();
+}
+
 /* Random alloc/free/realloc of short and long sizes, checked after every op; tight pools so
  * failures and splitting happen, the meta area present or not. */
 static void random_ops_keep_invariants(void **state)
@@ -296,6 +350,7 @@ int main(void)
 		cmocka_unit_test(realloc_in_place_and_moving),
 		cmocka_unit_test(fills_completely),
 		cmocka_unit_test(last_block_has_no_right_neighbour),
+		cmocka_unit_test(top_run_at_the_pool_end),
 		cmocka_unit_test(random_ops_keep_invariants),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);
