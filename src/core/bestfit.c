@@ -1200,15 +1200,20 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	 * (2 at b itself). */
 	uint32_t v = ((w0 >> 1) & 0x5555u) >> sh;
 	AGB_WORK(t->m, 1);
-	if (v == 0u || ((w0 >> sh) & 3u) == E_LONG || (b & 7u) == 0u) {
-		free_general(t, addr); /* crosses into the next halfword, long, or left in the previous one */
+	if (v == 0u || ((w0 >> sh) & 3u) == E_LONG) {
+		free_general(t, addr); /* crosses into the next halfword, or long */
 		return;
 	}
 	uint32_t len = (lowbit(t, v) >> 1) + 1u;
 	uint32_t end = b + len;
-	/* Left neighbour: entry b-1, in w0 (b & 7 != 0). */
+	/* Left neighbour: entry b-1, in w0 or the top of the halfword before (none for block 0). */
 	uint32_t ls = 0, rs = 0;
-	if (((w0 >> (sh - 2u)) & 3u) == E_FREE)
+	uint32_t left;
+	if (sh != 0u)
+		left = (w0 >> (sh - 2u)) & 3u;
+	else
+		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_USED;
+	if (left == E_FREE)
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
 	/* Right neighbour: the top run (or none: the run is the pool's last), else entry end, in w0
 	 * or the next halfword. */
