@@ -1,5 +1,5 @@
 /* `obj-fast`: every `obj` case, the differential test (same placement as obj on long random
- * sequences and on every shipped traces/obj trace), and the PERF-TARGETS bound on its worst-case
+ * sequences and on every shipped traces/obj trace), and the bound of docs/perf-targets.md on its worst-case
  * modelled alloc cost on a 1024-block map (<= 400 cycles and <= 1/5 of obj's worst). */
 #include <dirent.h>
 #include <stdio.h>

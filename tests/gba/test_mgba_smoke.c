@@ -7,7 +7,7 @@
  * Expected cycle counts. The loops are fixed assembly (src/gba/smoke_loops.s):
  *   Thumb, in ROM:   ldr r3,[r1] (IWRAM) ; adds ; subs ; bne
  *   ARM, in IWRAM:   ldr r3,[r1]         ; add  ; subs ; bne
- * Per-iteration cost from GBA-FACTS.md (ARM7TDMI: LDR 1S+1N+1I, ALU 1S, B 2S+1N; code cycles
+ * Per-iteration cost from the ARM7TDMI's cycle timings (docs/design.md, "The machine and its bus model"; ARM7TDMI: LDR 1S+1N+1I, ALU 1S, B 2S+1N; code cycles
  * at the code region's wait states, data at the data region's; ROM N/S 16-bit = 5/3 at
  * WAITCNT 0000h, 4/2 at 4317h; with prefetch off an opcode with internal cycles turns the next
  * fetch from S into N):
@@ -17,8 +17,8 @@
  *   ARM IWRAM, IWRAM data: 3 + 1 + 1 + 3                          = 8
  *   ARM IWRAM, EWRAM data (N32 = 6): 8 - 1 + 6                    = 13
  *   ARM IWRAM, ROM data at 4317h (N32 = 6)                        = 13
- * (GBA-FACTS' own 1000-iteration loops — 22/26/36 and 10/15/15 — are longer loops; the
- * ratios between the settings agree.) mGBA is deterministic, so tolerances are tight. */
+ * (Longer published 1000-iteration loops give 22/26/36 and 10/15/15 cycles; the ratios
+ * between the settings agree.) mGBA is deterministic, so tolerances are tight. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
