@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/gate_limits.h"
 #include "cli/gate_metrics.h"
+#include "cli/gate_report.h"
+#include "cli/gate_traces.h"
 #include "cli/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
@@ -36,8 +39,21 @@ static void write_error_run(struct agbsim_json *w, const struct agbsim_run *r)
 	agbsim_json_end(w);
 }
 
+/* A baseline's "limits" kept: one limit a line, so a change to one is one line of a diff. */
+static void write_limits(struct agbsim_json *w, const cJSON *limits)
+{
+	const cJSON *l;
+	agbsim_json_key(w, "limits");
+	agbsim_json_array(w, AGBSIM_JSON_LINES);
+	cJSON_ArrayForEach(l, limits)
+	{
+		agbsim_json_string(w, l->valuestring);
+	}
+	agbsim_json_end(w);
+}
+
 int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
-			    const cJSON *tolerances)
+			    const cJSON *tolerances, const cJSON *limits)
 {
 	struct agbsim_json w;
 	int rc = 0;
@@ -53,6 +69,8 @@ int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
 		if (rc != 0)
 			agbsim_json_null(&w);
 	}
+	if (limits != NULL)
+		write_limits(&w, limits);
 	agbsim_json_key(&w, "runs");
 	agbsim_json_array(&w, AGBSIM_JSON_LINES);
 	for (size_t i = 0; i < n; i++) {
@@ -206,6 +224,27 @@ static int check_tolerances(const struct gate_doc *d)
 	return AGBSIM_EXIT_OK;
 }
 
+/* "limits": an array of limits (gate_limits.h), each a string. */
+static int check_limits(const struct gate_doc *d)
+{
+	const cJSON *limits = cJSON_GetObjectItemCaseSensitive(d->root, "limits");
+	const cJSON *l;
+	int i = 0;
+	if (limits != NULL && !cJSON_IsArray(limits))
+		return doc_error(d, "limits", "\"limits\" must be an array of strings");
+	cJSON_ArrayForEach(l, limits)
+	{
+		char jp[32], why[512];
+		struct agbsim_limit x;
+		snprintf(jp, sizeof jp, "limits/%d", i++);
+		if (!cJSON_IsString(l))
+			return doc_error(d, jp, "a limit is a string: \"[TRACE:CORE:]METRIC<=VALUE\"");
+		if (agbsim_limit_parse(l->valuestring, &x, why, sizeof why) != 0)
+			return doc_error(d, jp, "%s", why);
+	}
+	return AGBSIM_EXIT_OK;
+}
+
 /* Loads and checks the shape of a bench result document. On failure d still holds what was
  * loaded: free_doc() it either way. */
 static int load_doc(struct gate_doc *d, const char *path)
@@ -231,29 +270,15 @@ static int load_doc(struct gate_doc *d, const char *path)
 	d->runs = cJSON_GetObjectItemCaseSensitive(d->root, "runs");
 	if (!cJSON_IsArray(d->runs))
 		return doc_error(d, d->runs ? "runs" : "", "\"runs\" must be an array of runs");
-	if (check_runs(d) != AGBSIM_EXIT_OK)
+	if (check_runs(d) != AGBSIM_EXIT_OK || check_tolerances(d) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
-	return check_tolerances(d);
+	return check_limits(d);
 }
 
 static void free_doc(struct gate_doc *d)
 {
 	cJSON_Delete(d->root);
 	free(d->text);
-}
-
-static const cJSON *find_base_run(const cJSON *runs, const char *trace, const char *allocator)
-{
-	const cJSON *r;
-	cJSON_ArrayForEach(r, runs)
-	{
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "trace");
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "allocator");
-		if (cJSON_IsString(t) && cJSON_IsString(a) && strcmp(t->valuestring, trace) == 0 &&
-		    strcmp(a->valuestring, allocator) == 0)
-			return r;
-	}
-	return NULL;
 }
 
 /* The first run of this bench with that trace name and core, or NULL. */
@@ -304,173 +329,6 @@ static struct tolerance tolerance_for(const char *metric, const cJSON *section,
 	return t;
 }
 
-static void fmt_value(char *buf, size_t n, double v, int is_null)
-{
-	if (is_null)
-		snprintf(buf, n, "null");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4f", v);
-}
-
-static void fmt_change(char *buf, size_t n, const struct agbsim_finding *f)
-{
-	if (f->base_null || f->now_null)
-		snprintf(buf, n, "%s", f->now_null ? "now null" : "was null");
-	else if (f->base == 0)
-		snprintf(buf, n, "%+g", f->now - f->base);
-	else
-		snprintf(buf, n, "%+.2f%%", (f->now - f->base) * 100.0 / fabs(f->base));
-}
-
-static void print_findings(FILE *out, const char *title, const struct agbsim_findings *f, int md)
-{
-	if (f->n == 0)
-		return;
-	if (md) {
-		fprintf(out, "\n**%s**\n\n| trace | allocator | metric | baseline | now | change |\n"
-			     "|---|---|---|---:|---:|---:|\n",
-			title);
-	} else {
-		fprintf(out, "\n%s\n%-24s %-9s %-22s %12s %12s %10s\n", title, "trace", "allocator",
-			"metric", "baseline", "now", "change");
-	}
-	for (size_t i = 0; i < f->n; i++) {
-		const struct agbsim_finding *x = &f->v[i];
-		char b[32], nw[32], ch[32];
-		fmt_value(b, sizeof b, x->base, x->base_null);
-		fmt_value(nw, sizeof nw, x->now, x->now_null);
-		fmt_change(ch, sizeof ch, x);
-		if (md)
-			fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", x->trace, x->allocator,
-				x->metric, b, nw, ch);
-		else
-			fprintf(out, "%-24s %-9s %-22s %12s %12s %10s\n", x->trace, x->allocator,
-				x->metric, b, nw, ch);
-	}
-}
-
-static void print_pairs(FILE *out, const char *title, const struct agbsim_findings *f, int md)
-{
-	if (f->n == 0)
-		return;
-	fprintf(out, md ? "\n**%s**\n\n" : "\n%s\n", title);
-	for (size_t i = 0; i < f->n; i++)
-		fprintf(out, md ? "- %s / %s%s%s\n" : "  %s / %s%s%s\n", f->v[i].trace,
-			f->v[i].allocator, f->v[i].metric ? ": " : "",
-			f->v[i].metric ? f->v[i].metric : "");
-}
-
-/* What a comparison found: metrics worse or better beyond tolerance, pairs only on one side. */
-struct gate_result {
-	struct agbsim_findings reg, imp, missing, added;
-	size_t compared;
-};
-
-static void free_result(struct gate_result *g)
-{
-	free(g->reg.v);
-	free(g->imp.v);
-	free(g->missing.v);
-	free(g->added.v);
-}
-
-static int gate_failed(const struct gate_result *g, int allow_missing)
-{
-	return g->reg.n != 0 || (g->missing.n != 0 && !allow_missing);
-}
-
-/* The baseline or current figure of a finding: null, an integer, or 4 decimals. */
-static void json_finding_value(struct agbsim_json *w, double v, int is_null)
-{
-	if (is_null)
-		agbsim_json_null(w);
-	else
-		agbsim_json_fixed(w, v, v == floor(v) && fabs(v) < 1e15 ? 0 : 4);
-}
-
-static void json_findings(struct agbsim_json *w, const char *key, const struct agbsim_findings *f)
-{
-	agbsim_json_key(w, key);
-	agbsim_json_array(w, AGBSIM_JSON_LINES);
-	for (size_t i = 0; i < f->n; i++) {
-		const struct agbsim_finding *x = &f->v[i];
-		agbsim_json_object(w, AGBSIM_JSON_INLINE);
-		agbsim_json_key(w, "trace");
-		agbsim_json_string(w, x->trace);
-		agbsim_json_key(w, "allocator");
-		agbsim_json_string(w, x->allocator);
-		if (x->metric != NULL) {
-			agbsim_json_key(w, "metric");
-			agbsim_json_string(w, x->metric);
-			agbsim_json_key(w, "baseline");
-			json_finding_value(w, x->base, x->base_null);
-			agbsim_json_key(w, "now");
-			json_finding_value(w, x->now, x->now_null);
-		}
-		agbsim_json_end(w);
-	}
-	agbsim_json_end(w);
-}
-
-/* --diff-out: the comparison as JSON, written whole or not at all. */
-static int write_diff(const char *path, const char *baseline, const struct gate_result *g)
-{
-	struct agbsim_output o = {0};
-	struct agbsim_json w;
-	int rc = agbsim_output_open(&o, path);
-	if (rc != AGBSIM_EXIT_OK)
-		return rc;
-	agbsim_json_init(&w, o.f);
-	agbsim_json_object(&w, AGBSIM_JSON_LINES);
-	agbsim_json_key(&w, "baseline");
-	agbsim_json_string(&w, baseline);
-	agbsim_json_key(&w, "pairs_compared");
-	agbsim_json_size(&w, g->compared);
-	json_findings(&w, "regressions", &g->reg);
-	json_findings(&w, "improvements", &g->imp);
-	json_findings(&w, "missing", &g->missing);
-	json_findings(&w, "new", &g->added);
-	agbsim_json_end(&w);
-	agbsim_json_finish(&w);
-	return agbsim_output_close(&o, 1);
-}
-
-static void report(FILE *out, int md, const char *baseline, const struct gate_result *g,
-		   int allow_missing)
-{
-	int failed = gate_failed(g, allow_missing);
-	if (md)
-		fprintf(out, "### agbsim gate: %s\n\n", failed ? "regression" : "ok");
-	fprintf(out, "agbsim gate: %s — %zu pairs compared with %s: %zu regressed metrics, %zu "
-		     "improved beyond tolerance, %zu pairs missing, %zu new\n",
-		failed ? "FAIL" : "ok", g->compared, baseline, g->reg.n, g->imp.n, g->missing.n,
-		g->added.n);
-	print_findings(out, "Regressed (worse than the baseline beyond tolerance)", &g->reg, md);
-	print_findings(out, "Improved beyond tolerance (refresh the baseline with --update-baseline)",
-		       &g->imp, md);
-	print_pairs(out,
-		    allow_missing ? "Missing from this run (allowed by --allow-missing)"
-				  : "Missing from this run (a failure; --allow-missing accepts it)",
-		    &g->missing, md);
-	print_pairs(out, "New in this run (not in the baseline)", &g->added, md);
-}
-
-/* On CI (GITHUB_STEP_SUMMARY set), the markdown report is appended to the job summary too. */
-static void report_step_summary(const char *baseline, const struct gate_result *g,
-				int allow_missing)
-{
-	const char *summary = getenv("GITHUB_STEP_SUMMARY");
-	FILE *s;
-	if (summary == NULL || *summary == '\0')
-		return;
-	s = fopen(summary, "a");
-	if (s == NULL)
-		return;
-	report(s, 1, baseline, g, allow_missing);
-	fclose(s);
-}
 
 /* --tolerance values: METRIC=REL% or METRIC=ABS, METRIC a known name or prefix pattern. */
 static int check_cli_tolerances(const struct agbsim_gate_options *opt)
@@ -492,16 +350,28 @@ static int check_cli_tolerances(const struct agbsim_gate_options *opt)
 	return AGBSIM_EXIT_OK;
 }
 
+int agbsim_gate_check_options(const struct agbsim_gate_options *opt)
+{
+	int rc = check_cli_tolerances(opt);
+	for (size_t i = 0; i < opt->n_limits && rc == AGBSIM_EXIT_OK; i++) {
+		struct agbsim_limit l;
+		char why[512];
+		if (agbsim_limit_parse(opt->limits[i], &l, why, sizeof why) != 0)
+			rc = agbsim_usage_error("bench", "--limit: %s", why);
+	}
+	return rc;
+}
+
 /* One metric of one pair: a finding when it moved beyond tolerance. Returns 0, or -1 when out
  * of memory. */
-static int compare_metric(struct gate_result *g, const cJSON *base, const struct agbsim_run *now,
-			  const struct agbsim_metric_def *d, const cJSON *section,
-			  const struct agbsim_gate_options *opt)
+static int compare_metric(struct agbsim_gate_result *g, const cJSON *base,
+			  const struct agbsim_run *now, const struct agbsim_metric_def *d,
+			  const cJSON *section, const struct agbsim_gate_options *opt)
 {
 	double b = 0, c = 0;
 	int hb = agbsim_metric_of_json(base, d->name, &b), hc = agbsim_metric_of_run(now, d, &c);
 	struct agbsim_finding f = {str_of(base, "trace"), str_of(base, "allocator"), d->name, b, c,
-			    hb == 0, hc == 0};
+				   hb == 0, hc == 0};
 	struct tolerance t;
 	double slack;
 	if (hb < 0 || hc < 0)
@@ -517,9 +387,16 @@ static int compare_metric(struct gate_result *g, const cJSON *base, const struct
 	return 0;
 }
 
+/* A pair as a whole (missing, new) or a run that produced no numbers. */
+static int add_pair(struct agbsim_findings *f, const char *trace, const char *alloc,
+		    const char *what)
+{
+	return agbsim_findings_add(f, (struct agbsim_finding){trace, alloc, what, 0, 0, 0, what != NULL});
+}
+
 /* Every baseline pair against this run, then the pairs only this run has. */
-static int compare(struct gate_result *g, const struct gate_doc *base,
-		   const struct agbsim_run *runs, size_t n, const struct agbsim_gate_options *opt)
+static int compare(struct agbsim_gate_result *g, const struct gate_doc *base,
+		   const struct agbsim_gate_options *opt)
 {
 	const cJSON *section = cJSON_GetObjectItemCaseSensitive(base->root, "tolerances");
 	const cJSON *r;
@@ -527,51 +404,93 @@ static int compare(struct gate_result *g, const struct gate_doc *base,
 	cJSON_ArrayForEach(r, base->runs)
 	{
 		const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
-		const struct agbsim_run *now = find_run(runs, n, trace, alloc);
+		const struct agbsim_run *now = find_run(g->runs, g->n, trace, alloc);
 		if (now == NULL) {
-			bad |= agbsim_findings_add(&g->missing, (struct agbsim_finding){trace, alloc, NULL, 0, 0, 0, 0});
+			bad |= add_pair(&g->missing, trace, alloc, NULL);
 			continue;
 		}
 		if (now->status != AGBSIM_EXIT_OK &&
 		    cJSON_GetObjectItemCaseSensitive(r, "error") == NULL) {
-			bad |= agbsim_findings_add(&g->reg, (struct agbsim_finding){trace, alloc, "run (now n/a)", 0, 0, 0, 1});
+			bad |= add_pair(&g->reg, trace, alloc, "run (now n/a)");
 			continue;
 		}
 		g->compared++;
 		for (size_t k = 0; k < agbsim_metric_count; k++)
 			bad |= compare_metric(g, r, now, &agbsim_metric_defs[k], section, opt);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const char *trace = agbsim_trace_name(&runs[i]), *alloc = runs[i].core->name;
-		if (find_base_run(base->runs, trace, alloc) == NULL)
-			bad |= agbsim_findings_add(&g->added, (struct agbsim_finding){trace, alloc, NULL, 0, 0, 0, 0});
+	for (size_t i = 0; i < g->n; i++) {
+		const char *trace = agbsim_trace_name(&g->runs[i]), *alloc = g->runs[i].core->name;
+		if (agbsim_baseline_run(base->runs, trace, alloc) == NULL)
+			bad |= add_pair(&g->added, trace, alloc, NULL);
 	}
 	return bad != 0 ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
 
+/* The limits in force: the baseline's "limits" (checked by load_doc), then --limit's (checked
+ * by agbsim_gate_check_options). Returns the count with *out allocated (free it), or -1 when
+ * out of memory. */
+static long collect_limits(const struct gate_doc *base, const struct agbsim_gate_options *opt,
+			   struct agbsim_limit **out)
+{
+	const cJSON *section = cJSON_GetObjectItemCaseSensitive(base->root, "limits");
+	size_t n = 0, cap = (size_t)cJSON_GetArraySize(section) + opt->n_limits;
+	const cJSON *l;
+	char why[512];
+	*out = calloc(cap ? cap : 1, sizeof **out);
+	if (*out == NULL)
+		return -1;
+	cJSON_ArrayForEach(l, section)
+	{
+		if (agbsim_limit_parse(l->valuestring, &(*out)[n], why, sizeof why) == 0)
+			(*out)[n++].origin = base->path;
+	}
+	for (size_t i = 0; i < opt->n_limits; i++)
+		if (agbsim_limit_parse(opt->limits[i], &(*out)[n], why, sizeof why) == 0)
+			(*out)[n++].origin = "--limit";
+	return (long)n;
+}
+
+/* What is found beyond the pairwise comparison: the traces whose workload changed, and the
+ * limits broken (limits must outlive g's report: they are its hits' limits). */
+static int check_traces_and_limits(struct agbsim_gate_result *g, const struct gate_doc *base,
+				   const struct agbsim_gate_options *opt, struct agbsim_limit **limits)
+{
+	long n_limits = collect_limits(base, opt, limits);
+	if (n_limits < 0 || agbsim_gate_workload_changes(base->runs, g->runs, g->n, &g->workload) != 0)
+		return AGBSIM_EXIT_IO;
+	g->n_limits = (size_t)n_limits;
+	if (agbsim_limits_check(*limits, g->n_limits, g->runs, g->n, &g->limits) != 0)
+		return AGBSIM_EXIT_IO;
+	return AGBSIM_EXIT_OK;
+}
+
 /* --baseline: compare, print the report (and the CI summary, and --diff-out). */
-static int gate_compare(FILE *out, const struct agbsim_run *runs, size_t n,
+static int gate_compare(FILE *out, struct agbsim_gate_result *g,
 			const struct agbsim_gate_options *opt)
 {
 	struct gate_doc base;
-	struct gate_result g = {0};
+	struct agbsim_limit *limits = NULL;
 	int rc = load_doc(&base, opt->baseline_path);
+	g->base_runs = base.runs;
 	if (rc == AGBSIM_EXIT_OK)
-		rc = compare(&g, &base, runs, n, opt);
+		rc = compare(g, &base, opt);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = check_traces_and_limits(g, &base, opt, &limits);
 	if (rc == AGBSIM_EXIT_OK) {
-		report(out, opt->format == FORMAT_MD, opt->baseline_path, &g, opt->allow_missing);
-		report_step_summary(opt->baseline_path, &g, opt->allow_missing);
+		agbsim_gate_report(out, opt->format == FORMAT_MD, g);
+		agbsim_gate_report_step_summary(g);
 		if (opt->diff_out != NULL)
-			rc = write_diff(opt->diff_out, opt->baseline_path, &g);
+			rc = agbsim_gate_write_diff(opt->diff_out, g);
 	}
-	if (rc == AGBSIM_EXIT_OK && gate_failed(&g, opt->allow_missing))
+	if (rc == AGBSIM_EXIT_OK && agbsim_gate_result_failed(g))
 		rc = AGBSIM_EXIT_REGRESSION;
-	free_result(&g);
+	free(limits);
 	free_doc(&base);
+	g->base_runs = NULL;
 	return rc;
 }
 
-/* --update-baseline: rewrite the file from this run, keeping its tolerance section (policy,
+/* --update-baseline: rewrite the file from this run, keeping its tolerances and limits (policy,
  * not a measurement), whole or not at all. */
 static int update_baseline(const char *path, const struct agbsim_run *runs, size_t n)
 {
@@ -585,7 +504,8 @@ static int update_baseline(const char *path, const struct agbsim_run *runs, size
 		rc = agbsim_output_open(&o, path);
 	if (rc == AGBSIM_EXIT_OK) {
 		int bad = agbsim_bench_write_json(
-			o.f, runs, n, cJSON_GetObjectItemCaseSensitive(old.root, "tolerances"));
+			o.f, runs, n, cJSON_GetObjectItemCaseSensitive(old.root, "tolerances"),
+			cJSON_GetObjectItemCaseSensitive(old.root, "limits"));
 		if (bad)
 			agbsim_error("%s: out of memory keeping the tolerances", path);
 		rc = agbsim_output_close(&o, !bad);
@@ -601,14 +521,23 @@ static int update_baseline(const char *path, const struct agbsim_run *runs, size
 int agbsim_gate(FILE *out, const struct agbsim_run *runs, size_t n,
 		const struct agbsim_gate_options *opt)
 {
-	int rc = check_cli_tolerances(opt);
+	struct agbsim_gate_result g = {.baseline = opt->baseline_path,
+				       .runs = runs,
+				       .n = n,
+				       .allow_missing = opt->allow_missing};
+	int rc = AGBSIM_EXIT_OK;
+	if (agbsim_gate_find_ungated(opt->traces, opt->trace_paths, opt->n_traces, runs, n,
+				     &g.ungated) != 0)
+		rc = AGBSIM_EXIT_IO;
+	agbsim_gate_warn_ungated(&g.ungated);
 	if (rc == AGBSIM_EXIT_OK && opt->baseline_path != NULL)
-		rc = gate_compare(out, runs, n, opt);
+		rc = gate_compare(out, &g, opt);
 	if ((rc == AGBSIM_EXIT_OK || rc == AGBSIM_EXIT_REGRESSION) && opt->update_path != NULL) {
 		int urc = update_baseline(opt->update_path, runs, n);
 		if (urc != AGBSIM_EXIT_OK)
 			rc = urc;
 	}
+	agbsim_gate_result_free(&g);
 	return rc;
 }
 

@@ -160,16 +160,40 @@ int agbsim_metric_pattern_known(const char *pattern)
 	return 0;
 }
 
+const cJSON *agbsim_baseline_run(const cJSON *runs, const char *trace, const char *allocator)
+{
+	const cJSON *r;
+	cJSON_ArrayForEach(r, runs)
+	{
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "trace");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "allocator");
+		if (cJSON_IsString(t) && cJSON_IsString(a) && strcmp(t->valuestring, trace) == 0 &&
+		    strcmp(a->valuestring, allocator) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+int agbsim_gate_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t want = *cap ? *cap * 2 : 32;
+	void *nv;
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, want * elem);
+	if (nv == NULL)
+		return -1;
+	*v = nv;
+	*cap = want;
+	return 0;
+}
+
 int agbsim_findings_add(struct agbsim_findings *f, struct agbsim_finding x)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 32;
-		struct agbsim_finding *nv = realloc(f->v, cap * sizeof *nv);
-		if (nv == NULL)
-			return -1;
-		f->v = nv;
-		f->cap = cap;
-	}
-	f->v[f->n++] = x;
-	return 0;
+	void *v = f->v;
+	int rc = agbsim_gate_grow(&v, &f->cap, f->n, sizeof *f->v);
+	f->v = v;
+	if (rc == 0)
+		f->v[f->n++] = x;
+	return rc;
 }

@@ -47,7 +47,12 @@ int agbsim_metric_of_run(const struct agbsim_run *r, const struct agbsim_metric_
  * null, -1 when absent, -2 when present but not a number. O(depth). */
 int agbsim_metric_of_json(const cJSON *run, const char *name, double *v);
 
-/* A metric pattern: a name, or a prefix ending in '*' ("cycles.*"). Returns 1 on a match. */
+/* The run of a bench result document's "runs" array with that trace name and core, or NULL.
+ * O(runs). */
+const cJSON *agbsim_baseline_run(const cJSON *runs, const char *trace, const char *allocator);
+
+/* A pattern (of metrics, or of trace and core names in a limit): a name, or a prefix ending
+ * in '*' ("cycles.*"; "*" matches any). Returns 1 on a match. O(length). */
 int agbsim_metric_pattern_matches(const char *pattern, const char *name);
 
 /* 1 when the pattern matches at least one compared metric. O(metrics). */
@@ -65,6 +70,10 @@ struct agbsim_findings {
 	struct agbsim_finding *v;
 	size_t n, cap;
 };
+
+/* Makes room for element n of the array *v of *cap elements of elem bytes (doubling it, from
+ * 32). Returns 0, or -1 when out of memory (*v unchanged). Amortised O(1). */
+int agbsim_gate_grow(void **v, size_t *cap, size_t n, size_t elem);
 
 /* Appends x (its strings are borrowed, not copied). Returns 0, or -1 when out of memory.
  * Amortised O(1). */
