@@ -371,7 +371,7 @@ static int compare_metric(struct agbsim_gate_result *g, const cJSON *base,
 	double b = 0, c = 0;
 	int hb = agbsim_metric_of_json(base, d->name, &b), hc = agbsim_metric_of_run(now, d, &c);
 	struct agbsim_finding f = {str_of(base, "trace"), str_of(base, "allocator"), d->name, b, c,
-				   hb == 0, hc == 0};
+				   hb == 0, hc == 0, NULL};
 	struct tolerance t;
 	double slack;
 	if (hb < 0 || hc < 0)
@@ -391,7 +391,8 @@ static int compare_metric(struct agbsim_gate_result *g, const cJSON *base,
 static int add_pair(struct agbsim_findings *f, const char *trace, const char *alloc,
 		    const char *what)
 {
-	return agbsim_findings_add(f, (struct agbsim_finding){trace, alloc, what, 0, 0, 0, what != NULL});
+	struct agbsim_finding x = {trace, alloc, what, 0, 0, 0, what != NULL, NULL};
+	return agbsim_findings_add(f, x);
 }
 
 /* Every baseline pair against this run, then the pairs only this run has. */

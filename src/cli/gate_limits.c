@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gate_metrics.h"
 #include "cli/gba_only.h"
 
 const char *agbsim_limit_op_text(enum agbsim_limit_op op)
@@ -107,16 +106,6 @@ int agbsim_limit_parse(const char *text, struct agbsim_limit *out, char *why, si
 	return 0;
 }
 
-static int add_hit(struct agbsim_limit_report *r, struct agbsim_limit_hit h)
-{
-	void *v = r->hits;
-	int rc = agbsim_gate_grow(&v, &r->cap, r->n_hits, sizeof *r->hits);
-	r->hits = v;
-	if (rc == 0)
-		r->hits[r->n_hits++] = h;
-	return rc;
-}
-
 /* Whether value v (null: no value, worse than any number) breaks the limit. */
 static int breaks(const struct agbsim_limit *l, double v, int is_null)
 {
@@ -142,8 +131,10 @@ static long check_run(const struct agbsim_limit *l, const struct agbsim_run *r,
 			continue;
 		checked++;
 		if (breaks(l, v, has == 0) &&
-		    add_hit(out, (struct agbsim_limit_hit){l, agbsim_trace_name(r), r->core->name,
-							   d->name, v, has == 0}) != 0)
+		    agbsim_findings_add(&out->hits,
+					(struct agbsim_finding){agbsim_trace_name(r), r->core->name,
+								d->name, l->value, v, 0, has == 0,
+								l}) != 0)
 			return -1;
 	}
 	return checked;
@@ -176,7 +167,6 @@ int agbsim_limits_check(const struct agbsim_limit *limits, size_t n_limits,
 
 void agbsim_limit_report_free(struct agbsim_limit_report *r)
 {
-	free(r->hits);
-	r->hits = NULL;
-	r->n_hits = r->cap = 0;
+	free(r->hits.v);
+	r->hits = (struct agbsim_findings){0};
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "cli/agbsim.h"
+#include "cli/gate_metrics.h"
 
 enum agbsim_limit_op { LIMIT_AT_MOST, LIMIT_AT_LEAST };
 
@@ -27,18 +28,11 @@ struct agbsim_limit {
  * unknown metric, an unknown core). O(length). */
 int agbsim_limit_parse(const char *text, struct agbsim_limit *out, char *why, size_t why_size);
 
-/* A limit a pair broke: the pair, the metric, and its value now. */
-struct agbsim_limit_hit {
-	const struct agbsim_limit *limit;
-	const char *trace, *allocator, *metric;
-	double now;
-	int now_null; /* null: no arena size works, worse than any number */
-};
-
+/* The limits broken: findings (trace, allocator, metric, the limit's value, the value now, the
+ * limit), and how many values were held against a limit. */
 struct agbsim_limit_report {
-	struct agbsim_limit_hit *hits;
-	size_t n_hits, cap;
-	size_t n_checked; /* (pair, metric) values held against a limit */
+	struct agbsim_findings hits;
+	size_t n_checked;
 };
 
 /* Holds every run with numbers against each limit that scopes it. A null value (min arena: no

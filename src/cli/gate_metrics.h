@@ -58,12 +58,16 @@ int agbsim_metric_pattern_matches(const char *pattern, const char *name);
 /* 1 when the pattern matches at least one compared metric. O(metrics). */
 int agbsim_metric_pattern_known(const char *pattern);
 
+struct agbsim_limit;
+
 /* One line of a gate report: a metric (or workload fact) of a pair, before and now. metric NULL:
- * the pair as a whole (missing, new). */
+ * the pair as a whole (missing, new). For a limit broken, base is the limit's value and limit
+ * the limit (else NULL). */
 struct agbsim_finding {
 	const char *trace, *allocator, *metric;
 	double base, now; /* the values, unless base_null / now_null */
 	int base_null, now_null;
+	const struct agbsim_limit *limit;
 };
 
 struct agbsim_findings {

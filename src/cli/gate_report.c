@@ -22,7 +22,7 @@ void agbsim_gate_result_free(struct agbsim_gate_result *g)
 
 int agbsim_gate_result_failed(const struct agbsim_gate_result *g)
 {
-	return g->reg.n != 0 || g->limits.n_hits != 0 || (g->missing.n != 0 && !g->allow_missing);
+	return g->reg.n != 0 || g->limits.hits.n != 0 || (g->missing.n != 0 && !g->allow_missing);
 }
 
 static void fmt_value(char *buf, size_t n, double v, int is_null)
@@ -92,6 +92,13 @@ static void json_finding_value(struct agbsim_json *w, double v, int is_null)
 		agbsim_json_fixed(w, v, v == floor(v) && fabs(v) < 1e15 ? 0 : 4);
 }
 
+/* A string member of the object being written. */
+static void json_member(struct agbsim_json *w, const char *key, const char *s)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_string(w, s);
+}
+
 static void json_findings(struct agbsim_json *w, const char *key, const struct agbsim_findings *f)
 {
 	agbsim_json_key(w, key);
@@ -99,15 +106,17 @@ static void json_findings(struct agbsim_json *w, const char *key, const struct a
 	for (size_t i = 0; i < f->n; i++) {
 		const struct agbsim_finding *x = &f->v[i];
 		agbsim_json_object(w, AGBSIM_JSON_INLINE);
-		agbsim_json_key(w, "trace");
-		agbsim_json_string(w, x->trace);
-		agbsim_json_key(w, "allocator");
-		agbsim_json_string(w, x->allocator);
+		json_member(w, "trace", x->trace);
+		json_member(w, "allocator", x->allocator);
 		if (x->metric != NULL) {
-			agbsim_json_key(w, "metric");
-			agbsim_json_string(w, x->metric);
-			agbsim_json_key(w, "baseline");
-			json_finding_value(w, x->base, x->base_null);
+			json_member(w, "metric", x->metric);
+			if (x->limit != NULL) { /* a limit broken: the limit as written, and where */
+				json_member(w, "limit", x->limit->text);
+				json_member(w, "set_by", x->limit->origin);
+			} else {
+				agbsim_json_key(w, "baseline");
+				json_finding_value(w, x->base, x->base_null);
+			}
 			agbsim_json_key(w, "now");
 			json_finding_value(w, x->now, x->now_null);
 		}
@@ -148,7 +157,7 @@ static void print_verdict(FILE *out, int md, const struct agbsim_gate_result *g)
 		g->added.n);
 	if (g->n_limits != 0)
 		fprintf(out, "; %zu limits (%zu values checked): %zu exceeded", g->n_limits,
-			g->limits.n_checked, g->limits.n_hits);
+			g->limits.n_checked, g->limits.hits.n);
 	if (g->workload.n != 0)
 		fprintf(out, "; workload changed on %zu traces", count_traces(&g->workload));
 	if (g->ungated.n != 0)
@@ -175,7 +184,7 @@ static const char *limit_origin(const struct agbsim_limit *l)
 
 static void print_limit_hits(FILE *out, const struct agbsim_limit_report *r, int md)
 {
-	if (r->n_hits == 0)
+	if (r->hits.n == 0)
 		return;
 	if (md)
 		fprintf(out, "\n**Limits exceeded**\n\n| trace | allocator | metric | limit | now | "
@@ -183,10 +192,10 @@ static void print_limit_hits(FILE *out, const struct agbsim_limit_report *r, int
 	else
 		fprintf(out, "\nLimits exceeded\n%-24s %-9s %-22s %14s %12s  %s\n", "trace",
 			"allocator", "metric", "limit", "now", "set by");
-	for (size_t i = 0; i < r->n_hits; i++) {
-		const struct agbsim_limit_hit *h = &r->hits[i];
+	for (size_t i = 0; i < r->hits.n; i++) {
+		const struct agbsim_finding *h = &r->hits.v[i];
 		char lim[48], value[32], now[32];
-		fmt_value(value, sizeof value, h->limit->value, 0);
+		fmt_value(value, sizeof value, h->base, 0);
 		snprintf(lim, sizeof lim, "%s %s", agbsim_limit_op_text(h->limit->op), value);
 		fmt_value(now, sizeof now, h->now, h->now_null);
 		fprintf(out, md ? "| %s | %s | %s | %s | %s | %s |\n" : "%-24s %-9s %-22s %14s %12s  %s\n",
@@ -300,38 +309,10 @@ static void json_ungated(struct agbsim_json *w, const struct agbsim_ungated_list
 	agbsim_json_array(w, AGBSIM_JSON_LINES);
 	for (size_t i = 0; i < u->n; i++) {
 		agbsim_json_object(w, AGBSIM_JSON_INLINE);
-		agbsim_json_key(w, "trace");
-		agbsim_json_string(w, u->v[i].trace);
-		agbsim_json_key(w, "path");
-		agbsim_json_string(w, u->v[i].path);
-		agbsim_json_key(w, "arena");
-		agbsim_json_string(w, agb_arena_name(u->v[i].arena));
-		agbsim_json_key(w, "why");
-		agbsim_json_string(w, u->v[i].why);
-		agbsim_json_end(w);
-	}
-	agbsim_json_end(w);
-}
-
-static void json_limit_hits(struct agbsim_json *w, const struct agbsim_limit_report *r)
-{
-	agbsim_json_key(w, "limits_exceeded");
-	agbsim_json_array(w, AGBSIM_JSON_LINES);
-	for (size_t i = 0; i < r->n_hits; i++) {
-		const struct agbsim_limit_hit *h = &r->hits[i];
-		agbsim_json_object(w, AGBSIM_JSON_INLINE);
-		agbsim_json_key(w, "trace");
-		agbsim_json_string(w, h->trace);
-		agbsim_json_key(w, "allocator");
-		agbsim_json_string(w, h->allocator);
-		agbsim_json_key(w, "metric");
-		agbsim_json_string(w, h->metric);
-		agbsim_json_key(w, "limit");
-		agbsim_json_string(w, h->limit->text);
-		agbsim_json_key(w, "set_by");
-		agbsim_json_string(w, h->limit->origin);
-		agbsim_json_key(w, "now");
-		json_finding_value(w, h->now, h->now_null);
+		json_member(w, "trace", u->v[i].trace);
+		json_member(w, "path", u->v[i].path);
+		json_member(w, "arena", agb_arena_name(u->v[i].arena));
+		json_member(w, "why", u->v[i].why);
 		agbsim_json_end(w);
 	}
 	agbsim_json_end(w);
@@ -360,7 +341,7 @@ int agbsim_gate_write_diff(const char *path, const struct agbsim_gate_result *g)
 	agbsim_json_size(&w, g->n_limits);
 	agbsim_json_key(&w, "limit_values_checked");
 	agbsim_json_size(&w, g->limits.n_checked);
-	json_limit_hits(&w, &g->limits);
+	json_findings(&w, "limits_exceeded", &g->limits.hits);
 	agbsim_json_end(&w);
 	agbsim_json_finish(&w);
 	return agbsim_output_close(&o, 1);

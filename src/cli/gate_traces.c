@@ -169,7 +169,7 @@ int agbsim_gate_workload_changes(const cJSON *base_runs, const struct agbsim_run
 			if (agbsim_metric_of_json(p.base, fact, &before) != 1 || before == now)
 				continue;
 			if (agbsim_findings_add(out, (struct agbsim_finding){trace, p.now->core->name, fact,
-									     before, now, 0, 0}) != 0)
+									     before, now, 0, 0, NULL}) != 0)
 				return -1;
 		}
 	}
