@@ -485,6 +485,7 @@ static int gate_compare(FILE *out, struct agbsim_gate_result *g,
 	}
 	if (rc == AGBSIM_EXIT_OK && agbsim_gate_result_failed(g))
 		rc = AGBSIM_EXIT_REGRESSION;
+	agbsim_limit_report_free(&g->limits); /* its findings point at limits and base's texts */
 	free(limits);
 	free_doc(&base);
 	g->base_runs = NULL;
