@@ -39,9 +39,14 @@ static void usage(FILE *out)
 		"                       when a metric got worse beyond tolerance or a pair is missing\n"
 		"  --tolerance=M=T      tolerance for metric M (a name, or a prefix ending in '*'):\n"
 		"                       T is N%% (relative) or N (absolute); repeatable\n"
+		"  --limit=L            an absolute limit: [TRACE:CORE:]METRIC<=VALUE or >=VALUE\n"
+		"                       (TRACE, CORE: a name, '*' for any, or a prefix ending in\n"
+		"                       '*'); exit 1 when a pair's metric breaks it; repeatable, and\n"
+		"                       added to the baseline's \"limits\"\n"
 		"  --allow-missing      a baseline pair absent from this run is not a failure\n"
 		"  --diff-out=FILE      write the comparison as JSON\n"
-		"  --update-baseline=FILE  rewrite FILE from this run, keeping its tolerances\n"
+		"  --update-baseline=FILE  rewrite FILE from this run, keeping its tolerances and\n"
+		"                       limits\n"
 		"  --cycles=SRC         model (default: the host's cycle model), mgba (every pair\n"
 		"                       measured on the emulated ARM7TDMI, serially), or both (model\n"
 		"                       figures plus the model's error against mgba per pair)\n"
@@ -447,6 +452,7 @@ struct bench_args {
 	uint32_t flags;   /* AGB_REPLAY_* of every run */
 	struct agbsim_gate_options gate;
 	const char **tolerances; /* gate.tolerances' storage: argc entries */
+	const char **limits;     /* gate.limits' storage: argc entries after those */
 	const char *export_format;
 	int timing;
 	enum bench_cycles cycles;
@@ -486,6 +492,9 @@ static int gate_option(struct bench_args *a, int opt, const char *arg)
 		return AGBSIM_EXIT_OK;
 	case 'T':
 		a->tolerances[a->gate.n_tolerances++] = arg;
+		return AGBSIM_EXIT_OK;
+	case 'L':
+		a->limits[a->gate.n_limits++] = arg;
 		return AGBSIM_EXIT_OK;
 	case 'A':
 		a->gate.allow_missing = 1;
@@ -544,9 +553,13 @@ static int check_args(struct bench_args *a)
 {
 	if (a->gate.baseline_path != NULL && a->format != FORMAT_TABLE && a->format != FORMAT_MD)
 		return agbsim_usage_error("bench", "with --baseline, --format is table or md");
-	if ((a->gate.diff_out != NULL || a->gate.n_tolerances != 0 || a->gate.allow_missing) &&
+	if ((a->gate.diff_out != NULL || a->gate.n_tolerances != 0 || a->gate.n_limits != 0 ||
+	     a->gate.allow_missing) &&
 	    a->gate.baseline_path == NULL)
-		return agbsim_usage_error("bench", "--tolerance, --allow-missing and --diff-out need --baseline");
+		return agbsim_usage_error(
+			"bench", "--tolerance, --limit, --allow-missing and --diff-out need --baseline");
+	if (agbsim_gate_check_options(&a->gate) != AGBSIM_EXIT_OK)
+		return AGBSIM_EXIT_USAGE;
 	a->gate.format = (enum agbsim_format)a->format;
 	if (a->allocators != NULL && strcmp(a->allocators, "all") != 0 &&
 	    check_core_list(a->allocators, a->cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
@@ -568,6 +581,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 		{"baseline", required_argument, NULL, 'B'},  {"update-baseline", required_argument, NULL, 'U'},
 		{"tolerance", required_argument, NULL, 'T'}, {"allow-missing", no_argument, NULL, 'A'},
 		{"diff-out", required_argument, NULL, 'D'},  {"export", required_argument, NULL, 'E'},
+		{"limit", required_argument, NULL, 'L'},
 		{"timing", no_argument, NULL, 't'},
 		{"cycles", required_argument, NULL, 'Y'},
 		{"pool", required_argument, NULL, 'P'},
@@ -579,6 +593,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 	a->options = RUN_MIN_ARENA;
 	a->flags = AGB_REPLAY_CANARIES;
 	a->gate.tolerances = a->tolerances;
+	a->gate.limits = a->limits;
 	rc = agbsim_cli_parse(&cli, argc, argv, first);
 	return rc != AGBSIM_CLI_RUN ? rc : check_args(a);
 }
@@ -800,7 +815,7 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 {
 	switch (a->format) {
 	case FORMAT_JSON:
-		agbsim_bench_write_json(stdout, b->runs, b->nruns, NULL);
+		agbsim_bench_write_json(stdout, b->runs, b->nruns, NULL, NULL);
 		return AGBSIM_EXIT_OK;
 	case FORMAT_TABLE:
 		for (int k = 0; k < AGB_ARENA_COUNT; k++)
@@ -826,9 +841,13 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 static int output(const struct bench *b, const struct bench_args *a)
 {
 	int rc = AGBSIM_EXIT_OK;
+	struct agbsim_gate_options gate = a->gate;
+	gate.traces = b->loaded; /* to name the traces no chosen core ran */
+	gate.trace_paths = b->list.paths;
+	gate.n_traces = b->n_loaded;
 	agbsim_note_extrapolated(b->runs, b->nruns);
 	if (a->gate.baseline_path != NULL || a->gate.update_path != NULL)
-		rc = agbsim_gate(stdout, b->runs, b->nruns, &a->gate);
+		rc = agbsim_gate(stdout, b->runs, b->nruns, &gate);
 	if (a->gate.baseline_path == NULL) {
 		if (a->export_format != NULL)
 			agbsim_export(stdout, a->export_format, b->runs, b->nruns);
@@ -857,9 +876,10 @@ int agbsim_cmd_bench(int argc, char **argv)
 	struct bench_args a = {0};
 	struct bench b = {0};
 	int first, rc;
-	a.tolerances = calloc((size_t)argc, sizeof *a.tolerances);
+	a.tolerances = calloc(2 * (size_t)argc, sizeof *a.tolerances);
 	if (a.tolerances == NULL)
 		return AGBSIM_EXIT_IO;
+	a.limits = a.tolerances + argc;
 	rc = parse_args(&a, argc, argv, &first);
 	if (rc != AGBSIM_CLI_RUN) {
 		free(a.tolerances);

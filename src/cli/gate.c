@@ -10,178 +10,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/gate_limits.h"
+#include "cli/gate_metrics.h"
+#include "cli/gate_report.h"
+#include "cli/gate_traces.h"
 #include "cli/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
 
-/* Where a compared metric lives in a run (struct agb_metrics) and when it is in the report:
- * the same presence rules as report.c's JSON, so a run and a baseline written from one compare
- * equal. */
-enum metric_kind {
-	METRIC_U32,       /* a uint32_t of struct agb_metrics, always present */
-	METRIC_U64,       /* a uint64_t of struct agb_metrics, always present */
-	METRIC_U32_NULL0, /* the same, JSON null when 0 (no arena size works) */
-	METRIC_TILE_U32,  /* the same, present for tile (BG VRAM) traces only */
-	METRIC_PAL_U32,   /* the same, present for palette (pal_ram) traces only */
-	METRIC_RATIO,     /* a double of struct agb_metrics, printed with 6 decimals */
-	METRIC_OP,        /* a figure of cycles[op], present when that op ran (count != 0) */
-	METRIC_ALL_OPS    /* a figure of all_ops, always present */
-};
-
-/* Every compared metric is "lower is better". Names as users write them (dots); the JSON path
- * is the same with '/'. Default tolerances: counts and bytes exact, ratios to 5e-4 (the JSON
- * carries 6 decimals), cycles exact too: the model is deterministic. For METRIC_OP and
- * METRIC_ALL_OPS, `at` is the figure's offset in struct agb_cycle_stats. */
-struct metric_def {
-	const char *name;
-	double rel, abs;
-	const char *unit;
-	enum metric_kind kind;
-	size_t at;
-	enum agb_op op;
-};
-
-#define M_U32(name, field, unit) {name, 0, 0, unit, METRIC_U32, offsetof(struct agb_metrics, field), 0}
-#define M_PAL(name, field, unit) {name, 0, 0, unit, METRIC_PAL_U32, offsetof(struct agb_metrics, field), 0}
-#define M_RATIO(name, field) {name, 0, 5e-4, "ratio", METRIC_RATIO, offsetof(struct agb_metrics, field), 0}
-#define M_OP(name, op, stat, abs) {name, 0, abs, "cycles", METRIC_OP, offsetof(struct agb_cycle_stats, stat), op}
-#define M_ALL(name, stat, abs) {name, 0, abs, "cycles", METRIC_ALL_OPS, offsetof(struct agb_cycle_stats, stat), 0}
-
-static const struct metric_def metric_defs[] = {
-	M_U32("failures", failures, "count"),
-	M_U32("frag_failures", frag_failures, "count"),
-	M_U32("corrupted_bytes", corrupted_bytes, "bytes"),
-	{"min_arena_bytes", 0, 0, "bytes", METRIC_U32_NULL0, offsetof(struct agb_metrics, min_arena_bytes), 0},
-	M_U32("overhead_bytes", overhead_bytes, "bytes"),
-	M_U32("internal_bytes", internal_bytes, "bytes"),
-	M_RATIO("frag_external.mean", frag_external.mean),
-	M_RATIO("frag_external.max", frag_external.max),
-	M_RATIO("frag_umm.mean", frag_umm.mean),
-	{"tile_failures", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_failures), 0},
-	{"tile_uploads", 0, 0, "count", METRIC_TILE_U32, offsetof(struct agb_metrics, tile_uploads), 0},
-	/* Palettes (pal_dedup_hits is not compared: more is better; pal_uploads carries it). */
-	M_PAL("pal_failures", pal_failures, "count"),
-	M_PAL("pal_uploads", pal_uploads, "count"),
-	M_PAL("pal_bytes_uploaded", pal_bytes_uploaded, "bytes"),
-	M_PAL("pal_peak_banks_bg", pal_peak_banks[0], "count"),
-	M_PAL("pal_peak_banks_obj", pal_peak_banks[1], "count"),
-	M_PAL("pal_stack_peak_depth", pal_stack_peak_depth, "count"),
-	M_PAL("pal_stack_buffer_bytes", pal_stack_buffer_bytes, "bytes"),
-	M_OP("cycles.pal_load.mean", AGB_OP_PAL_LOAD, mean, 0.05),
-	M_OP("cycles.pal_load.max", AGB_OP_PAL_LOAD, max, 0),
-	M_OP("cycles.pal_free.mean", AGB_OP_PAL_FREE, mean, 0.05),
-	M_OP("cycles.pal_free.max", AGB_OP_PAL_FREE, max, 0),
-	M_OP("cycles.pal_push.mean", AGB_OP_PAL_PUSH, mean, 0.05),
-	M_OP("cycles.pal_push.max", AGB_OP_PAL_PUSH, max, 0),
-	M_OP("cycles.pal_pop.mean", AGB_OP_PAL_POP, mean, 0.05),
-	M_OP("cycles.pal_pop.max", AGB_OP_PAL_POP, max, 0),
-	M_OP("cycles.alloc.mean", AGB_OP_ALLOC, mean, 0.05),
-	M_OP("cycles.alloc.p99", AGB_OP_ALLOC, p99, 0),
-	M_OP("cycles.alloc.max", AGB_OP_ALLOC, max, 0),
-	M_OP("cycles.free.mean", AGB_OP_FREE, mean, 0.05),
-	M_OP("cycles.free.p99", AGB_OP_FREE, p99, 0),
-	M_OP("cycles.free.max", AGB_OP_FREE, max, 0),
-	M_OP("cycles.realloc.mean", AGB_OP_REALLOC, mean, 0.05),
-	M_OP("cycles.realloc.max", AGB_OP_REALLOC, max, 0),
-	M_OP("cycles.ref.mean", AGB_OP_REF, mean, 0.05),
-	M_OP("cycles.ref.max", AGB_OP_REF, max, 0),
-	M_OP("cycles.unref.mean", AGB_OP_UNREF, mean, 0.05),
-	M_OP("cycles.unref.max", AGB_OP_UNREF, max, 0),
-	M_ALL("cycles.all_ops.mean", mean, 0.05),
-	M_ALL("cycles.all_ops.p99", p99, 0),
-	M_ALL("cycles.all_ops.max", max, 0),
-	M_U32("cycles.frame.max", frame_max_cycles, "cycles"),
-	{"cycles.total", 0, 0, "cycles", METRIC_U64, offsetof(struct agb_metrics, total_cycles), 0},
-};
-#define METRIC_COUNT (sizeof metric_defs / sizeof metric_defs[0])
-
-/* The figure as the report prints it, read back: what a baseline written from this run holds. */
-static double as_printed(double v, int decimals)
-{
-	char buf[64];
-	snprintf(buf, sizeof buf, "%.*f", decimals, v);
-	return strtod(buf, NULL);
-}
-
-static uint32_t u32_at(const void *base, size_t at)
-{
-	uint32_t v;
-	memcpy(&v, (const char *)base + at, sizeof v);
-	return v;
-}
-
-/* The value of metric d in run r: 1 with *v set, 0 for null, -1 when the report leaves it out
- * (a run with no numbers leaves out all of them). */
-static int run_metric(const struct agbsim_run *r, const struct metric_def *d, double *v)
-{
-	const struct agb_metrics *m = &r->metrics;
-	const struct agb_cycle_stats *c = d->kind == METRIC_OP ? &m->cycles[d->op] : &m->all_ops;
-	if (r->status != AGBSIM_EXIT_OK)
-		return -1;
-	switch (d->kind) {
-	case METRIC_TILE_U32:
-		if (r->trace->arena != AGB_ARENA_BG_VRAM)
-			return -1;
-		/* fall through */
-	case METRIC_PAL_U32:
-		if (d->kind == METRIC_PAL_U32 && r->trace->arena != AGB_ARENA_PAL_RAM)
-			return -1;
-		/* fall through */
-	case METRIC_U32:
-	case METRIC_U32_NULL0:
-		*v = u32_at(m, d->at);
-		return d->kind == METRIC_U32_NULL0 && *v == 0 ? 0 : 1;
-	case METRIC_U64: {
-		uint64_t x;
-		memcpy(&x, (const char *)m + d->at, sizeof x);
-		*v = (double)x;
-		return 1;
-	}
-	case METRIC_RATIO: {
-		double x;
-		memcpy(&x, (const char *)m + d->at, sizeof x);
-		*v = as_printed(x, 6);
-		return 1;
-	}
-	case METRIC_OP:
-	case METRIC_ALL_OPS:
-		if (d->kind == METRIC_OP && c->count == 0)
-			return -1;
-		*v = d->at == offsetof(struct agb_cycle_stats, mean) ? as_printed(c->mean, 1)
-									 : u32_at(c, d->at);
-		return 1;
-	}
-	return -1;
-}
-
 struct tolerance {
 	double rel, abs;
 };
-
-struct finding {
-	const char *trace, *allocator, *metric;
-	double base, now; /* NAN: null (no value, e.g. no arena size works) or n/a */
-	int base_null, now_null;
-};
-
-struct findings {
-	struct finding *v;
-	size_t n, cap;
-};
-
-static int add_finding(struct findings *f, struct finding x)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 32;
-		struct finding *nv = realloc(f->v, cap * sizeof *nv);
-		if (nv == NULL)
-			return -1;
-		f->v = nv;
-		f->cap = cap;
-	}
-	f->v[f->n++] = x;
-	return 0;
-}
 
 /* A run that produced no numbers: who, and why. */
 static void write_error_run(struct agbsim_json *w, const struct agbsim_run *r)
@@ -200,8 +39,21 @@ static void write_error_run(struct agbsim_json *w, const struct agbsim_run *r)
 	agbsim_json_end(w);
 }
 
+/* A baseline's "limits" kept: one limit a line, so a change to one is one line of a diff. */
+static void write_limits(struct agbsim_json *w, const cJSON *limits)
+{
+	const cJSON *l;
+	agbsim_json_key(w, "limits");
+	agbsim_json_array(w, AGBSIM_JSON_LINES);
+	cJSON_ArrayForEach(l, limits)
+	{
+		agbsim_json_string(w, l->valuestring);
+	}
+	agbsim_json_end(w);
+}
+
 int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
-			    const cJSON *tolerances)
+			    const cJSON *tolerances, const cJSON *limits)
 {
 	struct agbsim_json w;
 	int rc = 0;
@@ -217,6 +69,8 @@ int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
 		if (rc != 0)
 			agbsim_json_null(&w);
 	}
+	if (limits != NULL)
+		write_limits(&w, limits);
 	agbsim_json_key(&w, "runs");
 	agbsim_json_array(&w, AGBSIM_JSON_LINES);
 	for (size_t i = 0; i < n; i++) {
@@ -265,29 +119,6 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* The value at a dotted metric name: 1 with *v set, 0 for JSON null, -1 when absent. */
-static int metric_value(const cJSON *run, const char *name, double *v)
-{
-	char part[64];
-	const cJSON *node = run;
-	while (*name != '\0' && node != NULL) {
-		size_t k = 0;
-		while (*name != '\0' && *name != '.' && k + 1 < sizeof part)
-			part[k++] = *name++;
-		part[k] = '\0';
-		if (*name == '.')
-			name++;
-		node = cJSON_GetObjectItemCaseSensitive(node, part);
-	}
-	if (node == NULL)
-		return -1;
-	if (cJSON_IsNull(node))
-		return 0;
-	if (!cJSON_IsNumber(node))
-		return -2;
-	*v = node->valuedouble;
-	return 1;
-}
 
 static int parse_tolerance_text(const char *s, struct tolerance *t)
 {
@@ -309,21 +140,6 @@ static int parse_tolerance_text(const char *s, struct tolerance *t)
 	return 0;
 }
 
-static int pattern_matches(const char *pattern, const char *name)
-{
-	size_t n = strlen(pattern);
-	if (n > 0 && pattern[n - 1] == '*')
-		return strncmp(pattern, name, n - 1) == 0;
-	return strcmp(pattern, name) == 0;
-}
-
-static int pattern_is_known(const char *pattern)
-{
-	for (size_t i = 0; i < METRIC_COUNT; i++)
-		if (pattern_matches(pattern, metric_defs[i].name))
-			return 1;
-	return 0;
-}
 
 struct gate_doc {
 	const char *path;
@@ -372,13 +188,13 @@ static int check_runs(const struct gate_doc *d)
 		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "trace")) ||
 		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "allocator")))
 			return doc_error(d, jp, "run %d needs \"trace\" and \"allocator\" strings", i);
-		for (size_t k = 0; k < METRIC_COUNT; k++) {
+		for (size_t k = 0; k < agbsim_metric_count; k++) {
 			double v;
-			if (metric_value(r, metric_defs[k].name, &v) == -2) {
+			if (agbsim_metric_of_json(r, agbsim_metric_defs[k].name, &v) == -2) {
 				char mp[160];
-				metric_json_path(mp, sizeof mp, jp, metric_defs[k].name);
+				metric_json_path(mp, sizeof mp, jp, agbsim_metric_defs[k].name);
 				return doc_error(d, mp, "\"%s\" must be a number or null",
-						 metric_defs[k].name);
+						 agbsim_metric_defs[k].name);
 			}
 		}
 		i++;
@@ -398,12 +214,33 @@ static int check_tolerances(const struct gate_doc *d)
 		char jp[200];
 		struct tolerance x;
 		snprintf(jp, sizeof jp, "tolerances/%s", t->string);
-		if (!pattern_is_known(t->string))
+		if (!agbsim_metric_pattern_known(t->string))
 			return doc_error(d, jp, "unknown metric \"%s\" in tolerances", t->string);
 		if (cJSON_IsNumber(t) ? t->valuedouble < 0
 				      : (!cJSON_IsString(t) || parse_tolerance_text(t->valuestring, &x) != 0))
 			return doc_error(d, jp,
 					 "tolerance must be a number (absolute) or \"N%%\" (relative)");
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+/* "limits": an array of limits (gate_limits.h), each a string. */
+static int check_limits(const struct gate_doc *d)
+{
+	const cJSON *limits = cJSON_GetObjectItemCaseSensitive(d->root, "limits");
+	const cJSON *l;
+	int i = 0;
+	if (limits != NULL && !cJSON_IsArray(limits))
+		return doc_error(d, "limits", "\"limits\" must be an array of strings");
+	cJSON_ArrayForEach(l, limits)
+	{
+		char jp[32], why[512];
+		struct agbsim_limit x;
+		snprintf(jp, sizeof jp, "limits/%d", i++);
+		if (!cJSON_IsString(l))
+			return doc_error(d, jp, "a limit is a string: \"[TRACE:CORE:]METRIC<=VALUE\"");
+		if (agbsim_limit_parse(l->valuestring, &x, why, sizeof why) != 0)
+			return doc_error(d, jp, "%s", why);
 	}
 	return AGBSIM_EXIT_OK;
 }
@@ -433,29 +270,15 @@ static int load_doc(struct gate_doc *d, const char *path)
 	d->runs = cJSON_GetObjectItemCaseSensitive(d->root, "runs");
 	if (!cJSON_IsArray(d->runs))
 		return doc_error(d, d->runs ? "runs" : "", "\"runs\" must be an array of runs");
-	if (check_runs(d) != AGBSIM_EXIT_OK)
+	if (check_runs(d) != AGBSIM_EXIT_OK || check_tolerances(d) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
-	return check_tolerances(d);
+	return check_limits(d);
 }
 
 static void free_doc(struct gate_doc *d)
 {
 	cJSON_Delete(d->root);
 	free(d->text);
-}
-
-static const cJSON *find_base_run(const cJSON *runs, const char *trace, const char *allocator)
-{
-	const cJSON *r;
-	cJSON_ArrayForEach(r, runs)
-	{
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "trace");
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(r, "allocator");
-		if (cJSON_IsString(t) && cJSON_IsString(a) && strcmp(t->valuestring, trace) == 0 &&
-		    strcmp(a->valuestring, allocator) == 0)
-			return r;
-	}
-	return NULL;
 }
 
 /* The first run of this bench with that trace name and core, or NULL. */
@@ -480,12 +303,12 @@ static struct tolerance tolerance_for(const char *metric, const cJSON *section,
 {
 	struct tolerance t = {0, 0};
 	const cJSON *e;
-	for (size_t i = 0; i < METRIC_COUNT; i++)
-		if (strcmp(metric_defs[i].name, metric) == 0)
-			t = (struct tolerance){metric_defs[i].rel, metric_defs[i].abs};
+	for (size_t i = 0; i < agbsim_metric_count; i++)
+		if (strcmp(agbsim_metric_defs[i].name, metric) == 0)
+			t = (struct tolerance){agbsim_metric_defs[i].rel, agbsim_metric_defs[i].abs};
 	cJSON_ArrayForEach(e, section)
 	{
-		if (!pattern_matches(e->string, metric))
+		if (!agbsim_metric_pattern_matches(e->string, metric))
 			continue;
 		if (cJSON_IsNumber(e))
 			t = (struct tolerance){0, e->valuedouble};
@@ -500,179 +323,12 @@ static struct tolerance tolerance_for(const char *metric, const cJSON *section,
 			continue;
 		memcpy(pat, opt->tolerances[i], n);
 		pat[n] = '\0';
-		if (pattern_matches(pat, metric))
+		if (agbsim_metric_pattern_matches(pat, metric))
 			parse_tolerance_text(eq + 1, &t);
 	}
 	return t;
 }
 
-static void fmt_value(char *buf, size_t n, double v, int is_null)
-{
-	if (is_null)
-		snprintf(buf, n, "null");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.4f", v);
-}
-
-static void fmt_change(char *buf, size_t n, const struct finding *f)
-{
-	if (f->base_null || f->now_null)
-		snprintf(buf, n, "%s", f->now_null ? "now null" : "was null");
-	else if (f->base == 0)
-		snprintf(buf, n, "%+g", f->now - f->base);
-	else
-		snprintf(buf, n, "%+.2f%%", (f->now - f->base) * 100.0 / fabs(f->base));
-}
-
-static void print_findings(FILE *out, const char *title, const struct findings *f, int md)
-{
-	if (f->n == 0)
-		return;
-	if (md) {
-		fprintf(out, "\n**%s**\n\n| trace | allocator | metric | baseline | now | change |\n"
-			     "|---|---|---|---:|---:|---:|\n",
-			title);
-	} else {
-		fprintf(out, "\n%s\n%-24s %-9s %-22s %12s %12s %10s\n", title, "trace", "allocator",
-			"metric", "baseline", "now", "change");
-	}
-	for (size_t i = 0; i < f->n; i++) {
-		const struct finding *x = &f->v[i];
-		char b[32], nw[32], ch[32];
-		fmt_value(b, sizeof b, x->base, x->base_null);
-		fmt_value(nw, sizeof nw, x->now, x->now_null);
-		fmt_change(ch, sizeof ch, x);
-		if (md)
-			fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", x->trace, x->allocator,
-				x->metric, b, nw, ch);
-		else
-			fprintf(out, "%-24s %-9s %-22s %12s %12s %10s\n", x->trace, x->allocator,
-				x->metric, b, nw, ch);
-	}
-}
-
-static void print_pairs(FILE *out, const char *title, const struct findings *f, int md)
-{
-	if (f->n == 0)
-		return;
-	fprintf(out, md ? "\n**%s**\n\n" : "\n%s\n", title);
-	for (size_t i = 0; i < f->n; i++)
-		fprintf(out, md ? "- %s / %s%s%s\n" : "  %s / %s%s%s\n", f->v[i].trace,
-			f->v[i].allocator, f->v[i].metric ? ": " : "",
-			f->v[i].metric ? f->v[i].metric : "");
-}
-
-/* What a comparison found: metrics worse or better beyond tolerance, pairs only on one side. */
-struct gate_result {
-	struct findings reg, imp, missing, added;
-	size_t compared;
-};
-
-static void free_result(struct gate_result *g)
-{
-	free(g->reg.v);
-	free(g->imp.v);
-	free(g->missing.v);
-	free(g->added.v);
-}
-
-static int gate_failed(const struct gate_result *g, int allow_missing)
-{
-	return g->reg.n != 0 || (g->missing.n != 0 && !allow_missing);
-}
-
-/* The baseline or current figure of a finding: null, an integer, or 4 decimals. */
-static void json_finding_value(struct agbsim_json *w, double v, int is_null)
-{
-	if (is_null)
-		agbsim_json_null(w);
-	else
-		agbsim_json_fixed(w, v, v == floor(v) && fabs(v) < 1e15 ? 0 : 4);
-}
-
-static void json_findings(struct agbsim_json *w, const char *key, const struct findings *f)
-{
-	agbsim_json_key(w, key);
-	agbsim_json_array(w, AGBSIM_JSON_LINES);
-	for (size_t i = 0; i < f->n; i++) {
-		const struct finding *x = &f->v[i];
-		agbsim_json_object(w, AGBSIM_JSON_INLINE);
-		agbsim_json_key(w, "trace");
-		agbsim_json_string(w, x->trace);
-		agbsim_json_key(w, "allocator");
-		agbsim_json_string(w, x->allocator);
-		if (x->metric != NULL) {
-			agbsim_json_key(w, "metric");
-			agbsim_json_string(w, x->metric);
-			agbsim_json_key(w, "baseline");
-			json_finding_value(w, x->base, x->base_null);
-			agbsim_json_key(w, "now");
-			json_finding_value(w, x->now, x->now_null);
-		}
-		agbsim_json_end(w);
-	}
-	agbsim_json_end(w);
-}
-
-/* --diff-out: the comparison as JSON, written whole or not at all. */
-static int write_diff(const char *path, const char *baseline, const struct gate_result *g)
-{
-	struct agbsim_output o = {0};
-	struct agbsim_json w;
-	int rc = agbsim_output_open(&o, path);
-	if (rc != AGBSIM_EXIT_OK)
-		return rc;
-	agbsim_json_init(&w, o.f);
-	agbsim_json_object(&w, AGBSIM_JSON_LINES);
-	agbsim_json_key(&w, "baseline");
-	agbsim_json_string(&w, baseline);
-	agbsim_json_key(&w, "pairs_compared");
-	agbsim_json_size(&w, g->compared);
-	json_findings(&w, "regressions", &g->reg);
-	json_findings(&w, "improvements", &g->imp);
-	json_findings(&w, "missing", &g->missing);
-	json_findings(&w, "new", &g->added);
-	agbsim_json_end(&w);
-	agbsim_json_finish(&w);
-	return agbsim_output_close(&o, 1);
-}
-
-static void report(FILE *out, int md, const char *baseline, const struct gate_result *g,
-		   int allow_missing)
-{
-	int failed = gate_failed(g, allow_missing);
-	if (md)
-		fprintf(out, "### agbsim gate: %s\n\n", failed ? "regression" : "ok");
-	fprintf(out, "agbsim gate: %s — %zu pairs compared with %s: %zu regressed metrics, %zu "
-		     "improved beyond tolerance, %zu pairs missing, %zu new\n",
-		failed ? "FAIL" : "ok", g->compared, baseline, g->reg.n, g->imp.n, g->missing.n,
-		g->added.n);
-	print_findings(out, "Regressed (worse than the baseline beyond tolerance)", &g->reg, md);
-	print_findings(out, "Improved beyond tolerance (refresh the baseline with --update-baseline)",
-		       &g->imp, md);
-	print_pairs(out,
-		    allow_missing ? "Missing from this run (allowed by --allow-missing)"
-				  : "Missing from this run (a failure; --allow-missing accepts it)",
-		    &g->missing, md);
-	print_pairs(out, "New in this run (not in the baseline)", &g->added, md);
-}
-
-/* On CI (GITHUB_STEP_SUMMARY set), the markdown report is appended to the job summary too. */
-static void report_step_summary(const char *baseline, const struct gate_result *g,
-				int allow_missing)
-{
-	const char *summary = getenv("GITHUB_STEP_SUMMARY");
-	FILE *s;
-	if (summary == NULL || *summary == '\0')
-		return;
-	s = fopen(summary, "a");
-	if (s == NULL)
-		return;
-	report(s, 1, baseline, g, allow_missing);
-	fclose(s);
-}
 
 /* --tolerance values: METRIC=REL% or METRIC=ABS, METRIC a known name or prefix pattern. */
 static int check_cli_tolerances(const struct agbsim_gate_options *opt)
@@ -688,40 +344,60 @@ static int check_cli_tolerances(const struct agbsim_gate_options *opt)
 						  opt->tolerances[i]);
 		memcpy(pat, opt->tolerances[i], len);
 		pat[len] = '\0';
-		if (!pattern_is_known(pat))
+		if (!agbsim_metric_pattern_known(pat))
 			return agbsim_usage_error("bench", "--tolerance: unknown metric '%s'", pat);
 	}
 	return AGBSIM_EXIT_OK;
 }
 
+int agbsim_gate_check_options(const struct agbsim_gate_options *opt)
+{
+	int rc = check_cli_tolerances(opt);
+	for (size_t i = 0; i < opt->n_limits && rc == AGBSIM_EXIT_OK; i++) {
+		struct agbsim_limit l;
+		char why[512];
+		if (agbsim_limit_parse(opt->limits[i], &l, why, sizeof why) != 0)
+			rc = agbsim_usage_error("bench", "--limit: %s", why);
+	}
+	return rc;
+}
+
 /* One metric of one pair: a finding when it moved beyond tolerance. Returns 0, or -1 when out
  * of memory. */
-static int compare_metric(struct gate_result *g, const cJSON *base, const struct agbsim_run *now,
-			  const struct metric_def *d, const cJSON *section,
-			  const struct agbsim_gate_options *opt)
+static int compare_metric(struct agbsim_gate_result *g, const cJSON *base,
+			  const struct agbsim_run *now, const struct agbsim_metric_def *d,
+			  const cJSON *section, const struct agbsim_gate_options *opt)
 {
 	double b = 0, c = 0;
-	int hb = metric_value(base, d->name, &b), hc = run_metric(now, d, &c);
-	struct finding f = {str_of(base, "trace"), str_of(base, "allocator"), d->name, b, c,
-			    hb == 0, hc == 0};
+	int hb = agbsim_metric_of_json(base, d->name, &b), hc = agbsim_metric_of_run(now, d, &c);
+	struct agbsim_finding f = {str_of(base, "trace"), str_of(base, "allocator"), d->name, b, c,
+				   hb == 0, hc == 0, NULL};
 	struct tolerance t;
 	double slack;
 	if (hb < 0 || hc < 0)
 		return 0; /* not measured on one side (e.g. no realloc) */
 	if (hb == 0 || hc == 0) /* null = no arena size works: worse than any number */
-		return hb == hc ? 0 : add_finding(hc == 0 ? &g->reg : &g->imp, f);
+		return hb == hc ? 0 : agbsim_findings_add(hc == 0 ? &g->reg : &g->imp, f);
 	t = tolerance_for(d->name, section, opt);
 	slack = fmax(t.abs, t.rel * fabs(b));
 	if (c > b + slack + 1e-9)
-		return add_finding(&g->reg, f);
+		return agbsim_findings_add(&g->reg, f);
 	if (c < b - slack - 1e-9)
-		return add_finding(&g->imp, f);
+		return agbsim_findings_add(&g->imp, f);
 	return 0;
 }
 
+/* A pair as a whole (missing, new) or a run that produced no numbers. */
+static int add_pair(struct agbsim_findings *f, const char *trace, const char *alloc,
+		    const char *what)
+{
+	struct agbsim_finding x = {trace, alloc, what, 0, 0, 0, what != NULL, NULL};
+	return agbsim_findings_add(f, x);
+}
+
 /* Every baseline pair against this run, then the pairs only this run has. */
-static int compare(struct gate_result *g, const struct gate_doc *base,
-		   const struct agbsim_run *runs, size_t n, const struct agbsim_gate_options *opt)
+static int compare(struct agbsim_gate_result *g, const struct gate_doc *base,
+		   const struct agbsim_gate_options *opt)
 {
 	const cJSON *section = cJSON_GetObjectItemCaseSensitive(base->root, "tolerances");
 	const cJSON *r;
@@ -729,51 +405,94 @@ static int compare(struct gate_result *g, const struct gate_doc *base,
 	cJSON_ArrayForEach(r, base->runs)
 	{
 		const char *trace = str_of(r, "trace"), *alloc = str_of(r, "allocator");
-		const struct agbsim_run *now = find_run(runs, n, trace, alloc);
+		const struct agbsim_run *now = find_run(g->runs, g->n, trace, alloc);
 		if (now == NULL) {
-			bad |= add_finding(&g->missing, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
+			bad |= add_pair(&g->missing, trace, alloc, NULL);
 			continue;
 		}
 		if (now->status != AGBSIM_EXIT_OK &&
 		    cJSON_GetObjectItemCaseSensitive(r, "error") == NULL) {
-			bad |= add_finding(&g->reg, (struct finding){trace, alloc, "run (now n/a)", 0, 0, 0, 1});
+			bad |= add_pair(&g->reg, trace, alloc, "run (now n/a)");
 			continue;
 		}
 		g->compared++;
-		for (size_t k = 0; k < METRIC_COUNT; k++)
-			bad |= compare_metric(g, r, now, &metric_defs[k], section, opt);
+		for (size_t k = 0; k < agbsim_metric_count; k++)
+			bad |= compare_metric(g, r, now, &agbsim_metric_defs[k], section, opt);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const char *trace = agbsim_trace_name(&runs[i]), *alloc = runs[i].core->name;
-		if (find_base_run(base->runs, trace, alloc) == NULL)
-			bad |= add_finding(&g->added, (struct finding){trace, alloc, NULL, 0, 0, 0, 0});
+	for (size_t i = 0; i < g->n; i++) {
+		const char *trace = agbsim_trace_name(&g->runs[i]), *alloc = g->runs[i].core->name;
+		if (agbsim_baseline_run(base->runs, trace, alloc) == NULL)
+			bad |= add_pair(&g->added, trace, alloc, NULL);
 	}
 	return bad != 0 ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
 
+/* The limits in force: the baseline's "limits" (checked by load_doc), then --limit's (checked
+ * by agbsim_gate_check_options). Returns the count with *out allocated (free it), or -1 when
+ * out of memory. */
+static long collect_limits(const struct gate_doc *base, const struct agbsim_gate_options *opt,
+			   struct agbsim_limit **out)
+{
+	const cJSON *section = cJSON_GetObjectItemCaseSensitive(base->root, "limits");
+	size_t n = 0, cap = (size_t)cJSON_GetArraySize(section) + opt->n_limits;
+	const cJSON *l;
+	char why[512];
+	*out = calloc(cap ? cap : 1, sizeof **out);
+	if (*out == NULL)
+		return -1;
+	cJSON_ArrayForEach(l, section)
+	{
+		if (agbsim_limit_parse(l->valuestring, &(*out)[n], why, sizeof why) == 0)
+			(*out)[n++].origin = base->path;
+	}
+	for (size_t i = 0; i < opt->n_limits; i++)
+		if (agbsim_limit_parse(opt->limits[i], &(*out)[n], why, sizeof why) == 0)
+			(*out)[n++].origin = "--limit";
+	return (long)n;
+}
+
+/* What is found beyond the pairwise comparison: the traces whose workload changed, and the
+ * limits broken (limits must outlive g's report: they are its hits' limits). */
+static int check_traces_and_limits(struct agbsim_gate_result *g, const struct gate_doc *base,
+				   const struct agbsim_gate_options *opt, struct agbsim_limit **limits)
+{
+	long n_limits = collect_limits(base, opt, limits);
+	if (n_limits < 0 || agbsim_gate_workload_changes(base->runs, g->runs, g->n, &g->workload) != 0)
+		return AGBSIM_EXIT_IO;
+	g->n_limits = (size_t)n_limits;
+	if (agbsim_limits_check(*limits, g->n_limits, g->runs, g->n, &g->limits) != 0)
+		return AGBSIM_EXIT_IO;
+	return AGBSIM_EXIT_OK;
+}
+
 /* --baseline: compare, print the report (and the CI summary, and --diff-out). */
-static int gate_compare(FILE *out, const struct agbsim_run *runs, size_t n,
+static int gate_compare(FILE *out, struct agbsim_gate_result *g,
 			const struct agbsim_gate_options *opt)
 {
 	struct gate_doc base;
-	struct gate_result g = {0};
+	struct agbsim_limit *limits = NULL;
 	int rc = load_doc(&base, opt->baseline_path);
+	g->base_runs = base.runs;
 	if (rc == AGBSIM_EXIT_OK)
-		rc = compare(&g, &base, runs, n, opt);
+		rc = compare(g, &base, opt);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = check_traces_and_limits(g, &base, opt, &limits);
 	if (rc == AGBSIM_EXIT_OK) {
-		report(out, opt->format == FORMAT_MD, opt->baseline_path, &g, opt->allow_missing);
-		report_step_summary(opt->baseline_path, &g, opt->allow_missing);
+		agbsim_gate_report(out, opt->format == FORMAT_MD, g);
+		agbsim_gate_report_step_summary(g);
 		if (opt->diff_out != NULL)
-			rc = write_diff(opt->diff_out, opt->baseline_path, &g);
+			rc = agbsim_gate_write_diff(opt->diff_out, g);
 	}
-	if (rc == AGBSIM_EXIT_OK && gate_failed(&g, opt->allow_missing))
+	if (rc == AGBSIM_EXIT_OK && agbsim_gate_result_failed(g))
 		rc = AGBSIM_EXIT_REGRESSION;
-	free_result(&g);
+	agbsim_limit_report_free(&g->limits); /* its findings point at limits and base's texts */
+	free(limits);
 	free_doc(&base);
+	g->base_runs = NULL;
 	return rc;
 }
 
-/* --update-baseline: rewrite the file from this run, keeping its tolerance section (policy,
+/* --update-baseline: rewrite the file from this run, keeping its tolerances and limits (policy,
  * not a measurement), whole or not at all. */
 static int update_baseline(const char *path, const struct agbsim_run *runs, size_t n)
 {
@@ -787,7 +506,8 @@ static int update_baseline(const char *path, const struct agbsim_run *runs, size
 		rc = agbsim_output_open(&o, path);
 	if (rc == AGBSIM_EXIT_OK) {
 		int bad = agbsim_bench_write_json(
-			o.f, runs, n, cJSON_GetObjectItemCaseSensitive(old.root, "tolerances"));
+			o.f, runs, n, cJSON_GetObjectItemCaseSensitive(old.root, "tolerances"),
+			cJSON_GetObjectItemCaseSensitive(old.root, "limits"));
 		if (bad)
 			agbsim_error("%s: out of memory keeping the tolerances", path);
 		rc = agbsim_output_close(&o, !bad);
@@ -803,14 +523,23 @@ static int update_baseline(const char *path, const struct agbsim_run *runs, size
 int agbsim_gate(FILE *out, const struct agbsim_run *runs, size_t n,
 		const struct agbsim_gate_options *opt)
 {
-	int rc = check_cli_tolerances(opt);
+	struct agbsim_gate_result g = {.baseline = opt->baseline_path,
+				       .runs = runs,
+				       .n = n,
+				       .allow_missing = opt->allow_missing};
+	int rc = AGBSIM_EXIT_OK;
+	if (agbsim_gate_find_ungated(opt->traces, opt->trace_paths, opt->n_traces, runs, n,
+				     &g.ungated) != 0)
+		rc = AGBSIM_EXIT_IO;
+	agbsim_gate_warn_ungated(&g.ungated);
 	if (rc == AGBSIM_EXIT_OK && opt->baseline_path != NULL)
-		rc = gate_compare(out, runs, n, opt);
+		rc = gate_compare(out, &g, opt);
 	if ((rc == AGBSIM_EXIT_OK || rc == AGBSIM_EXIT_REGRESSION) && opt->update_path != NULL) {
 		int urc = update_baseline(opt->update_path, runs, n);
 		if (urc != AGBSIM_EXIT_OK)
 			rc = urc;
 	}
+	agbsim_gate_result_free(&g);
 	return rc;
 }
 
@@ -829,10 +558,10 @@ static char *pair_name(const struct agbsim_run *r, const char *metric)
 /* One run's metrics: BMF's {"METRIC": {"value": V}} members, or gab's array entries. */
 static int export_run(struct agbsim_json *w, int bmf, const struct agbsim_run *r)
 {
-	for (size_t k = 0; k < METRIC_COUNT; k++) {
-		const struct metric_def *d = &metric_defs[k];
+	for (size_t k = 0; k < agbsim_metric_count; k++) {
+		const struct agbsim_metric_def *d = &agbsim_metric_defs[k];
 		double v;
-		if (run_metric(r, d, &v) != 1)
+		if (agbsim_metric_of_run(r, d, &v) != 1)
 			continue;
 		if (bmf) {
 			agbsim_json_key(w, d->name);
