@@ -86,8 +86,7 @@ int agbsim_gba_rom_find(const char *file, char *out, size_t n)
 	return -1;
 }
 
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -97,7 +96,29 @@ static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 	return rc;
 }
 
+#define fail agbsim_run_fail /* short, as in cmd_measure.c */
+
 #ifdef AGB_MEASURE_ENABLED
+
+int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb_mgba_options *opt,
+		       uint32_t events, struct agb_mgba_result *res)
+{
+	int mrc = agb_mgba_run_ex(rom, opt, res);
+	if (mrc == AGB_MGBA_ERROR)
+		return fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res->error);
+	if (mrc == AGB_MGBA_TIMEOUT || !res->done)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
+			    (unsigned long long)opt->max_frames);
+	if (res->status != AGB_BENCH_OK)
+		return fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
+			    run->trace_path, run->core->name, (int)res->status,
+			    res->log_len != 0 ? ": " : "", res->log_len != 0 ? res->log : "");
+	if (res->results.count != AGB_BENCH_V_COUNT ||
+	    res->results.values[AGB_BENCH_V_EVENTS] != events)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
+			    rom, res->results.values[AGB_BENCH_V_EVENTS], events);
+	return AGBSIM_EXIT_OK;
+}
 
 /* What the ROM reported for one event. */
 struct gba_event {
@@ -210,19 +231,7 @@ static int run_rom(struct agbsim_run *run, const char *rom, const struct agb_rep
 	opt.max_frames = 36000u + t->event_count / 16u; /* no model to size it by: ten minutes and more */
 	opt.png_path = mo->png_path;
 	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
-	int mrc = agb_mgba_run_ex(rom, &opt, &res);
-	if (mrc == AGB_MGBA_ERROR)
-		rc = fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res.error);
-	else if (mrc == AGB_MGBA_TIMEOUT || !res.done)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
-			  (unsigned long long)opt.max_frames);
-	else if (res.status != AGB_BENCH_OK)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
-			  run->trace_path, run->core->name, (int)res.status, res.log_len != 0 ? ": " : "",
-			  res.log_len != 0 ? res.log : "");
-	else if (res.results.count != AGB_BENCH_V_COUNT ||
-		 res.results.values[AGB_BENCH_V_EVENTS] != t->event_count)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace", rom);
+	rc = agbsim_gba_rom_run(run, rom, &opt, t->event_count, &res);
 	if (rc == AGBSIM_EXIT_OK) {
 		read_markers(&res, t->event_count, g);
 		g->peak = res.results.values[AGB_BENCH_V_HEAP_PEAK];
