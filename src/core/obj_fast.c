@@ -596,13 +596,7 @@ uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 	return 8u * st->nwords + 4u * SUMMARIES;
 }
 
-AGB_CORE_ADAPTER(obj_fast, init)
-AGB_CORE_ADAPTER(obj_fast, alloc)
-AGB_CORE_ADAPTER(obj_fast, free)
-AGB_CORE_ADAPTER(obj_fast, stats)
-AGB_CORE_ADAPTER(obj_fast, walk)
-AGB_CORE_ADAPTER(obj_fast, check)
-AGB_CORE_ADAPTER(obj_fast, overhead_bytes)
+AGB_BLOCK_CORE_ADAPTERS(obj_fast)
 
 /* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
  * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
@@ -613,13 +607,6 @@ const struct agb_heap_core agb_obj_fast_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_obj_fast),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = NULL,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_BLOCK_CORE_MEMBERS,
 	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
 };
