@@ -475,17 +475,16 @@ static uint32_t held(uint32_t s, uint32_t w)
 	return w + (s + SCREEN_TILES - w % SCREEN_TILES) % SCREEN_TILES;
 }
 
-int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
-		       struct agb_trace *out, struct agb_event **events, char *err, size_t err_len)
-{
-	const uint32_t k = map->cell_px / 8u;
-	const uint32_t lw_px = map->width * k * 8u, lh_px = map->height * k * 8u;
-	const uint32_t max_x = lw_px > 256u ? lw_px - 256u : 0, max_y = lh_px > 256u ? lh_px - 256u : 0;
-	struct stream st = {0};
-	uint32_t *bpp = NULL, frames = opt->frames, ox = 0, oy = 0;
+/* The largest scroll offsets of the camera over one streamed map (px). */
+struct camera {
+	uint32_t max_x, max_y;
+};
 
-	memset(out, 0, sizeof *out);
-	*events = NULL;
+/* The options a stream needs (speed, depth, frame limit) and ROM tile numbers that fit 31 bits.
+ * Returns 0, or -1 with err set. */
+static int check_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+			uint32_t k, char *err, size_t err_len)
+{
 	if (opt->speed < 1u || opt->speed > 8u) {
 		snprintf(err, err_len, "speed must be 1..8 px per frame, not %u", opt->speed);
 		return -1;
@@ -500,20 +499,27 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 			 opt->frames);
 		return -1;
 	}
-	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k > 0x7FFFFFFFu) {
-		/* Every gid fits for cells up to 64 px; larger cells need a check per tile. */
-		for (uint32_t li = 0; li < map->layer_count; li++)
-			for (size_t c = 0; c < (size_t)map->width * map->height; c++)
-				if ((uint64_t)map->layers[li].gid[c] * k * k > 0x7FFFFFFFu) {
-					snprintf(err, err_len, "tile id %u of layer \"%s\" gives ROM tile numbers beyond 2^31-1",
-						 map->layers[li].gid[c], map->layers[li].name);
-					return -1;
-				}
-	}
-	bpp = malloc(map->layer_count * sizeof *bpp);
+	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k <= 0x7FFFFFFFu)
+		return 0; /* every gid fits for cells up to 64 px; larger cells need a check per tile */
+	for (uint32_t li = 0; li < map->layer_count; li++)
+		for (size_t c = 0; c < (size_t)map->width * map->height; c++)
+			if ((uint64_t)map->layers[li].gid[c] * k * k > 0x7FFFFFFFu) {
+				snprintf(err, err_len, "tile id %u of layer \"%s\" gives ROM tile numbers beyond 2^31-1",
+					 map->layers[li].gid[c], map->layers[li].name);
+				return -1;
+			}
+	return 0;
+}
+
+/* Each layer's depth: opt->bpp, or its entry in opt->layer_bpp. Returns a malloc'd array of
+ * map->layer_count entries, or NULL with err set. */
+static uint32_t *layer_depths(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+			      char *err, size_t err_len)
+{
+	uint32_t *bpp = malloc(map->layer_count * sizeof *bpp);
 	if (bpp == NULL) {
 		snprintf(err, err_len, "out of memory");
-		return -1;
+		return NULL;
 	}
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		bpp[li] = opt->bpp;
@@ -523,7 +529,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 			snprintf(err, err_len, "layer \"%s\": bpp must be 4 or 8, not %u",
 				 opt->layer_bpp[j].name, opt->layer_bpp[j].bpp);
 			free(bpp);
-			return -1;
+			return NULL;
 		}
 		for (uint32_t li = 0; li < map->layer_count; li++)
 			if (strcmp(map->layers[li].name, opt->layer_bpp[j].name) == 0) {
@@ -533,83 +539,123 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 		if (!found) {
 			snprintf(err, err_len, "the map has no tile layer \"%s\"", opt->layer_bpp[j].name);
 			free(bpp);
-			return -1;
+			return NULL;
 		}
 	}
-	if (frames == 0) {
-		switch (opt->path) {
-		case AGB_PATH_DOWN:
-			frames = ceil_div(max_y, opt->speed);
-			break;
-		case AGB_PATH_PINGPONG:
-			frames = 2u * ceil_div(max_x, opt->speed);
-			break;
-		case AGB_PATH_DIAGONAL:
-			frames = 2u * ceil_div(max_x > max_y ? max_x : max_y, opt->speed);
-			break;
-		default:
-			frames = ceil_div(max_x, opt->speed);
-			break;
-		}
-	}
+	return bpp;
+}
 
-	for (uint32_t f = 0; f <= frames && !st.oom; f++) {
-		uint64_t d = (uint64_t)f * opt->speed;
-		uint32_t x = 0, y = max_y;
-		switch (opt->path) {
-		case AGB_PATH_RIGHT:
-			x = min_u32(d, max_x);
-			break;
-		case AGB_PATH_LEFT:
-			x = max_x - min_u32(d, max_x);
-			break;
-		case AGB_PATH_PINGPONG:
-			x = bounce(d, max_x);
-			break;
-		case AGB_PATH_DOWN:
-			y = min_u32(d, max_y);
-			break;
-		case AGB_PATH_DIAGONAL:
-			x = bounce(d, max_x);
-			y = bounce(d, max_y);
-			break;
-		}
-		x /= 8u;
-		y /= 8u;
-		for (uint32_t li = 0; li < map->layer_count; li++) {
-			const struct agb_tilemap_layer *l = &map->layers[li];
-			for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
-				for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
-					uint32_t nx = held(sx, x), ny = held(sy, y);
-					uint32_t now = tile_at(map, l, k, nx, ny), was;
-					if (f == 0) {
-						if (now != 0)
-							emit(&st, AGB_OP_REF, now, bpp[li]);
-						continue;
-					}
-					if (nx == held(sx, ox) && ny == held(sy, oy))
-						continue;
-					was = tile_at(map, l, k, held(sx, ox), held(sy, oy));
-					/* New first, then old: a tile that stays on screen is never released
-					 * and uploaded again in between. */
-					if (now != 0)
-						emit(&st, AGB_OP_REF, now, bpp[li]);
-					if (was != 0)
-						emit(&st, AGB_OP_UNREF, was, bpp[li]);
-				}
-		}
-		emit(&st, AGB_OP_FRAME, 0, 0);
-		ox = x;
-		oy = y;
+/* The frames of one pass (one round trip for pingpong and diagonal) when none were asked. */
+static uint32_t pass_frames(const struct agb_stream_options *opt, const struct camera *cam)
+{
+	switch (opt->path) {
+	case AGB_PATH_DOWN:
+		return ceil_div(cam->max_y, opt->speed);
+	case AGB_PATH_PINGPONG:
+		return 2u * ceil_div(cam->max_x, opt->speed);
+	case AGB_PATH_DIAGONAL:
+		return 2u * ceil_div(cam->max_x > cam->max_y ? cam->max_x : cam->max_y, opt->speed);
+	default:
+		return ceil_div(cam->max_x, opt->speed);
 	}
-	/* Level exit: every screen map cleared. */
+}
+
+/* The camera's tile position (*x, *y) at frame f. */
+static void camera_at(const struct agb_stream_options *opt, const struct camera *cam, uint32_t f,
+		      uint32_t *x, uint32_t *y)
+{
+	uint64_t d = (uint64_t)f * opt->speed;
+	*x = 0;
+	*y = cam->max_y;
+	switch (opt->path) {
+	case AGB_PATH_RIGHT:
+		*x = min_u32(d, cam->max_x);
+		break;
+	case AGB_PATH_LEFT:
+		*x = cam->max_x - min_u32(d, cam->max_x);
+		break;
+	case AGB_PATH_PINGPONG:
+		*x = bounce(d, cam->max_x);
+		break;
+	case AGB_PATH_DOWN:
+		*y = min_u32(d, cam->max_y);
+		break;
+	case AGB_PATH_DIAGONAL:
+		*x = bounce(d, cam->max_x);
+		*y = bounce(d, cam->max_y);
+		break;
+	}
+	*x /= 8u;
+	*y /= 8u;
+}
+
+/* One layer's screen map going from the camera at (ox, oy) to (x, y): a ref per cell that now
+ * shows a tile, an unref per cell that showed one; on the first frame (first) only the refs. */
+static void emit_layer_move(struct stream *st, const struct agb_tilemap *map,
+			    const struct agb_tilemap_layer *l, uint32_t k, uint32_t bpp, int first,
+			    uint32_t x, uint32_t y, uint32_t ox, uint32_t oy)
+{
+	for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
+		for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
+			uint32_t nx = held(sx, x), ny = held(sy, y);
+			uint32_t now = tile_at(map, l, k, nx, ny), was;
+			if (first) {
+				if (now != 0)
+					emit(st, AGB_OP_REF, now, bpp);
+				continue;
+			}
+			if (nx == held(sx, ox) && ny == held(sy, oy))
+				continue;
+			was = tile_at(map, l, k, held(sx, ox), held(sy, oy));
+			/* New first, then old: a tile that stays on screen is never released and
+			 * uploaded again in between. */
+			if (now != 0)
+				emit(st, AGB_OP_REF, now, bpp);
+			if (was != 0)
+				emit(st, AGB_OP_UNREF, was, bpp);
+		}
+}
+
+/* Level exit: every screen map cleared (the camera last at ox, oy). */
+static void emit_level_exit(struct stream *st, const struct agb_tilemap *map, uint32_t k,
+			    const uint32_t *bpp, uint32_t ox, uint32_t oy)
+{
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
 			for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
 				uint32_t was = tile_at(map, &map->layers[li], k, held(sx, ox), held(sy, oy));
 				if (was != 0)
-					emit(&st, AGB_OP_UNREF, was, bpp[li]);
+					emit(st, AGB_OP_UNREF, was, bpp[li]);
 			}
+}
+
+int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+		       struct agb_trace *out, struct agb_event **events, char *err, size_t err_len)
+{
+	const uint32_t k = map->cell_px / 8u;
+	const uint32_t lw_px = map->width * k * 8u, lh_px = map->height * k * 8u;
+	const struct camera cam = {lw_px > 256u ? lw_px - 256u : 0, lh_px > 256u ? lh_px - 256u : 0};
+	struct stream st = {0};
+	uint32_t *bpp, frames, ox = 0, oy = 0;
+
+	memset(out, 0, sizeof *out);
+	*events = NULL;
+	if (check_stream(map, opt, k, err, err_len) != 0)
+		return -1;
+	bpp = layer_depths(map, opt, err, err_len);
+	if (bpp == NULL)
+		return -1;
+	frames = opt->frames != 0 ? opt->frames : pass_frames(opt, &cam);
+	for (uint32_t f = 0; f <= frames && !st.oom; f++) {
+		uint32_t x, y;
+		camera_at(opt, &cam, f, &x, &y);
+		for (uint32_t li = 0; li < map->layer_count; li++)
+			emit_layer_move(&st, map, &map->layers[li], k, bpp[li], f == 0, x, y, ox, oy);
+		emit(&st, AGB_OP_FRAME, 0, 0);
+		ox = x;
+		oy = y;
+	}
+	emit_level_exit(&st, map, k, bpp, ox, oy);
 	free(bpp);
 	if (st.oom) {
 		free(st.ev);
