@@ -303,105 +303,133 @@ out:
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
+/* The tile ids of a CSV grid as they are read, row after row. */
+struct csv_grid {
+	uint32_t *gid;
+	size_t count, cap;
+	uint32_t row_len, rows;
+};
+
+static int csv_oom(const struct src *s)
+{
+	snprintf(s->diag->file, sizeof s->diag->file, "%s", s->name);
+	snprintf(s->diag->message, sizeof s->diag->message, "out of memory");
+	return AGB_LOAD_IO_ERROR;
+}
+
+/* Whether the line at *i holds only blanks; if so, *i moves past it. */
+static int csv_skip_blank_line(const struct src *s, size_t *i)
+{
+	for (size_t j = *i; j < s->len && s->text[j] != '\n'; j++)
+		if (s->text[j] != ' ' && s->text[j] != '\t' && s->text[j] != '\r')
+			return 0;
+	while (*i < s->len && s->text[*i] != '\n')
+		(*i)++;
+	(*i)++;
+	return 1;
+}
+
+/* One row from *i (left at its '\n' or the end) into g, its field count in *fields. Returns
+ * AGB_LOAD_OK or the failure (diag set). */
+static int csv_row(const struct src *s, size_t *i, struct csv_grid *g, uint32_t *fields)
+{
+	const char *text = s->text;
+	size_t len = s->len;
+	*fields = 0;
+	for (;;) {
+		size_t f;
+		uint64_t v = 0;
+		int digits = 0;
+		while (*i < len && (text[*i] == ' ' || text[*i] == '\t'))
+			(*i)++;
+		f = *i;
+		while (*i < len && text[*i] >= '0' && text[*i] <= '9' && v <= 0xFFFFFFFFu) {
+			v = v * 10u + (uint64_t)(text[*i] - '0');
+			digits++;
+			(*i)++;
+		}
+		while (*i < len && (text[*i] == ' ' || text[*i] == '\t' || text[*i] == '\r'))
+			(*i)++;
+		if (digits == 0) {
+			/* Tiled's CSV export ends rows with a comma: an empty last field is fine. */
+			if (*fields > 0 && (*i >= len || text[*i] == '\n'))
+				return AGB_LOAD_OK;
+			return fail_at(s, f, "expected a tile id (a non-negative integer)");
+		}
+		if (v > 0xFFFFFFFFu)
+			return fail_at(s, f, "tile id does not fit in 32 bits");
+		if (g->count == g->cap) {
+			size_t ncap = g->cap != 0 ? g->cap * 2u : 1024u;
+			uint32_t *n = realloc(g->gid, ncap * sizeof *n);
+			if (n == NULL)
+				return csv_oom(s);
+			g->gid = n;
+			g->cap = ncap;
+		}
+		g->gid[g->count++] = (uint32_t)v & GID_MASK;
+		(*fields)++;
+		if (*i < len && text[*i] == ',') {
+			(*i)++;
+			continue;
+		}
+		if (*i >= len || text[*i] == '\n')
+			return AGB_LOAD_OK;
+		return fail_at(s, *i, "expected ',' or the end of the row");
+	}
+}
+
+/* Every row of the text into g: at least one, all as long as the first. */
+static int csv_rows(const struct src *s, struct csv_grid *g)
+{
+	size_t i = 0;
+	while (i < s->len) {
+		size_t line_start = i;
+		uint32_t fields;
+		int rc;
+		if (csv_skip_blank_line(s, &i))
+			continue;
+		rc = csv_row(s, &i, g, &fields);
+		if (rc != AGB_LOAD_OK)
+			return rc;
+		if (g->rows == 0)
+			g->row_len = fields;
+		else if (fields != g->row_len)
+			return fail_at(s, line_start, "row has %u tile ids, the first row %u", fields,
+				       g->row_len);
+		g->rows++;
+		i++;
+	}
+	return g->rows != 0 ? AGB_LOAD_OK : fail_at(s, 0, "no rows");
+}
+
 int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32_t cell_px,
 			  struct agb_tilemap *out, struct agb_diag *diag)
 {
 	struct src s = {name, text, len, diag};
-	size_t cap = 0, count = 0, i = 0;
-	uint32_t *gid = NULL, row_len = 0, rows = 0;
+	struct csv_grid g = {0};
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
 	if (cell_px < 8u || cell_px > 256u || cell_px % 8u != 0)
 		return fail_at(&s, 0, "cell size must be a multiple of 8 px up to 256, not %u", cell_px);
-	while (i < len) {
-		size_t line_start = i;
-		uint32_t fields = 0;
-		int blank = 1;
-		for (size_t j = i; j < len && text[j] != '\n'; j++)
-			if (text[j] != ' ' && text[j] != '\t' && text[j] != '\r')
-				blank = 0;
-		if (blank) {
-			while (i < len && text[i] != '\n')
-				i++;
-			i++;
-			continue;
+	rc = csv_rows(&s, &g);
+	if (rc == AGB_LOAD_OK) {
+		out->layers = calloc(1, sizeof *out->layers);
+		if (out->layers == NULL || (out->layers[0].name = dup_str("csv")) == NULL) {
+			free(out->layers);
+			out->layers = NULL;
+			rc = csv_oom(&s);
 		}
-		for (;;) {
-			size_t f = i;
-			uint64_t v = 0;
-			int digits = 0;
-			while (i < len && (text[i] == ' ' || text[i] == '\t'))
-				i++;
-			f = i;
-			while (i < len && text[i] >= '0' && text[i] <= '9' && v <= 0xFFFFFFFFu) {
-				v = v * 10u + (uint64_t)(text[i] - '0');
-				digits++;
-				i++;
-			}
-			while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r'))
-				i++;
-			if (digits == 0) {
-				/* Tiled's CSV export ends rows with a comma: an empty last field is fine. */
-				if (fields > 0 && (i >= len || text[i] == '\n'))
-					break;
-				free(gid);
-				return fail_at(&s, f, "expected a tile id (a non-negative integer)");
-			}
-			if (v > 0xFFFFFFFFu) {
-				free(gid);
-				return fail_at(&s, f, "tile id does not fit in 32 bits");
-			}
-			if (count == cap) {
-				size_t ncap = cap != 0 ? cap * 2u : 1024u;
-				uint32_t *g = realloc(gid, ncap * sizeof *g);
-				if (g == NULL) {
-					free(gid);
-					snprintf(diag->file, sizeof diag->file, "%s", name);
-					snprintf(diag->message, sizeof diag->message, "out of memory");
-					return AGB_LOAD_IO_ERROR;
-				}
-				gid = g;
-				cap = ncap;
-			}
-			gid[count++] = (uint32_t)v & GID_MASK;
-			fields++;
-			if (i < len && text[i] == ',') {
-				i++;
-				continue;
-			}
-			if (i >= len || text[i] == '\n')
-				break;
-			free(gid);
-			return fail_at(&s, i, "expected ',' or the end of the row");
-		}
-		if (rows == 0)
-			row_len = fields;
-		else if (fields != row_len) {
-			free(gid);
-			return fail_at(&s, line_start, "row has %u tile ids, the first row %u", fields,
-				       row_len);
-		}
-		rows++;
-		i++;
 	}
-	if (rows == 0) {
-		free(gid);
-		return fail_at(&s, 0, "no rows");
+	if (rc != AGB_LOAD_OK) {
+		free(g.gid);
+		return rc;
 	}
-	out->layers = calloc(1, sizeof *out->layers);
-	if (out->layers == NULL || (out->layers[0].name = dup_str("csv")) == NULL) {
-		free(out->layers);
-		out->layers = NULL;
-		free(gid);
-		snprintf(diag->file, sizeof diag->file, "%s", name);
-		snprintf(diag->message, sizeof diag->message, "out of memory");
-		return AGB_LOAD_IO_ERROR;
-	}
-	out->layers[0].gid = gid;
+	out->layers[0].gid = g.gid;
 	out->layer_count = 1;
-	out->width = row_len;
-	out->height = rows;
+	out->width = g.row_len;
+	out->height = g.rows;
 	out->cell_px = cell_px;
 	return AGB_LOAD_OK;
 }
