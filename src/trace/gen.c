@@ -373,94 +373,115 @@ static uint32_t y_depth(uint32_t y)
 	return 0x7000u - y * 16u;
 }
 
+/* One room's set and the walkers in it, the player's depth and the dialog on screen. */
+struct rpg {
+	uint32_t types[MAX_NPC_TYPES][8], ntypes;
+	uint32_t props[MAX_PROPS][4], nprop_frames[MAX_PROPS], nprops, prop_sid[MAX_PROPS];
+	struct npc npcs[MAX_NPCS];
+	uint32_t nnpcs, player_sid, player_y, room_left;
+	uint32_t dialog_gfx[4], dialog_sid[4], dialog_left;
+};
+
+/* Leave the room: hide and unload its set. */
+static void rpg_leave_room(struct gen *g, struct rpg *r)
+{
+	for (uint32_t i = 0; i < r->nnpcs; i++)
+		hide(g, &r->npcs[i].sid);
+	for (uint32_t i = 0; i < r->nprops; i++) {
+		hide(g, &r->prop_sid[i]);
+		for (uint32_t k = 0; k < r->nprop_frames[i]; k++)
+			release(g, &r->props[i][k]);
+	}
+	for (uint32_t t = 0; t < r->ntypes; t++)
+		for (int k = 0; k < 8; k++)
+			release(g, &r->types[t][k]);
+}
+
+/* Enter the next room: 2-5 NPC types (4 directions x 2 frames each), props, the NPCs. */
+static void rpg_enter_room(struct gen *g, struct rpg *r)
+{
+	r->ntypes = 2u + rnd(g, 4);
+	for (uint32_t t = 0; t < r->ntypes; t++)
+		for (int k = 0; k < 8; k++)
+			r->types[t][k] = chance(g, 8) ? gfx(g, 32, 32, 4) : gfx(g, 16, 32, 4);
+	r->nprops = 1u + rnd(g, MAX_PROPS);
+	for (uint32_t i = 0; i < r->nprops; i++) {
+		uint32_t kind = rnd(g, 3);
+		r->nprop_frames[i] = kind == 2 ? 4u : 2u;
+		for (uint32_t k = 0; k < r->nprop_frames[i]; k++)
+			r->props[i][k] = kind == 0   ? gfx(g, 16, 16, 4)
+					 : kind == 1 ? gfx(g, 32, 32, 4)
+						     : gfx(g, 16, 32, 4);
+		r->prop_sid[i] = show(g, y_depth(rnd(g, 160)));
+	}
+	r->nnpcs = 2u + rnd(g, MAX_NPCS - 1);
+	for (uint32_t i = 0; i < r->nnpcs; i++) {
+		r->npcs[i].y = rnd(g, 160);
+		r->npcs[i].type = rnd(g, r->ntypes);
+		r->npcs[i].sid = show(g, y_depth(r->npcs[i].y));
+	}
+	r->room_left = 300u + rnd(g, 600);
+}
+
+/* Walking changes screen y, and with it the depth. */
+static void rpg_walk(struct gen *g, struct rpg *r)
+{
+	for (uint32_t i = 0; i < r->nnpcs; i++) {
+		if (r->npcs[i].sid == NONE || !chance(g, 20))
+			continue;
+		r->npcs[i].y = (r->npcs[i].y + 156u + rnd(g, 9)) % 160u;
+		set_z(g, r->npcs[i].sid, y_depth(r->npcs[i].y));
+	}
+	if (chance(g, 8)) {
+		r->player_y = (r->player_y + 158u + rnd(g, 5)) % 160u;
+		set_z(g, r->player_sid, y_depth(r->player_y));
+	}
+}
+
+/* Dialogs: a 64x64 portrait and a box of three 64x32 pieces, in front of everything. */
+static void rpg_dialog(struct gen *g, struct rpg *r)
+{
+	if (r->dialog_left == 0 && r->dialog_gfx[0] == NONE && chance(g, 500)) {
+		r->dialog_gfx[0] = gfx(g, 64, 64, 4);
+		for (int k = 1; k < 4; k++)
+			r->dialog_gfx[k] = gfx(g, 64, 32, 4);
+		for (int k = 0; k < 4; k++)
+			r->dialog_sid[k] = show(g, 0x0400);
+		r->dialog_left = 120u + rnd(g, 180);
+	}
+	if (r->dialog_left != 0 && --r->dialog_left == 0) {
+		for (int k = 0; k < 4; k++) {
+			hide(g, &r->dialog_sid[k]);
+			release(g, &r->dialog_gfx[k]);
+		}
+	}
+}
+
 static void rpg(struct gen *g, uint32_t frames)
 {
-	uint32_t player[12], font[48], cursor;
-	uint32_t types[MAX_NPC_TYPES][8], ntypes = 0;
-	uint32_t props[MAX_PROPS][4], nprop_frames[MAX_PROPS], nprops = 0, prop_sid[MAX_PROPS];
-	struct npc npcs[MAX_NPCS];
-	uint32_t nnpcs = 0, player_sid, player_y = 80, room_left = 0;
-	uint32_t dialog_gfx[4] = {NONE, NONE, NONE, NONE}, dialog_sid[4] = {NONE, NONE, NONE, NONE};
-	uint32_t dialog_left = 0;
-
+	struct rpg r = {.player_y = 80};
+	for (int k = 0; k < 4; k++)
+		r.dialog_gfx[k] = r.dialog_sid[k] = NONE;
 	/* Resident: the player's 4 directions x 3 frames (16x32 4bpp), a dialog font of 8x16
 	 * glyphs, a cursor. */
 	for (int i = 0; i < 12; i++)
-		player[i] = gfx(g, 16, 32, 4);
+		(void)gfx(g, 16, 32, 4);
 	for (int i = 0; i < 48; i++)
-		font[i] = gfx(g, 8, 16, 4);
-	cursor = gfx(g, 8, 8, 4);
-	player_sid = show(g, y_depth(player_y));
-	(void)player;
-	(void)font;
-	(void)cursor;
+		(void)gfx(g, 8, 16, 4);
+	(void)gfx(g, 8, 8, 4);
+	r.player_sid = show(g, y_depth(r.player_y));
 
 	for (uint32_t f = 0; f < frames; f++) {
-		if (room_left == 0) {
-			/* Leave the room: hide and unload its set (the frame of the fade). */
-			for (uint32_t i = 0; i < nnpcs; i++)
-				hide(g, &npcs[i].sid);
-			for (uint32_t i = 0; i < nprops; i++) {
-				hide(g, &prop_sid[i]);
-				for (uint32_t k = 0; k < nprop_frames[i]; k++)
-					release(g, &props[i][k]);
-			}
-			for (uint32_t t = 0; t < ntypes; t++)
-				for (int k = 0; k < 8; k++)
-					release(g, &types[t][k]);
-			frame(g);
+		if (r.room_left == 0) {
+			rpg_leave_room(g, &r);
+			frame(g); /* the frame of the fade */
 			if (++f >= frames)
 				break;
-			/* Enter the next room: 2-5 NPC types (4 directions x 2 frames each), props. */
-			ntypes = 2u + rnd(g, 4);
-			for (uint32_t t = 0; t < ntypes; t++)
-				for (int k = 0; k < 8; k++)
-					types[t][k] = chance(g, 8) ? gfx(g, 32, 32, 4) : gfx(g, 16, 32, 4);
-			nprops = 1u + rnd(g, MAX_PROPS);
-			for (uint32_t i = 0; i < nprops; i++) {
-				uint32_t kind = rnd(g, 3);
-				nprop_frames[i] = kind == 2 ? 4u : 2u;
-				for (uint32_t k = 0; k < nprop_frames[i]; k++)
-					props[i][k] = kind == 0   ? gfx(g, 16, 16, 4)
-						      : kind == 1 ? gfx(g, 32, 32, 4)
-								  : gfx(g, 16, 32, 4);
-				prop_sid[i] = show(g, y_depth(rnd(g, 160)));
-			}
-			nnpcs = 2u + rnd(g, MAX_NPCS - 1);
-			for (uint32_t i = 0; i < nnpcs; i++) {
-				npcs[i].y = rnd(g, 160);
-				npcs[i].type = rnd(g, ntypes);
-				npcs[i].sid = show(g, y_depth(npcs[i].y));
-			}
-			room_left = 300u + rnd(g, 600);
+			rpg_enter_room(g, &r);
 		}
-		room_left--;
-		/* Walking changes screen y, and with it the depth. */
-		for (uint32_t i = 0; i < nnpcs; i++) {
-			if (npcs[i].sid == NONE || !chance(g, 20))
-				continue;
-			npcs[i].y = (npcs[i].y + 156u + rnd(g, 9)) % 160u;
-			set_z(g, npcs[i].sid, y_depth(npcs[i].y));
-		}
-		if (chance(g, 8)) {
-			player_y = (player_y + 158u + rnd(g, 5)) % 160u;
-			set_z(g, player_sid, y_depth(player_y));
-		}
-		/* Dialogs: a 64x64 portrait and a box of three 64x32 pieces, in front of everything. */
-		if (dialog_left == 0 && dialog_gfx[0] == NONE && chance(g, 500)) {
-			dialog_gfx[0] = gfx(g, 64, 64, 4);
-			for (int k = 1; k < 4; k++)
-				dialog_gfx[k] = gfx(g, 64, 32, 4);
-			for (int k = 0; k < 4; k++)
-				dialog_sid[k] = show(g, 0x0400);
-			dialog_left = 120u + rnd(g, 180);
-		}
-		if (dialog_left != 0 && --dialog_left == 0) {
-			for (int k = 0; k < 4; k++) {
-				hide(g, &dialog_sid[k]);
-				release(g, &dialog_gfx[k]);
-			}
-		}
+		r.room_left--;
+		rpg_walk(g, &r);
+		rpg_dialog(g, &r);
 		frame(g);
 	}
 }
