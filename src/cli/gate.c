@@ -14,7 +14,7 @@
 #include "cli/gate_metrics.h"
 #include "cli/gate_report.h"
 #include "cli/gate_traces.h"
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
 

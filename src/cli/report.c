@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/agbsim.h"
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 
 static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
 					   AGB_OP_UNREF};
