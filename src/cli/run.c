@@ -166,13 +166,6 @@ void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n)
 	fputs("; measure them with --cycles=mgba (about half a second per trace)\n", stderr);
 }
 
-/* key: value as the next member of the line's object. */
-static void member_u32(struct agbsim_json *w, const char *key, uint32_t v)
-{
-	agbsim_json_key(w, key);
-	agbsim_json_u32(w, v);
-}
-
 /* offset and granted of a served request (offset null, granted 0 for one that failed). */
 static void member_block(struct agbsim_json *w, const struct agbsim_events_out *e,
 			 const struct agb_replay_obs *o)
@@ -182,7 +175,7 @@ static void member_block(struct agbsim_json *w, const struct agbsim_events_out *
 		agbsim_json_u32(w, o->addr - e->arena_addr);
 	else
 		agbsim_json_null(w);
-	member_u32(w, "granted", o->outcome == AGB_OUTCOME_OK ? o->granted : 0u);
+	agbsim_json_member_u32(w, "granted", o->outcome == AGB_OUTCOME_OK ? o->granted : 0u);
 }
 
 void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
@@ -192,40 +185,38 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 	struct agbsim_json w;
 	agbsim_json_init(&w, e->out);
 	agbsim_json_object(&w, AGBSIM_JSON_COMPACT);
-	member_u32(&w, "event", o->index);
-	agbsim_json_key(&w, "op");
-	agbsim_json_string(&w, agb_op_name(o->op));
+	agbsim_json_member_u32(&w, "event", o->index);
+	agbsim_json_member_string(&w, "op", agb_op_name(o->op));
 	switch (o->op) {
 	case AGB_OP_ALLOC:
 	case AGB_OP_REALLOC:
-		member_u32(&w, "id", o->id);
-		member_u32(&w, "size", o->requested);
+		agbsim_json_member_u32(&w, "id", o->id);
+		agbsim_json_member_u32(&w, "size", o->requested);
 		member_block(&w, e, o);
 		break;
 	case AGB_OP_FREE:
-		member_u32(&w, "id", o->id);
+		agbsim_json_member_u32(&w, "id", o->id);
 		if (o->outcome == AGB_OUTCOME_OK)
 			member_block(&w, e, o);
 		break;
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
-		member_u32(&w, "tile", o->id);
-		member_u32(&w, "bpp", o->requested);
-		member_u32(&w, "result", o->result);
+		agbsim_json_member_u32(&w, "tile", o->id);
+		agbsim_json_member_u32(&w, "bpp", o->requested);
+		agbsim_json_member_u32(&w, "result", o->result);
 		break;
 	default:
 		break;
 	}
-	agbsim_json_key(&w, "outcome");
-	agbsim_json_string(&w, outcome[o->outcome]);
-	member_u32(&w, "cycles", o->cycles);
-	member_u32(&w, "bus_cycles", o->bus_cycles);
-	member_u32(&w, "accesses", o->accesses);
+	agbsim_json_member_string(&w, "outcome", outcome[o->outcome]);
+	agbsim_json_member_u32(&w, "cycles", o->cycles);
+	agbsim_json_member_u32(&w, "bus_cycles", o->bus_cycles);
+	agbsim_json_member_u32(&w, "accesses", o->accesses);
 	if (e->features) {
-		member_u32(&w, "stores", o->stores);
-		member_u32(&w, "rom_reads", o->rom_reads);
-		member_u32(&w, "size_log2", agb_cycle_size_log2(o->requested));
-		member_u32(&w, "work", o->work);
+		agbsim_json_member_u32(&w, "stores", o->stores);
+		agbsim_json_member_u32(&w, "rom_reads", o->rom_reads);
+		agbsim_json_member_u32(&w, "size_log2", agb_cycle_size_log2(o->requested));
+		agbsim_json_member_u32(&w, "work", o->work);
 	}
 	agbsim_json_end(&w);
 	agbsim_json_finish(&w);

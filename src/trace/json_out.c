@@ -209,6 +209,24 @@ int agbsim_json_cjson(struct agbsim_json *w, const cJSON *v)
 	return 0;
 }
 
+void agbsim_json_member_string(struct agbsim_json *w, const char *key, const char *s)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_string(w, s);
+}
+
+void agbsim_json_member_u32(struct agbsim_json *w, const char *key, uint32_t v)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_u32(w, v);
+}
+
+void agbsim_json_member_u64(struct agbsim_json *w, const char *key, uint64_t v)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_u64(w, v);
+}
+
 void agbsim_json_finish(struct agbsim_json *w)
 {
 	assert(w->depth == 0);

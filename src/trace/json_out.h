@@ -65,6 +65,11 @@ void agbsim_json_sig(struct agbsim_json *w, double v, int digits);
  * file being rewritten. Returns 0, or -1 when out of memory (nothing written). */
 int agbsim_json_cjson(struct agbsim_json *w, const cJSON *v);
 
+/* A member of an object in one call: agbsim_json_key(w, key) and the value. */
+void agbsim_json_member_string(struct agbsim_json *w, const char *key, const char *s);
+void agbsim_json_member_u32(struct agbsim_json *w, const char *key, uint32_t v);
+void agbsim_json_member_u64(struct agbsim_json *w, const char *key, uint64_t v);
+
 /* Ends the document with a newline (all containers must be closed). */
 void agbsim_json_finish(struct agbsim_json *w);
 

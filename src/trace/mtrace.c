@@ -513,18 +513,15 @@ static void write_stats(struct agbsim_json *w, const struct conv *c)
     };
     agbsim_json_object(w, AGBSIM_JSON_INLINE);
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
-        agbsim_json_key(w, figures[i].key);
-        agbsim_json_u64(w, figures[i].v);
+        agbsim_json_member_u64(w, figures[i].key, figures[i].v);
     }
     agbsim_json_key(w, "truncated");
     agbsim_json_bool(w, r->truncated);
     if (c->opt.max_live) {
-        agbsim_json_key(w, "max_live");
-        agbsim_json_u64(w, c->opt.max_live);
+        agbsim_json_member_u64(w, "max_live", c->opt.max_live);
     }
     if (r->truncated) {
-        agbsim_json_key(w, "truncated_at_line");
-        agbsim_json_u64(w, r->truncated_at_line);
+        agbsim_json_member_u64(w, "truncated_at_line", r->truncated_at_line);
     }
     agbsim_json_end(w);
 }
@@ -536,17 +533,12 @@ static int write_trace(struct conv *c, FILE *out)
     struct agbsim_json w;
     agbsim_json_init(&w, out);
     agbsim_json_object(&w, AGBSIM_JSON_LINES);
-    agbsim_json_key(&w, "version");
-    agbsim_json_u32(&w, 1);
-    agbsim_json_key(&w, "arena");
-    agbsim_json_string(&w, c->opt.arena);
-    agbsim_json_key(&w, "arena_bytes");
-    agbsim_json_u64(&w, c->opt.arena_bytes);
-    agbsim_json_key(&w, "name");
-    agbsim_json_string(&w, c->opt.name);
+    agbsim_json_member_u32(&w, "version", 1);
+    agbsim_json_member_string(&w, "arena", c->opt.arena);
+    agbsim_json_member_u64(&w, "arena_bytes", c->opt.arena_bytes);
+    agbsim_json_member_string(&w, "name", c->opt.name);
     if (c->opt.source) {
-        agbsim_json_key(&w, "source");
-        agbsim_json_string(&w, c->opt.source);
+        agbsim_json_member_string(&w, "source", c->opt.source);
     }
     agbsim_json_key(&w, "mtrace");
     write_stats(&w, c);

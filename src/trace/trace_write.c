@@ -64,19 +64,14 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 	int bad = 0;
 	agbsim_json_init(&w, out);
 	agbsim_json_object(&w, AGBSIM_JSON_COMPACT);
-	agbsim_json_key(&w, "version");
-	agbsim_json_u32(&w, 1);
-	agbsim_json_key(&w, "arena");
-	agbsim_json_string(&w, agb_arena_name(t->arena));
-	agbsim_json_key(&w, "arena_bytes");
-	agbsim_json_u32(&w, t->arena_bytes);
+	agbsim_json_member_u32(&w, "version", 1);
+	agbsim_json_member_string(&w, "arena", agb_arena_name(t->arena));
+	agbsim_json_member_u32(&w, "arena_bytes", t->arena_bytes);
 	if (t->name != NULL) {
-		agbsim_json_key(&w, "name");
-		agbsim_json_string(&w, t->name);
+		agbsim_json_member_string(&w, "name", t->name);
 	}
 	if (t->source != NULL) {
-		agbsim_json_key(&w, "source");
-		agbsim_json_string(&w, t->source);
+		agbsim_json_member_string(&w, "source", t->source);
 	}
 	agbsim_json_key(&w, "events");
 	agbsim_json_array(&w, AGBSIM_JSON_ROWS);
