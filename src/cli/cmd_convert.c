@@ -279,18 +279,6 @@ static int convert_option(void *ctx, int opt, const char *arg)
 	struct convert_args *a = ctx;
 	uint32_t v;
 	switch (opt) {
-	case 'F':
-		a->from = arg;
-		return AGBSIM_EXIT_OK;
-	case 'o':
-		a->out = arg;
-		return AGBSIM_EXIT_OK;
-	case 'n':
-		a->mo.name = arg;
-		return AGBSIM_EXIT_OK;
-	case 's':
-		a->mo.source = arg;
-		return AGBSIM_EXIT_OK;
 	case 'b':
 	case 'k':
 	case 'L':
@@ -341,7 +329,13 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct convert_args a = {.from = "mtrace", .cell_px = 8};
-	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('F', struct convert_args, from),
+		AGBSIM_CLI_TEXT('o', struct convert_args, out),
+		AGBSIM_CLI_TEXT('n', struct convert_args, mo.name),
+		AGBSIM_CLI_TEXT('s', struct convert_args, mo.source), {0, 0}};
+	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL,
+				       texts};
 	int first, rc;
 	agb_mtrace_options_init(&a.mo);
 	agb_stream_options_init(&a.so);
