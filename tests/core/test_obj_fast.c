@@ -229,12 +229,14 @@ static void note_worst(struct pair *p, uint32_t *worst, uint32_t meta)
 	pair_done(p);
 }
 
+/* The bytes of the eight sprite shapes' sizes at 4bpp, 8x8 to 64x64. */
+static const uint32_t sprite_sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+
 /* A sprite's request: one of the eight sprite sizes (of the smaller four: _small), 8bpp
  * (align 64) half the time. */
 static void sprite_request_n(uint32_t *seed, uint32_t kinds, uint32_t *size, uint32_t *align)
 {
-	static const uint32_t sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
-	*size = sizes[xs32(seed) % kinds];
+	*size = sprite_sizes[xs32(seed) % kinds];
 	*align = (xs32(seed) & 1u) ? 64u : 1u;
 }
 
@@ -272,7 +274,6 @@ static void pair_churn(struct pair *p, uint32_t seed,
 static void worst_case_alloc_cost(void **state)
 {
 	(void)state;
-	static const uint32_t sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
 	uint32_t addr[1024], worst[2] = {0, 0};
 	for (uint32_t meta = 0; meta < 2; meta++) {
 		uint32_t meta_addr = meta ? MEM_IWRAM : MEM_EWRAM;
@@ -284,7 +285,7 @@ static void worst_case_alloc_cost(void **state)
 			pair_alloc(&p, 32, 1);
 			pair_alloc(&p, 32, 1);
 			for (size_t s = 0; s < 8; s++)
-				pair_alloc(&p, sizes[s], 1);
+				pair_alloc(&p, sprite_sizes[s], 1);
 			note_worst(&p, worst, meta);
 		}
 		/* Every class present below the one asked for, in every word. */
@@ -293,7 +294,7 @@ static void worst_case_alloc_cost(void **state)
 			pair_init(&p, 0x8000u, 0, meta_addr);
 			fill_singles(&p, addr, keep_one_per_chunk, k);
 			for (size_t s = 0; s < 8; s++)
-				pair_alloc(&p, sizes[s], s % 2 ? 64u : 1u);
+				pair_alloc(&p, sprite_sizes[s], s % 2 ? 64u : 1u);
 			note_worst(&p, worst, meta);
 		}
 		/* Random fragmented states, sprite-sized requests only (the smaller four sizes in
