@@ -229,7 +229,7 @@ static void note_worst(struct pair *p, uint32_t *worst, uint32_t meta)
 	pair_done(p);
 }
 
-/* The bytes of the eight sprite shapes' sizes at 4bpp, 8x8 to 64x64. */
+/* Sprite graphics sizes in bytes: 8x8 at 4bpp (32) up to 64x64 at 8bpp (4096). */
 static const uint32_t sprite_sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
 
 /* A sprite's request: one of the eight sprite sizes (of the smaller four: _small), 8bpp
