@@ -64,7 +64,8 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 				sep);
 			break;
 		case AGB_OP_FRAME:
-			fprintf(out, "\n[\"frame\"]%s", sep);
+			fprintf(out, "\n[\"frame\"%s]%s", e->size == AGB_FRAME_LOAD ? ",\"load\"" : "",
+				sep);
 			break;
 		case AGB_OP_SPR_SHOW:
 		case AGB_OP_SPR_Z:
