@@ -156,8 +156,8 @@ struct agb_heap_core {
 
 /* Adapters from the core table's `void *state` interface to a core's typed API
  * (agb_<p>_<verb>(agb_<p> *, ...)): AGB_CORE_ADAPTER(p, verb) defines `static ... core_<verb>`
- * for one verb, to be named in the core's table; AGB_HEAP_CORE_ADAPTERS(p) defines the eight
- * every heap has. Every core builds its table from these, so no core writes an adapter by hand. */
+ * for one verb, to be named in the core's table; the families below define the usual sets.
+ * Every core builds its table from these, so no core writes an adapter by hand. */
 #define AGB_CORE_ADAPTER(p, verb) AGB_CORE_ADAPTER_##verb(p)
 
 #define AGB_CORE_ADAPTER_init(p)                                                                    \
@@ -276,18 +276,37 @@ struct agb_heap_core {
 		return agb_##p##_pop(st, side, bytes);                                             \
 	}
 
-/* The five observation and setup members every palette core has (it serves no alloc/free). */
-#define AGB_PAL_CORE_ADAPTERS(p)                                                                    \
+/* The adapter families, each the one before it plus the verbs named:
+ *   BASE    init, stats, walk, check, overhead_bytes: every core (palette and tile managers
+ *           serve no alloc/free and add their own verbs);
+ *   BLOCK   + alloc, free: block allocators without a realloc of their own (obj, obj-fast, oam);
+ *   HEAP    + realloc: the general heaps;
+ *   LINEAR  BASE + alloc, realloc, mark, reset: linear allocators (no single free).
+ * AGB_<family>_CORE_ADAPTERS(p) defines the adapters (each list in the order the cores have
+ * always had, which is their order in the GBA build's ROM); AGB_<family>_CORE_MEMBERS names
+ * them in the core's table (members outside the family stay NULL unless the core names its own):
+ * `const struct agb_heap_core agb_x_core = { .name = "x", ..., AGB_HEAP_CORE_MEMBERS, ... };` */
+#define AGB_BASE_CORE_ADAPTERS(p)                                                                   \
 	AGB_CORE_ADAPTER(p, init)                                                                  \
 	AGB_CORE_ADAPTER(p, stats)                                                                 \
 	AGB_CORE_ADAPTER(p, walk)                                                                  \
 	AGB_CORE_ADAPTER(p, check)                                                                 \
 	AGB_CORE_ADAPTER(p, overhead_bytes)
-#define AGB_PAL_CORE_MEMBERS                                                                        \
+#define AGB_BASE_CORE_MEMBERS                                                                       \
 	.init = core_init, .stats = core_stats, .walk = core_walk, .check = core_check,            \
 	.overhead_bytes = core_overhead_bytes
 
-#define AGB_HEAP_CORE_ADAPTERS(p)                                                                   \
+#define AGB_BLOCK_CORE_ADAPTERS(p)                                                                 \
+	AGB_CORE_ADAPTER(p, init)                                                                  \
+	AGB_CORE_ADAPTER(p, alloc)                                                                 \
+	AGB_CORE_ADAPTER(p, free)                                                                  \
+	AGB_CORE_ADAPTER(p, stats)                                                                 \
+	AGB_CORE_ADAPTER(p, walk)                                                                  \
+	AGB_CORE_ADAPTER(p, check)                                                                 \
+	AGB_CORE_ADAPTER(p, overhead_bytes)
+#define AGB_BLOCK_CORE_MEMBERS AGB_BASE_CORE_MEMBERS, .alloc = core_alloc, .free = core_free
+
+#define AGB_HEAP_CORE_ADAPTERS(p)                                                                  \
 	AGB_CORE_ADAPTER(p, init)                                                                  \
 	AGB_CORE_ADAPTER(p, alloc)                                                                 \
 	AGB_CORE_ADAPTER(p, free)                                                                  \
@@ -296,9 +315,9 @@ struct agb_heap_core {
 	AGB_CORE_ADAPTER(p, walk)                                                                  \
 	AGB_CORE_ADAPTER(p, check)                                                                 \
 	AGB_CORE_ADAPTER(p, overhead_bytes)
+#define AGB_HEAP_CORE_MEMBERS AGB_BLOCK_CORE_MEMBERS, .realloc = core_realloc
 
-/* The adapters of a linear allocator (bump, stack2): no single free; mark and reset. */
-#define AGB_LINEAR_CORE_ADAPTERS(p)                                                                 \
+#define AGB_LINEAR_CORE_ADAPTERS(p)                                                                \
 	AGB_CORE_ADAPTER(p, init)                                                                  \
 	AGB_CORE_ADAPTER(p, alloc)                                                                 \
 	AGB_CORE_ADAPTER(p, realloc)                                                               \
@@ -308,12 +327,10 @@ struct agb_heap_core {
 	AGB_CORE_ADAPTER(p, overhead_bytes)                                                        \
 	AGB_CORE_ADAPTER(p, mark)                                                                  \
 	AGB_CORE_ADAPTER(p, reset)
-
-/* Their table members; memory comes back only through reset, so free is NULL by design. */
+/* Memory comes back only through reset, so free is NULL by design. */
 #define AGB_LINEAR_CORE_MEMBERS                                                                     \
-	.init = core_init, .alloc = core_alloc, .free = NULL, .realloc = core_realloc,             \
-	.stats = core_stats, .walk = core_walk, .check = core_check,                               \
-	.overhead_bytes = core_overhead_bytes, .mark = core_mark, .reset = core_reset
+	AGB_BASE_CORE_MEMBERS, .alloc = core_alloc, .free = NULL, .realloc = core_realloc,         \
+	.mark = core_mark, .reset = core_reset
 
 /* Copies `bytes` from `from` to `to` a word at a time through the machine (both 4-aligned; a
  * tail short of a word is copied whole): the move of a realloc that cannot stay in place. One
@@ -334,13 +351,6 @@ static inline void agb_heap_stats_one_run(struct agb_heap_stats *out, uint32_t b
 	out->free_runs = bytes != 0;
 	out->free_sq_sum = (uint64_t)bytes * bytes;
 }
-
-/* The eight heap members of a core table, naming the adapters AGB_HEAP_CORE_ADAPTERS defined:
- * `const struct agb_heap_core agb_x_core = { .name = "x", ..., AGB_HEAP_CORE_MEMBERS, ... };` */
-#define AGB_HEAP_CORE_MEMBERS                                                                       \
-	.init = core_init, .alloc = core_alloc, .free = core_free, .realloc = core_realloc,        \
-	.stats = core_stats, .walk = core_walk, .check = core_check,                               \
-	.overhead_bytes = core_overhead_bytes
 
 /* Registry of all cores compiled in, NULL-terminated. */
 extern const struct agb_heap_core *const agb_heap_cores[];

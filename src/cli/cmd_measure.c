@@ -9,7 +9,6 @@
  * the same metrics code, and the measured per-op cycles replace the model's. */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +48,7 @@ void agbsim_measured_free(struct agbsim_measured *m)
 
 #ifdef AGB_MEASURE_ENABLED
 
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof run->error, fmt, ap);
-	va_end(ap);
-	run->status = rc;
-	return rc;
-}
+#define fail agbsim_run_fail /* gba_only.h: run->error, run->status */
 
 /* What one side decided at one event. */
 struct decision {
@@ -251,7 +241,7 @@ static int gba_run(struct measure *s, const char *rom, const struct agbsim_measu
 {
 	struct agbsim_run *run = s->run;
 	struct agb_mgba_options opt = {0};
-	int mrc, rc = pack_payload(s, mo);
+	int rc = pack_payload(s, mo);
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	opt.payload = s->blob;
@@ -261,21 +251,7 @@ static int gba_run(struct measure *s, const char *rom, const struct agbsim_measu
 	opt.max_frames = 3600u + s->model_total * 8u / AGB_FRAME_CYCLES + s->n / 64u;
 	opt.png_path = mo->png_path;
 	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
-	mrc = agb_mgba_run_ex(rom, &opt, &s->res);
-	if (mrc == AGB_MGBA_ERROR)
-		return fail(run, AGBSIM_EXIT_IO, "mGBA: %s", s->res.error);
-	if (mrc == AGB_MGBA_TIMEOUT || !s->res.done)
-		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
-			    (unsigned long long)opt.max_frames);
-	if (s->res.status != AGB_BENCH_OK)
-		return fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
-			    run->trace_path, run->core->name, (int)s->res.status,
-			    s->res.log_len != 0 ? ": " : "", s->res.log_len != 0 ? s->res.log : "");
-	if (s->res.results.count != AGB_BENCH_V_COUNT ||
-	    s->res.results.values[AGB_BENCH_V_EVENTS] != s->n)
-		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
-			    rom, s->res.results.values[AGB_BENCH_V_EVENTS], s->n);
-	return AGBSIM_EXIT_OK;
+	return agbsim_gba_rom_run(run, rom, &opt, s->n, &s->res);
 }
 
 /* Marker-reading state: the op being timed and the observation being reported. */

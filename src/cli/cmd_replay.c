@@ -92,19 +92,6 @@ static int parse_args(struct replay_args *a, int argc, char **argv)
 	return agbsim_cli_one_trace("replay", argc, argv, first, &a->run.trace_path);
 }
 
-/* The loaded trace: its core, and an --arena-bytes that fits the arena's region. */
-static int pick_core(struct agbsim_run *run, const char *allocator)
-{
-	int rc = agbsim_pick_core(allocator, run->trace, &run->core);
-	if (rc != AGBSIM_EXIT_OK)
-		return rc;
-	if (run->cfg.arena_bytes > agb_arena_region_bytes(run->trace->arena))
-		return agbsim_usage_error("replay", "--arena-bytes %u is larger than %s (%u bytes)",
-					  run->cfg.arena_bytes, agb_arena_name(run->trace->arena),
-					  agb_arena_region_bytes(run->trace->arena));
-	return AGBSIM_EXIT_OK;
-}
-
 /* The replay, with --events-out streamed (and kept only when the replay succeeded). */
 static int run_with_events(struct replay_args *a)
 {
@@ -144,7 +131,7 @@ int agbsim_cmd_replay(int argc, char **argv)
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	a.run.trace = &loaded.trace;
-	rc = pick_core(&a.run, a.allocator);
+	rc = agbsim_pick_run_core("replay", a.allocator, &a.run);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = run_with_events(&a);
 	if (rc == AGBSIM_EXIT_OK) {

@@ -1,12 +1,12 @@
 /* agbsim view: the live memory map (SDL2 window) and headless PNG snapshots of it (issue 7).
  * Built without SDL2 (AGBSIM_HAVE_VIEW undefined), the command still parses its arguments and
  * then says that this agbsim has no viewer, exit status 3. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/agbsim.h"
+#include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 #ifdef AGBSIM_HAVE_VIEW
@@ -102,7 +102,38 @@ int agbsim_view_open(const char *trace_path, const struct agb_trace *t,
 #endif
 }
 
-int agbsim_cmd_view(int argc, char **argv)
+struct view_args {
+	const char *allocator, *snapshot, *at_text, *script;
+	int paused;
+	struct agbsim_run run;
+};
+
+static int view_option(void *ctx, int opt, const char *arg)
+{
+	struct view_args *a = ctx;
+	switch (opt) {
+	case 'a':
+		a->allocator = arg;
+		return AGBSIM_EXIT_OK;
+	case 'o':
+		a->snapshot = arg;
+		return AGBSIM_EXIT_OK;
+	case 't':
+		a->at_text = arg;
+		return AGBSIM_EXIT_OK;
+	case 'p':
+		a->paused = 1;
+		return AGBSIM_EXIT_OK;
+	case 'S': /* hidden: synthetic keys for the window test (see src/view/view.h) */
+		a->script = arg;
+		return AGBSIM_EXIT_OK;
+	default:
+		return AGBSIM_CLI_UNKNOWN;
+	}
+}
+
+/* The options and the one TRACE operand. Returns AGBSIM_CLI_RUN or an exit status. */
+static int parse_args(struct view_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'}, {"snapshot", required_argument, NULL, 'o'},
@@ -111,90 +142,65 @@ int agbsim_cmd_view(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *allocator = NULL, *snapshot = NULL, *at_text = NULL, *script = NULL;
-	int opt, paused = 0, rc;
-	int64_t at = -1;
-	uint32_t ev = 0;
-	struct agbsim_run run = {0};
-	struct agb_loaded_trace loaded;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			allocator = optarg;
-			break;
-		case 'o':
-			snapshot = optarg;
-			break;
-		case 't':
-			at_text = optarg;
-			break;
-		case 'p':
-			paused = 1;
-			break;
-		case 'S': /* hidden: synthetic keys for the window test (see src/view/view.h) */
-			script = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return AGBSIM_EXIT_OK;
-		case ':':
-			return agbsim_usage_error("view", "option '%s' needs a value", argv[optind - 1]);
-		default: {
-			int r = agbsim_replay_option("view", opt, optarg, &run.cfg);
-			if (r == -1)
-				return agbsim_usage_error("view", "unknown option '%s'", argv[optind - 1]);
-			if (r != AGBSIM_EXIT_OK)
-				return r;
-			break;
-		}
-		}
-	}
+	const struct agbsim_cli cli = {"view", "", longopts, usage, view_option, a, &a->run.cfg};
+	int first, rc = agbsim_cli_parse(&cli, argc, argv, &first);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
 #ifndef AGBSIM_HAVE_VIEW
 	/* Say so at once, before loading and replaying anything. */
 	return agbsim_view_open(NULL, NULL, NULL, NULL, -1, 0, NULL);
 #endif
-	if (optind != argc - 1)
-		return agbsim_usage_error("view", optind >= argc ? "no TRACE given"
-								 : "exactly one TRACE expected");
-	if (snapshot != NULL && snapshot[0] == '\0')
+	rc = agbsim_cli_one_trace("view", argc, argv, first, &a->run.trace_path);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	if (a->snapshot != NULL && a->snapshot[0] == '\0')
 		return agbsim_usage_error("view", "--snapshot wants a file name");
-	run.trace_path = argv[optind];
+	return AGBSIM_CLI_RUN;
+}
 
-	rc = agbsim_load_trace(run.trace_path, &loaded);
+/* --at against the loaded trace into *at (-1 when not given). Returns AGBSIM_EXIT_OK or
+ * AGBSIM_EXIT_USAGE after printing why. */
+static int resolve_at(const struct view_args *a, int64_t *at)
+{
+	const struct agb_trace *t = a->run.trace;
+	uint32_t ev = 0;
+	*at = -1;
+	if (a->at_text == NULL)
+		return AGBSIM_EXIT_OK;
+	if (parse_at(a->at_text, t, &ev) != 0)
+		return agbsim_usage_error("view",
+					  "--at wants an event 0..%u, frame:N with N 1..%u, or end; not '%s'",
+					  t->event_count != 0 ? t->event_count - 1u : 0u, t->frame_count,
+					  a->at_text);
+	*at = ev;
+	return AGBSIM_EXIT_OK;
+}
+
+int agbsim_cmd_view(int argc, char **argv)
+{
+	struct view_args a = {0};
+	struct agb_loaded_trace loaded;
+	int64_t at;
+	int rc = parse_args(&a, argc, argv);
+	if (rc != AGBSIM_CLI_RUN)
+		return rc;
+	rc = agbsim_load_trace(a.run.trace_path, &loaded);
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
-	run.trace = &loaded.trace;
-	if (at_text != NULL) {
-		if (parse_at(at_text, run.trace, &ev) != 0) {
-			rc = agbsim_usage_error("view",
-						"--at wants an event 0..%u, frame:N with N 1..%u, or end; not '%s'",
-						run.trace->event_count != 0 ? run.trace->event_count - 1u : 0u,
-						run.trace->frame_count, at_text);
-			goto done;
-		}
-		at = ev;
-	}
-	rc = agbsim_pick_core(allocator, run.trace, &run.core);
-	if (rc != AGBSIM_EXIT_OK)
-		goto done;
-	if (run.cfg.arena_bytes > agb_arena_region_bytes(run.trace->arena)) {
-		rc = agbsim_usage_error("view", "--arena-bytes %u is larger than %s (%u bytes)",
-					run.cfg.arena_bytes, agb_arena_name(run.trace->arena),
-					agb_arena_region_bytes(run.trace->arena));
-		goto done;
-	}
+	a.run.trace = &loaded.trace;
+	rc = resolve_at(&a, &at);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = agbsim_pick_run_core("view", a.allocator, &a.run);
 	/* A full replay first: a core that cannot run this trace is reported exactly as by
 	 * `agbsim replay` (exit 2), before any window opens or any PNG is written. */
-	rc = agbsim_run_replay(&run, 0, NULL);
-	if (rc != AGBSIM_EXIT_OK) {
-		agbsim_error("%s", run.error);
-		goto done;
+	if (rc == AGBSIM_EXIT_OK) {
+		rc = agbsim_run_replay(&a.run, 0, NULL);
+		if (rc != AGBSIM_EXIT_OK)
+			agbsim_error("%s", a.run.error);
 	}
-	rc = agbsim_view_open(run.trace_path, run.trace, &run.cfg, snapshot, at, paused, script);
-done:
+	if (rc == AGBSIM_EXIT_OK)
+		rc = agbsim_view_open(a.run.trace_path, a.run.trace, &a.run.cfg, a.snapshot, at,
+				      a.paused, a.script);
 	agb_trace_release(&loaded);
 	return rc;
 }

@@ -86,8 +86,7 @@ int agbsim_gba_rom_find(const char *file, char *out, size_t n)
 	return -1;
 }
 
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -97,7 +96,29 @@ static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 	return rc;
 }
 
+#define fail agbsim_run_fail /* short, as in cmd_measure.c */
+
 #ifdef AGB_MEASURE_ENABLED
+
+int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb_mgba_options *opt,
+		       uint32_t events, struct agb_mgba_result *res)
+{
+	int mrc = agb_mgba_run_ex(rom, opt, res);
+	if (mrc == AGB_MGBA_ERROR)
+		return fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res->error);
+	if (mrc == AGB_MGBA_TIMEOUT || !res->done)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
+			    (unsigned long long)opt->max_frames);
+	if (res->status != AGB_BENCH_OK)
+		return fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
+			    run->trace_path, run->core->name, (int)res->status,
+			    res->log_len != 0 ? ": " : "", res->log_len != 0 ? res->log : "");
+	if (res->results.count != AGB_BENCH_V_COUNT ||
+	    res->results.values[AGB_BENCH_V_EVENTS] != events)
+		return fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace (%u of %u events)",
+			    rom, res->results.values[AGB_BENCH_V_EVENTS], events);
+	return AGBSIM_EXIT_OK;
+}
 
 /* What the ROM reported for one event. */
 struct gba_event {
@@ -210,19 +231,7 @@ static int run_rom(struct agbsim_run *run, const char *rom, const struct agb_rep
 	opt.max_frames = 36000u + t->event_count / 16u; /* no model to size it by: ten minutes and more */
 	opt.png_path = mo->png_path;
 	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
-	int mrc = agb_mgba_run_ex(rom, &opt, &res);
-	if (mrc == AGB_MGBA_ERROR)
-		rc = fail(run, AGBSIM_EXIT_IO, "mGBA: %s", res.error);
-	else if (mrc == AGB_MGBA_TIMEOUT || !res.done)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not finish in %llu frames", rom,
-			  (unsigned long long)opt.max_frames);
-	else if (res.status != AGB_BENCH_OK)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: core '%s': the ROM stopped with status %d%s%s",
-			  run->trace_path, run->core->name, (int)res.status, res.log_len != 0 ? ": " : "",
-			  res.log_len != 0 ? res.log : "");
-	else if (res.results.count != AGB_BENCH_V_COUNT ||
-		 res.results.values[AGB_BENCH_V_EVENTS] != t->event_count)
-		rc = fail(run, AGBSIM_EXIT_IO, "%s: the ROM did not replay the trace", rom);
+	rc = agbsim_gba_rom_run(run, rom, &opt, t->event_count, &res);
 	if (rc == AGBSIM_EXIT_OK) {
 		read_markers(&res, t->event_count, g);
 		g->peak = res.results.values[AGB_BENCH_V_HEAP_PEAK];
@@ -289,25 +298,21 @@ static uint32_t round_up(uint32_t v, uint32_t step)
 	return step != 0 ? (v + step - 1u) / step * step : v;
 }
 
-int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
-			    const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event)
+/* Whether this GBA-only core can measure this trace as asked: its arena, only ops malloc
+ * serves, the shipped placement, a ROM found (its path in rom). Returns AGBSIM_EXIT_OK or the
+ * failure (run->error set). */
+static int check_applicable(struct agbsim_run *run, const struct agbsim_measure_opts *mo,
+			    char *rom, size_t rom_len)
 {
 	const struct agb_trace *t = run->trace;
-	const uint32_t n = t->event_count;
 	const char *file = agbsim_gba_only_rom(run->core);
-	struct gba_run g = {0};
-	uint32_t *cyc = NULL, arena_bytes, min_arena = 0;
-	char rom[PATH_MAX + 256];
-	int rc;
-
-	run->error[0] = '\0';
 	if (file == NULL)
 		return fail(run, AGBSIM_EXIT_IO, "core '%s' is not a GBA-only core", run->core->name);
 	if ((run->core->arenas & AGB_ARENA_BIT(t->arena)) == 0)
 		return fail(run, AGBSIM_EXIT_USAGE,
 			    "%s: core '%s': not applicable to %s (malloc serves the EWRAM heap only)",
 			    run->trace_path, run->core->name, agb_arena_name(t->arena));
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < t->event_count; i++) {
 		/* newlib has no verbs: the engine would stop at the first op it cannot serve. */
 		uint8_t op = t->events[i].op;
 		if (op != AGB_OP_ALLOC && op != AGB_OP_FREE && op != AGB_OP_REALLOC &&
@@ -320,11 +325,74 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 		return fail(run, AGBSIM_EXIT_USAGE,
 			    "core '%s' is linked as shipped (Thumb code in ROM): --placement=iwram does "
 			    "not apply", run->core->name);
-	if (agbsim_gba_rom_find(file, rom, sizeof rom) != 0)
+	if (agbsim_gba_rom_find(file, rom, rom_len) != 0)
 		return fail(run, AGBSIM_EXIT_IO,
 			    "no bench ROM %s for core '%s': build the GBA ROMs or set AGBSIM_GBA_DIR", file,
 			    run->core->name);
-	arena_bytes = run->cfg.arena_bytes != 0 ? run->cfg.arena_bytes : t->arena_bytes;
+	return AGBSIM_EXIT_OK;
+}
+
+/* min_arena_bytes into *min_arena: the peak of run g when it had no failures; else, with
+ * RUN_MIN_ARENA, the peak of a second ROM run on the whole region when that one has none; else
+ * 0. Returns AGBSIM_EXIT_OK or the failure (run->error set). */
+static int find_min_arena(struct agbsim_run *run, const char *rom, unsigned options,
+			  const struct gba_run *g, uint32_t *min_arena)
+{
+	const struct agb_trace *t = run->trace;
+	struct gba_run whole = {0};
+	struct agb_replay_config cfg = run->cfg;
+	struct agbsim_measure_opts quiet = {PLACEMENT_ROM, 0, NULL, NULL, 1};
+	int rc;
+	*min_arena = 0;
+	if (g->failures == 0) {
+		*min_arena = round_up(g->peak, agbsim_min_arena_step(t->arena));
+		return AGBSIM_EXIT_OK;
+	}
+	if ((options & RUN_MIN_ARENA) == 0)
+		return AGBSIM_EXIT_OK;
+	/* Failures with this pool: how large a pool would serve the trace? Try the region. */
+	cfg.arena_bytes = agb_arena_region_bytes(t->arena);
+	whole.ev = calloc((size_t)t->event_count + 1u, sizeof *whole.ev);
+	if (whole.ev == NULL)
+		return fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+	rc = run_rom(run, rom, &cfg, &quiet, &whole);
+	if (rc == AGBSIM_EXIT_OK && whole.failures == 0)
+		*min_arena = round_up(whole.peak, agbsim_min_arena_step(t->arena));
+	free(whole.ev);
+	return rc;
+}
+
+/* The per-event figures the caller asked for: mGBA's cycles, no model. Returns
+ * AGBSIM_EXIT_OK or the failure (run->error set). */
+static int keep_per_event(struct agbsim_run *run, const struct gba_run *g,
+			  struct agbsim_measured *per_event)
+{
+	const uint32_t n = run->trace->event_count;
+	per_event->model = calloc((size_t)n + 1u, sizeof *per_event->model); /* no model */
+	per_event->mgba = calloc((size_t)n + 1u, sizeof *per_event->mgba);
+	if (per_event->model == NULL || per_event->mgba == NULL)
+		return fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+	for (uint32_t i = 0; i < n; i++)
+		per_event->mgba[i] = g->ev[i].cycles;
+	per_event->marker_overhead = g->marker_overhead;
+	per_event->emulated_cycles = g->emulated_cycles;
+	return AGBSIM_EXIT_OK;
+}
+
+int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
+			    const struct agbsim_measure_opts *mo, struct agbsim_measured *per_event)
+{
+	const struct agb_trace *t = run->trace;
+	const uint32_t n = t->event_count;
+	struct gba_run g = {0};
+	uint32_t *cyc = NULL, min_arena = 0;
+	char rom[PATH_MAX + 256];
+	int rc;
+
+	run->error[0] = '\0';
+	rc = check_applicable(run, mo, rom, sizeof rom);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	g.ev = calloc((size_t)n + 1u, sizeof *g.ev);
 	cyc = calloc((size_t)n + 1u, sizeof *cyc);
 	if (g.ev == NULL || cyc == NULL) {
@@ -334,42 +402,16 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 	rc = run_rom(run, rom, &run->cfg, mo, &g);
 	if (rc != AGBSIM_EXIT_OK)
 		goto done;
-	fill_metrics(run, &g, arena_bytes, cyc, mo->events_out);
-	if (g.failures == 0) {
-		min_arena = round_up(g.peak, agbsim_min_arena_step(t->arena));
-	} else if ((options & RUN_MIN_ARENA) != 0) {
-		/* Failures with this pool: how large a pool would serve the trace? Try the region. */
-		struct gba_run whole = {0};
-		struct agb_replay_config cfg = run->cfg;
-		struct agbsim_measure_opts quiet = {PLACEMENT_ROM, 0, NULL, NULL, 1};
-		cfg.arena_bytes = agb_arena_region_bytes(t->arena);
-		whole.ev = calloc((size_t)n + 1u, sizeof *whole.ev);
-		if (whole.ev == NULL) {
-			rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
-			goto done;
-		}
-		rc = run_rom(run, rom, &cfg, &quiet, &whole);
-		if (rc == AGBSIM_EXIT_OK && whole.failures == 0)
-			min_arena = round_up(whole.peak, agbsim_min_arena_step(t->arena));
-		free(whole.ev);
-		if (rc != AGBSIM_EXIT_OK)
-			goto done;
-	}
+	fill_metrics(run, &g, run->cfg.arena_bytes != 0 ? run->cfg.arena_bytes : t->arena_bytes, cyc,
+		     mo->events_out);
+	rc = find_min_arena(run, rom, options, &g, &min_arena);
+	if (rc != AGBSIM_EXIT_OK)
+		goto done;
 	run->metrics.min_arena_bytes = min_arena;
 	run->cycle_source = "mgba";
 	run->status = AGBSIM_EXIT_OK;
-	if (per_event != NULL) {
-		per_event->model = calloc((size_t)n + 1u, sizeof *per_event->model); /* no model */
-		per_event->mgba = calloc((size_t)n + 1u, sizeof *per_event->mgba);
-		if (per_event->model == NULL || per_event->mgba == NULL) {
-			rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
-			goto done;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			per_event->mgba[i] = g.ev[i].cycles;
-		per_event->marker_overhead = g.marker_overhead;
-		per_event->emulated_cycles = g.emulated_cycles;
-	}
+	if (per_event != NULL)
+		rc = keep_per_event(run, &g, per_event);
 done:
 	free(g.ev);
 	free(cyc);

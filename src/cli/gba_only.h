@@ -30,6 +30,20 @@ int agbsim_gba_only_refuse(const char *name);
  * tree this agbsim was configured in. Writes the path to out; 0 when readable, else -1. */
 int agbsim_gba_rom_find(const char *file, char *out, size_t n);
 
+/* Fills run->error from fmt, sets run->status = rc and returns rc: how the measured runs fail. */
+int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct agb_mgba_options;
+struct agb_mgba_result;
+
+/* Runs the bench ROM `rom` with opt (payload, markers, frame limit) into *res, and requires a
+ * finished replay of all `events` events: else fails (agbsim_run_fail, AGBSIM_EXIT_IO) saying
+ * how (mGBA error, frame limit, the ROM's status and log, a short replay). *res is the
+ * caller's to free either way. Only with AGB_MEASURE_ENABLED. */
+int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb_mgba_options *opt,
+		       uint32_t events, struct agb_mgba_result *res);
+
 /* agbsim_measure_run for a GBA-only core: the ROM replays run->trace once with the configured
  * arena (decisions, failures, measured cycles, live bytes, the final walk, the peak sbrk break);
  * with RUN_MIN_ARENA and failures, once more with the whole EWRAM region. min_arena_bytes is the

@@ -70,6 +70,18 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 	return AGBSIM_EXIT_OK;
 }
 
+int agbsim_pick_run_core(const char *cmd, const char *allocator, struct agbsim_run *run)
+{
+	int rc = agbsim_pick_core(allocator, run->trace, &run->core);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
+	if (run->cfg.arena_bytes > agb_arena_region_bytes(run->trace->arena))
+		return agbsim_usage_error(cmd, "--arena-bytes %u is larger than %s (%u bytes)",
+					  run->cfg.arena_bytes, agb_arena_name(run->trace->arena),
+					  agb_arena_region_bytes(run->trace->arena));
+	return AGBSIM_EXIT_OK;
+}
+
 int agbsim_load_trace(const char *path, struct agb_loaded_trace *out)
 {
 	struct agb_diag diag;

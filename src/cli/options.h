@@ -22,6 +22,12 @@ int agbsim_parse_meta(const char *s, enum agb_meta_region *out);
 int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct agb_heap_core **out);
 
 struct agb_loaded_trace;
+struct agbsim_run;
+
+/* agbsim_pick_core for run->trace into run->core, then an --arena-bytes (run->cfg) that must fit
+ * the trace's region. Prints why (as command `cmd`) and returns AGBSIM_EXIT_USAGE, else
+ * AGBSIM_EXIT_OK. */
+int agbsim_pick_run_core(const char *cmd, const char *allocator, struct agbsim_run *run);
 
 /* Set once a failed write to stdout has been reported, so main() does not say it twice. */
 extern int agbsim_stdout_reported;

@@ -243,13 +243,7 @@ uint32_t agb_oam_overhead_bytes(agb_oam *st)
 	return AGB_OAM_META_BYTES + agb_obj_fast_overhead_bytes(&st->vram);
 }
 
-AGB_CORE_ADAPTER(oam, init)
-AGB_CORE_ADAPTER(oam, alloc)
-AGB_CORE_ADAPTER(oam, free)
-AGB_CORE_ADAPTER(oam, stats)
-AGB_CORE_ADAPTER(oam, walk)
-AGB_CORE_ADAPTER(oam, check)
-AGB_CORE_ADAPTER(oam, overhead_bytes)
+AGB_BLOCK_CORE_ADAPTERS(oam)
 AGB_CORE_ADAPTER(oam, frame)
 AGB_CORE_ADAPTER(oam, sprite_show)
 AGB_CORE_ADAPTER(oam, sprite_z)
@@ -264,14 +258,7 @@ const struct agb_heap_core agb_oam_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_oam),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = NULL,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_BLOCK_CORE_MEMBERS,
 	.frame = core_frame,
 	.sprite_show = core_sprite_show,
 	.sprite_z = core_sprite_z,

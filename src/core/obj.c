@@ -185,13 +185,7 @@ uint32_t agb_obj_overhead_bytes(agb_obj *h)
 	return st->nblocks - st->first;
 }
 
-AGB_CORE_ADAPTER(obj, init)
-AGB_CORE_ADAPTER(obj, alloc)
-AGB_CORE_ADAPTER(obj, free)
-AGB_CORE_ADAPTER(obj, stats)
-AGB_CORE_ADAPTER(obj, walk)
-AGB_CORE_ADAPTER(obj, check)
-AGB_CORE_ADAPTER(obj, overhead_bytes)
+AGB_BLOCK_CORE_ADAPTERS(obj)
 
 /* Model: the scan loop is about six Thumb instructions per map byte (ldrb, cmp, branch, add,
  * cmp, branch) at ~2 cycles each from ROM (WAITCNT 4317h, prefetch on): 12 cycles per access
@@ -202,13 +196,6 @@ const struct agb_heap_core agb_obj_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_obj),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = NULL,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_BLOCK_CORE_MEMBERS,
 	.model = {.alloc_base = 40, .free_base = 30, .realloc_base = 80, .per_access = 192},
 };

@@ -1,8 +1,10 @@
 /* `obj-fast`: obj's placement rule through bitmaps and summary words (see agb/obj_fast.h).
  *
- * The lowest set bit is found with a de Bruijn multiply and a 32-entry table read through
- * AGB_ROM_LD8 (ARMv4T has no CLZ; the table sits in ROM on the GBA and its reads are counted). */
+ * The lowest set bit is found with the cores' de Bruijn lookup (ctz.h: one multiply and one
+ * counted ROM table read; ARMv4T has no CLZ). */
 #include "agb/obj_fast.h"
+
+#include "ctz.h"
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
@@ -17,18 +19,6 @@ _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 #define FREE_W(st, w) ((st)->free + 4u * (w))
 #define START_W(st, w) ((st)->start + 4u * (w))
 #define SUMMARY(st, k) ((st)->summary + 4u * (k))
-
-static const uint8_t debruijn_ctz[32] = {
-	0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
-	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9,
-};
-
-/* Index of the lowest set bit of x != 0: one multiply and one ROM table read. */
-static inline uint32_t ctz(agb_machine *m, uint32_t x)
-{
-	uint32_t i = ((x & (0u - x)) * 0x077CB531u) >> 27;
-	return AGB_ROM_LD8(m, debruijn_ctz, i);
-}
 
 /* Bit i set where i is a multiple of s (s a power of two <= 32). */
 static inline uint32_t multiples(uint32_t s)
@@ -254,13 +244,13 @@ static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32
 			cand &= ((fit & (0u - fit)) << 1) - 1u; /* up to the first sure word */
 	}
 	while (cand != 0) {
-		uint32_t w = ctz(m, cand), f, t;
+		uint32_t w = agb_ctz32(m, cand), f, t;
 		cand &= cand - 1u;
 		f = AGB_LD32(m, FREE_W(st, w));
 		t = ((f & pre) + lo) & top;
 		if (t != 0) {
 			*wordval = f;
-			return w * 32u + ctz(m, t) - n;
+			return w * 32u + agb_ctz32(m, t) - n;
 		}
 	}
 	return st->nblocks;
@@ -296,7 +286,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			return AGB_NULL;
 		lb = t & (0u - t);
 		sb = lb >> (q - 1u);
-		w = AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27);
+		w = agb_ctz_bit(m, sb);
 		for (uint32_t v = w; v < w + q; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
 		flip_all(st, (lb << 1) - sb);
@@ -315,20 +305,20 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		if (n == s) {
 			/* Power of two, no extra align: the first word with the class holds the
 			 * answer, at its lowest aligned run. */
-			uint32_t k = ctz(m, n), cand = AGB_LD32(m, SUMMARY(st, LV(k)));
+			uint32_t k = agb_ctz32(m, n), cand = AGB_LD32(m, SUMMARY(st, LV(k)));
 			if (cand == 0)
 				return AGB_NULL;
-			w = ctz(m, cand);
+			w = agb_ctz32(m, cand);
 			f = AGB_LD32(m, FREE_W(st, w));
-			b = ctz(m, aligned_runs(f, k));
+			b = agb_ctz32(m, aligned_runs(f, k));
 		} else if (n == 1u && s == 2u) {
 			/* One block at an even index (an 8bpp tile): the EVEN summary. */
 			uint32_t cand = AGB_LD32(m, SUMMARY(st, EVEN));
 			if (cand == 0)
 				return AGB_NULL;
-			w = ctz(m, cand);
+			w = agb_ctz32(m, cand);
 			f = AGB_LD32(m, FREE_W(st, w));
-			b = ctz(m, f & 0x55555555u);
+			b = agb_ctz32(m, f & 0x55555555u);
 		} else {
 			b = find_slow(st, n, s, &f);
 			if (b >= st->nblocks)
@@ -350,11 +340,11 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		if (rem == 0) {
 			/* Bits past nwords are 0 in class 5's summary, so the run mask never runs off
 			 * the end. */
-			w = ctz(m, cand);
+			w = agb_ctz32(m, cand);
 		} else {
 			uint32_t need = (1u << rem) - 1u;
 			for (;;) {
-				w = ctz(m, cand);
+				w = agb_ctz32(m, cand);
 				cand &= cand - 1u;
 				if (w + a < st->nwords) {
 					f = AGB_LD32(m, FREE_W(st, w + a));
@@ -410,7 +400,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 		return AGB_NULL;
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	bit = cand & (0u - cand);
-	w = AGB_ROM_LD8(m, debruijn_ctz, (bit * 0x077CB531u) >> 27);
+	w = agb_ctz_bit(m, bit);
 	fa = FREE_W(st, w);
 	f = AGB_LD32(m, fa);
 	t = (~f - st->lvl_lo[j]) & f & st->lvl_hi[j];
@@ -420,8 +410,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	AGB_ST32(m, fa, nf);
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
-	ret = st->arena +
-	      (w * 32u + AGB_ROM_LD8(m, debruijn_ctz, (sb * 0x077CB531u) >> 27)) * AGB_OBJ_BLOCK_BYTES;
+	ret = st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
 	/* Levels lost: from the new word's level count up to the old one's (each level below
 	 * the old count is present in f; the allocated level j always is). */
 	l = levels(st, nf);
@@ -596,13 +585,7 @@ uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 	return 8u * st->nwords + 4u * SUMMARIES;
 }
 
-AGB_CORE_ADAPTER(obj_fast, init)
-AGB_CORE_ADAPTER(obj_fast, alloc)
-AGB_CORE_ADAPTER(obj_fast, free)
-AGB_CORE_ADAPTER(obj_fast, stats)
-AGB_CORE_ADAPTER(obj_fast, walk)
-AGB_CORE_ADAPTER(obj_fast, check)
-AGB_CORE_ADAPTER(obj_fast, overhead_bytes)
+AGB_BLOCK_CORE_ADAPTERS(obj_fast)
 
 /* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
  * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
@@ -613,13 +596,6 @@ const struct agb_heap_core agb_obj_fast_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM),
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_obj_fast),
-	.init = core_init,
-	.alloc = core_alloc,
-	.free = core_free,
-	.realloc = NULL,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_BLOCK_CORE_MEMBERS,
 	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
 };

@@ -88,7 +88,7 @@ uint32_t agb_palbanks_overhead_bytes(const agb_palbanks *p)
 	return AGB_PALBANKS_META_BYTES;
 }
 
-AGB_PAL_CORE_ADAPTERS(palbanks)
+AGB_BASE_CORE_ADAPTERS(palbanks)
 AGB_CORE_ADAPTER(palbanks, pal_load)
 AGB_CORE_ADAPTER(palbanks, pal_free)
 
@@ -98,7 +98,7 @@ const struct agb_heap_core agb_palbanks_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_PAL_RAM),
 	.unit = PAL_BANK_BYTES,
 	.state_bytes = sizeof(agb_palbanks),
-	AGB_PAL_CORE_MEMBERS,
+	AGB_BASE_CORE_MEMBERS,
 	.pal_load = core_pal_load,
 	.pal_free = core_pal_free,
 	.model = {.alloc_base = 40, .free_base = 30, .realloc_base = 0, .per_access = 32},

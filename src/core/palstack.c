@@ -170,7 +170,7 @@ uint32_t agb_palstack_overhead_bytes(const agb_palstack *p)
 	return AGB_PALSTACK_META_BYTES;
 }
 
-AGB_PAL_CORE_ADAPTERS(palstack)
+AGB_BASE_CORE_ADAPTERS(palstack)
 AGB_CORE_ADAPTER(palstack, pal_load)
 AGB_CORE_ADAPTER(palstack, pal_free)
 AGB_CORE_ADAPTER(palstack, pal_push)
@@ -182,7 +182,7 @@ const struct agb_heap_core agb_palstack_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_PAL_RAM),
 	.unit = PAL_BANK_BYTES,
 	.state_bytes = sizeof(agb_palstack),
-	AGB_PAL_CORE_MEMBERS,
+	AGB_BASE_CORE_MEMBERS,
 	.pal_load = core_pal_load,
 	.pal_free = core_pal_free,
 	.pal_push = core_pal_push,

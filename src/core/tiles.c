@@ -440,11 +440,7 @@ uint32_t agb_tiles_overhead_bytes(agb_tiles *t)
 	return t->meta_bytes + (t->arena_bytes - t->blocks * AGB_TILES_BLOCK_BYTES) + 64u;
 }
 
-AGB_CORE_ADAPTER(tiles, init)
-AGB_CORE_ADAPTER(tiles, stats)
-AGB_CORE_ADAPTER(tiles, walk)
-AGB_CORE_ADAPTER(tiles, check)
-AGB_CORE_ADAPTER(tiles, overhead_bytes)
+AGB_BASE_CORE_ADAPTERS(tiles)
 AGB_CORE_ADAPTER(tiles, ref_verb)
 AGB_CORE_ADAPTER(tiles, unref)
 
@@ -454,14 +450,7 @@ const struct agb_heap_core agb_tiles_core = {
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_BG_VRAM),
 	.unit = AGB_TILES_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_tiles),
-	.init = core_init,
-	.alloc = NULL,
-	.free = NULL,
-	.realloc = NULL,
-	.stats = core_stats,
-	.walk = core_walk,
-	.check = core_check,
-	.overhead_bytes = core_overhead_bytes,
+	AGB_BASE_CORE_MEMBERS,
 	.ref = core_ref,
 	.unref = core_unref,
 	/* Estimate for Thumb in ROM: about 10 instructions of call, dispatch and return, and half a cycle of address arithmetic per

@@ -128,199 +128,232 @@ struct wave {
 	uint32_t left, anim[4], nanim, bullet_gfx;
 };
 
-static void shmup(struct gen *g, uint32_t frames)
-{
-	static const struct dims enemy_dims[] = {{16, 16}, {32, 16}, {32, 32}, {16, 32}, {64, 32}};
+/* Everything on screen in a shmup. Bullets of owner MAX_WAVES are the player's or the boss's. */
+struct shmup {
 	struct thing bullets[MAX_BULLETS], enemies[MAX_ENEMIES], booms[MAX_BOOMS], item;
 	struct wave waves[MAX_WAVES];
-	uint32_t font[36], hud[11], player_gfx[2], player_shot, player_sid;
-	uint32_t boss_gfx[5], boss_sid[3] = {NONE, NONE, NONE}, boss_z = 0;
-	uint32_t boss_start = frames - frames / 4u, boss_end = frames > 90u ? frames - 60u : frames;
-	uint32_t next_wave = 30;
+	uint32_t boss_gfx[5], boss_sid[3], boss_z;
+	uint32_t boss_start, boss_end, next_wave;
+};
+
+static void shmup_init(struct shmup *s, uint32_t frames)
+{
+	const struct thing none = {NONE, NONE, 0, 0};
 	for (int i = 0; i < MAX_BULLETS; i++)
-		bullets[i] = (struct thing){NONE, NONE, 0, 0};
+		s->bullets[i] = none;
 	for (int i = 0; i < MAX_ENEMIES; i++)
-		enemies[i] = (struct thing){NONE, NONE, 0, 0};
+		s->enemies[i] = none;
 	for (int i = 0; i < MAX_BOOMS; i++)
-		booms[i] = (struct thing){NONE, NONE, 0, 0};
-	item = (struct thing){NONE, NONE, 0, 0};
+		s->booms[i] = none;
+	s->item = none;
 	for (int i = 0; i < MAX_WAVES; i++)
-		waves[i].live = 0;
+		s->waves[i].live = 0;
 	for (int i = 0; i < 5; i++)
-		boss_gfx[i] = NONE;
+		s->boss_gfx[i] = NONE;
+	for (int i = 0; i < 3; i++)
+		s->boss_sid[i] = NONE;
+	s->boss_z = 0;
+	s->boss_start = frames - frames / 4u;
+	s->boss_end = frames > 90u ? frames - 60u : frames;
+	s->next_wave = 30;
+}
 
-	/* Resident: a font (8x8 4bpp glyphs), the player's two frames, the player's shot. */
+/* Resident for the whole level: a font (8x8 4bpp glyphs), the player's two frames, the
+ * player's shot; the HUD (score digits and lives, in front of the HUD layer) and the player. */
+static void shmup_residents(struct gen *g)
+{
 	for (int i = 0; i < 36; i++)
-		font[i] = gfx(g, 8, 8, 4);
-	player_gfx[0] = gfx(g, 32, 32, 4);
-	player_gfx[1] = gfx(g, 32, 32, 4);
-	player_shot = gfx(g, 8, 16, 4);
-	for (int i = 0; i < 8; i++)
-		hud[i] = show(g, 0x0800); /* score digits, in front of the HUD layer */
-	for (int i = 8; i < 11; i++)
-		hud[i] = show(g, 0x0800); /* lives */
-	player_sid = show(g, 0x5000);
-	(void)font;
-	(void)player_gfx;
-	(void)hud;
-	(void)player_sid;
+		(void)gfx(g, 8, 8, 4);
+	(void)gfx(g, 32, 32, 4);
+	(void)gfx(g, 32, 32, 4);
+	(void)gfx(g, 8, 16, 4);
+	for (int i = 0; i < 11; i++)
+		(void)show(g, 0x0800);
+	(void)show(g, 0x5000);
+}
 
+/* A bullet in the first free slot, at depth z_base (+ a random 0..z_rnd-1 when z_rnd != 0),
+ * living ttl_base (+ 0..ttl_rnd-1) frames. The draws happen only when a slot is free. */
+static void shmup_fire(struct gen *g, struct shmup *s, uint32_t z_base, uint32_t z_rnd,
+		       uint32_t ttl_base, uint32_t ttl_rnd, uint32_t owner)
+{
+	for (int b = 0; b < MAX_BULLETS; b++) {
+		struct thing *bu = &s->bullets[b];
+		if (bu->ttl != 0)
+			continue;
+		bu->sid = show(g, z_base + (z_rnd != 0 ? rnd(g, z_rnd) : 0u));
+		bu->ttl = bu->sid != NONE ? ttl_base + (ttl_rnd != 0 ? rnd(g, ttl_rnd) : 0u) : 0u;
+		bu->owner = owner;
+		return;
+	}
+}
+
+/* An explosion of size x size 4bpp pixels in the first free slot (frames streamed into it). */
+static void shmup_boom(struct gen *g, struct shmup *s, uint32_t size, uint32_t z_rnd,
+		       uint32_t ttl_base, uint32_t ttl_rnd)
+{
+	for (int x = 0; x < MAX_BOOMS; x++) {
+		struct thing *bo = &s->booms[x];
+		if (bo->ttl != 0)
+			continue;
+		bo->gfx = gfx(g, size, size, 4);
+		bo->sid = show(g, 0x2800u + (z_rnd != 0 ? rnd(g, z_rnd) : 0u));
+		bo->ttl = ttl_base + (ttl_rnd != 0 ? rnd(g, ttl_rnd) : 0u);
+		return;
+	}
+}
+
+/* A wave arrives in the first idle wave slot: its animation frames, its bullet graphic and a
+ * few enemies. */
+static void shmup_wave_arrives(struct gen *g, struct shmup *s)
+{
+	static const struct dims enemy_dims[] = {{16, 16}, {32, 16}, {32, 32}, {16, 32}, {64, 32}};
+	for (int w = 0; w < MAX_WAVES; w++) {
+		struct wave *wv = &s->waves[w];
+		const struct dims *d;
+		uint32_t bpp, count;
+		if (wv->live)
+			continue;
+		d = &enemy_dims[rnd(g, 5)];
+		bpp = chance(g, 4) ? 8u : 4u;
+		wv->live = 1;
+		wv->left = 240u + rnd(g, 240);
+		wv->nanim = 2u + rnd(g, 3);
+		for (uint32_t k = 0; k < wv->nanim; k++)
+			wv->anim[k] = gfx(g, d->w, d->h, bpp);
+		wv->bullet_gfx = chance(g, 2) ? gfx(g, 8, 8, 8) : gfx(g, 16, 16, 4);
+		count = 3u + rnd(g, 6);
+		for (int e = 0; e < MAX_ENEMIES && count > 0; e++) {
+			struct thing *en = &s->enemies[e];
+			if (en->sid != NONE || en->ttl != 0)
+				continue;
+			en->sid = show(g, 0x6000u + rnd(g, 0x1000));
+			en->owner = (uint32_t)w;
+			en->ttl = 1;
+			count--;
+		}
+		return;
+	}
+}
+
+/* Enemies fire, dive (Z change), die into explosions. */
+static void shmup_enemies_act(struct gen *g, struct shmup *s)
+{
+	for (int e = 0; e < MAX_ENEMIES; e++) {
+		struct thing *en = &s->enemies[e];
+		if (en->ttl == 0)
+			continue;
+		if (en->sid != NONE && chance(g, 90))
+			shmup_fire(g, s, 0x4800u, 0x100u, 60u, 30u, en->owner);
+		if (en->sid != NONE && chance(g, 300))
+			set_z(g, en->sid, 0x3000u + rnd(g, 0x3000));
+		if (chance(g, 200)) {
+			hide(g, &en->sid);
+			en->ttl = 0;
+			shmup_boom(g, s, 32u, 0x400u, 20u, 12u);
+		}
+	}
+}
+
+/* Wave end: survivors leave, their graphics and bullets go. */
+static void shmup_waves_end(struct gen *g, struct shmup *s)
+{
+	for (int w = 0; w < MAX_WAVES; w++) {
+		struct wave *wv = &s->waves[w];
+		if (!wv->live || --wv->left != 0)
+			continue;
+		for (int e = 0; e < MAX_ENEMIES; e++)
+			if (s->enemies[e].ttl != 0 && s->enemies[e].owner == (uint32_t)w) {
+				hide(g, &s->enemies[e].sid);
+				s->enemies[e].ttl = 0;
+			}
+		for (int b = 0; b < MAX_BULLETS; b++)
+			if (s->bullets[b].ttl != 0 && s->bullets[b].owner == (uint32_t)w) {
+				hide(g, &s->bullets[b].sid);
+				s->bullets[b].ttl = 0;
+			}
+		for (uint32_t k = 0; k < wv->nanim; k++)
+			release(g, &wv->anim[k]);
+		release(g, &wv->bullet_gfx);
+		wv->live = 0;
+	}
+}
+
+/* The boss rises from behind BG2 (at boss_start), fights, explodes (at boss_end). */
+static void shmup_boss(struct gen *g, struct shmup *s, uint32_t f)
+{
+	if (f == s->boss_start) {
+		s->boss_gfx[0] = gfx(g, 64, 64, 8);
+		s->boss_gfx[1] = gfx(g, 64, 64, 8);
+		s->boss_gfx[2] = gfx(g, 32, 32, 4);
+		s->boss_gfx[3] = gfx(g, 32, 32, 4);
+		s->boss_gfx[4] = gfx(g, 16, 16, 8);
+		s->boss_z = 0x9000;
+		s->boss_sid[0] = show(g, s->boss_z);
+		s->boss_sid[1] = show(g, s->boss_z - 0x100u);
+		s->boss_sid[2] = show(g, s->boss_z - 0x100u);
+	}
+	if (f > s->boss_start && f < s->boss_end && s->boss_sid[0] != NONE) {
+		if (s->boss_z > 0x6000u && (f - s->boss_start) % 10u == 0) {
+			s->boss_z -= 0x800u;
+			for (int p = 0; p < 3; p++)
+				set_z(g, s->boss_sid[p], s->boss_z - (p != 0 ? 0x100u : 0u));
+		}
+		if (chance(g, 6))
+			shmup_fire(g, s, 0x4800u, 0x100u, 90u, 0u, MAX_WAVES);
+	}
+	if (f == s->boss_end && s->boss_sid[0] != NONE) {
+		for (int p = 0; p < 3; p++)
+			hide(g, &s->boss_sid[p]);
+		for (int i = 0; i < 5; i++)
+			release(g, &s->boss_gfx[i]);
+		shmup_boom(g, s, 64u, 0u, 59u, 0u);
+	}
+}
+
+/* Lifetimes: bullets, explosions and the power-up that run out go. */
+static void shmup_expire(struct gen *g, struct shmup *s)
+{
+	for (int b = 0; b < MAX_BULLETS; b++)
+		if (s->bullets[b].ttl != 0 && --s->bullets[b].ttl == 0)
+			hide(g, &s->bullets[b].sid);
+	for (int x = 0; x < MAX_BOOMS; x++)
+		if (s->booms[x].ttl != 0 && --s->booms[x].ttl == 0) {
+			hide(g, &s->booms[x].sid);
+			release(g, &s->booms[x].gfx);
+		}
+	if (s->item.ttl != 0 && --s->item.ttl == 0) {
+		hide(g, &s->item.sid);
+		release(g, &s->item.gfx);
+	}
+}
+
+static void shmup(struct gen *g, uint32_t frames)
+{
+	struct shmup s;
+	shmup_init(&s, frames);
+	shmup_residents(g);
 	for (uint32_t f = 0; f < frames; f++) {
 		/* Waves arrive until the boss. */
-		if (f >= next_wave && f + 120u < boss_start) {
-			for (int w = 0; w < MAX_WAVES; w++) {
-				struct wave *wv = &waves[w];
-				const struct dims *d;
-				uint32_t bpp, count;
-				if (wv->live)
-					continue;
-				d = &enemy_dims[rnd(g, 5)];
-				bpp = chance(g, 4) ? 8u : 4u;
-				wv->live = 1;
-				wv->left = 240u + rnd(g, 240);
-				wv->nanim = 2u + rnd(g, 3);
-				for (uint32_t k = 0; k < wv->nanim; k++)
-					wv->anim[k] = gfx(g, d->w, d->h, bpp);
-				wv->bullet_gfx = chance(g, 2) ? gfx(g, 8, 8, 8) : gfx(g, 16, 16, 4);
-				count = 3u + rnd(g, 6);
-				for (int e = 0; e < MAX_ENEMIES && count > 0; e++) {
-					if (enemies[e].sid != NONE || enemies[e].ttl != 0)
-						continue;
-					enemies[e].sid = show(g, 0x6000u + rnd(g, 0x1000));
-					enemies[e].owner = (uint32_t)w;
-					enemies[e].ttl = 1;
-					count--;
-				}
-				break;
-			}
-			next_wave = f + 150u + rnd(g, 120);
+		if (f >= s.next_wave && f + 120u < s.boss_start) {
+			shmup_wave_arrives(g, &s);
+			s.next_wave = f + 150u + rnd(g, 120);
 		}
-		/* Enemies fire, dive (Z change), die into explosions. */
-		for (int e = 0; e < MAX_ENEMIES; e++) {
-			struct thing *en = &enemies[e];
-			if (en->ttl == 0)
-				continue;
-			if (en->sid != NONE && chance(g, 90)) {
-				for (int b = 0; b < MAX_BULLETS; b++) {
-					if (bullets[b].ttl != 0)
-						continue;
-					bullets[b].sid = show(g, 0x4800u + rnd(g, 0x100));
-					bullets[b].ttl = bullets[b].sid != NONE ? 60u + rnd(g, 30) : 0u;
-					bullets[b].owner = en->owner;
-					break;
-				}
-			}
-			if (en->sid != NONE && chance(g, 300))
-				set_z(g, en->sid, 0x3000u + rnd(g, 0x3000));
-			if (chance(g, 200)) {
-				hide(g, &en->sid);
-				en->ttl = 0;
-				for (int x = 0; x < MAX_BOOMS; x++) {
-					if (booms[x].ttl != 0)
-						continue;
-					booms[x].gfx = gfx(g, 32, 32, 4); /* frames streamed into it */
-					booms[x].sid = show(g, 0x2800u + rnd(g, 0x400));
-					booms[x].ttl = 20u + rnd(g, 12);
-					break;
-				}
-			}
-		}
-		/* Wave end: survivors leave, their graphics and bullets go. */
-		for (int w = 0; w < MAX_WAVES; w++) {
-			struct wave *wv = &waves[w];
-			if (!wv->live || --wv->left != 0)
-				continue;
-			for (int e = 0; e < MAX_ENEMIES; e++)
-				if (enemies[e].ttl != 0 && enemies[e].owner == (uint32_t)w) {
-					hide(g, &enemies[e].sid);
-					enemies[e].ttl = 0;
-				}
-			for (int b = 0; b < MAX_BULLETS; b++)
-				if (bullets[b].ttl != 0 && bullets[b].owner == (uint32_t)w) {
-					hide(g, &bullets[b].sid);
-					bullets[b].ttl = 0;
-				}
-			for (uint32_t k = 0; k < wv->nanim; k++)
-				release(g, &wv->anim[k]);
-			release(g, &wv->bullet_gfx);
-			wv->live = 0;
-		}
+		shmup_enemies_act(g, &s);
+		shmup_waves_end(g, &s);
 		/* The player shoots every 8 frames (owner MAX_WAVES: the resident shot graphic). */
-		if (f % 8u == 0) {
-			for (int b = 0; b < MAX_BULLETS; b++) {
-				if (bullets[b].ttl != 0)
-					continue;
-				bullets[b].sid = show(g, 0x4F00);
-				bullets[b].ttl = bullets[b].sid != NONE ? 40u : 0u;
-				bullets[b].owner = MAX_WAVES;
-				break;
-			}
-		}
+		if (f % 8u == 0)
+			shmup_fire(g, &s, 0x4F00u, 0u, 40u, 0u, MAX_WAVES);
 		/* A power-up now and then. */
-		if (item.ttl == 0 && chance(g, 400)) {
-			item.gfx = gfx(g, 16, 16, 4);
-			item.sid = show(g, 0x5800);
-			item.ttl = 300;
+		if (s.item.ttl == 0 && chance(g, 400)) {
+			s.item.gfx = gfx(g, 16, 16, 4);
+			s.item.sid = show(g, 0x5800);
+			s.item.ttl = 300;
 		}
-		/* The boss rises from behind BG2, fights, explodes. */
-		if (f == boss_start) {
-			boss_gfx[0] = gfx(g, 64, 64, 8);
-			boss_gfx[1] = gfx(g, 64, 64, 8);
-			boss_gfx[2] = gfx(g, 32, 32, 4);
-			boss_gfx[3] = gfx(g, 32, 32, 4);
-			boss_gfx[4] = gfx(g, 16, 16, 8);
-			boss_z = 0x9000;
-			boss_sid[0] = show(g, boss_z);
-			boss_sid[1] = show(g, boss_z - 0x100u);
-			boss_sid[2] = show(g, boss_z - 0x100u);
-		}
-		if (f > boss_start && f < boss_end && boss_sid[0] != NONE) {
-			if (boss_z > 0x6000u && (f - boss_start) % 10u == 0) {
-				boss_z -= 0x800u;
-				for (int p = 0; p < 3; p++)
-					set_z(g, boss_sid[p], boss_z - (p != 0 ? 0x100u : 0u));
-			}
-			if (chance(g, 6)) {
-				for (int b = 0; b < MAX_BULLETS; b++) {
-					if (bullets[b].ttl != 0)
-						continue;
-					bullets[b].sid = show(g, 0x4800u + rnd(g, 0x100));
-					bullets[b].ttl = bullets[b].sid != NONE ? 90u : 0u;
-					bullets[b].owner = MAX_WAVES;
-					break;
-				}
-			}
-		}
-		if (f == boss_end && boss_sid[0] != NONE) {
-			for (int p = 0; p < 3; p++)
-				hide(g, &boss_sid[p]);
-			for (int i = 0; i < 5; i++)
-				release(g, &boss_gfx[i]);
-			for (int x = 0; x < MAX_BOOMS; x++) {
-				if (booms[x].ttl != 0)
-					continue;
-				booms[x].gfx = gfx(g, 64, 64, 4);
-				booms[x].sid = show(g, 0x2800);
-				booms[x].ttl = 59;
-				break;
-			}
-		}
-		/* Lifetimes. */
-		for (int b = 0; b < MAX_BULLETS; b++)
-			if (bullets[b].ttl != 0 && --bullets[b].ttl == 0)
-				hide(g, &bullets[b].sid);
-		for (int x = 0; x < MAX_BOOMS; x++)
-			if (booms[x].ttl != 0 && --booms[x].ttl == 0) {
-				hide(g, &booms[x].sid);
-				release(g, &booms[x].gfx);
-			}
-		if (item.ttl != 0 && --item.ttl == 0) {
-			hide(g, &item.sid);
-			release(g, &item.gfx);
-		}
+		shmup_boss(g, &s, f);
+		shmup_expire(g, &s);
 		frame(g);
 	}
-	(void)player_shot;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -340,94 +373,115 @@ static uint32_t y_depth(uint32_t y)
 	return 0x7000u - y * 16u;
 }
 
+/* One room's set and the walkers in it, the player's depth and the dialog on screen. */
+struct rpg {
+	uint32_t types[MAX_NPC_TYPES][8], ntypes;
+	uint32_t props[MAX_PROPS][4], nprop_frames[MAX_PROPS], nprops, prop_sid[MAX_PROPS];
+	struct npc npcs[MAX_NPCS];
+	uint32_t nnpcs, player_sid, player_y, room_left;
+	uint32_t dialog_gfx[4], dialog_sid[4], dialog_left;
+};
+
+/* Leave the room: hide and unload its set. */
+static void rpg_leave_room(struct gen *g, struct rpg *r)
+{
+	for (uint32_t i = 0; i < r->nnpcs; i++)
+		hide(g, &r->npcs[i].sid);
+	for (uint32_t i = 0; i < r->nprops; i++) {
+		hide(g, &r->prop_sid[i]);
+		for (uint32_t k = 0; k < r->nprop_frames[i]; k++)
+			release(g, &r->props[i][k]);
+	}
+	for (uint32_t t = 0; t < r->ntypes; t++)
+		for (int k = 0; k < 8; k++)
+			release(g, &r->types[t][k]);
+}
+
+/* Enter the next room: 2-5 NPC types (4 directions x 2 frames each), props, the NPCs. */
+static void rpg_enter_room(struct gen *g, struct rpg *r)
+{
+	r->ntypes = 2u + rnd(g, 4);
+	for (uint32_t t = 0; t < r->ntypes; t++)
+		for (int k = 0; k < 8; k++)
+			r->types[t][k] = chance(g, 8) ? gfx(g, 32, 32, 4) : gfx(g, 16, 32, 4);
+	r->nprops = 1u + rnd(g, MAX_PROPS);
+	for (uint32_t i = 0; i < r->nprops; i++) {
+		uint32_t kind = rnd(g, 3);
+		r->nprop_frames[i] = kind == 2 ? 4u : 2u;
+		for (uint32_t k = 0; k < r->nprop_frames[i]; k++)
+			r->props[i][k] = kind == 0   ? gfx(g, 16, 16, 4)
+					 : kind == 1 ? gfx(g, 32, 32, 4)
+						     : gfx(g, 16, 32, 4);
+		r->prop_sid[i] = show(g, y_depth(rnd(g, 160)));
+	}
+	r->nnpcs = 2u + rnd(g, MAX_NPCS - 1);
+	for (uint32_t i = 0; i < r->nnpcs; i++) {
+		r->npcs[i].y = rnd(g, 160);
+		r->npcs[i].type = rnd(g, r->ntypes);
+		r->npcs[i].sid = show(g, y_depth(r->npcs[i].y));
+	}
+	r->room_left = 300u + rnd(g, 600);
+}
+
+/* Walking changes screen y, and with it the depth. */
+static void rpg_walk(struct gen *g, struct rpg *r)
+{
+	for (uint32_t i = 0; i < r->nnpcs; i++) {
+		if (r->npcs[i].sid == NONE || !chance(g, 20))
+			continue;
+		r->npcs[i].y = (r->npcs[i].y + 156u + rnd(g, 9)) % 160u;
+		set_z(g, r->npcs[i].sid, y_depth(r->npcs[i].y));
+	}
+	if (chance(g, 8)) {
+		r->player_y = (r->player_y + 158u + rnd(g, 5)) % 160u;
+		set_z(g, r->player_sid, y_depth(r->player_y));
+	}
+}
+
+/* Dialogs: a 64x64 portrait and a box of three 64x32 pieces, in front of everything. */
+static void rpg_dialog(struct gen *g, struct rpg *r)
+{
+	if (r->dialog_left == 0 && r->dialog_gfx[0] == NONE && chance(g, 500)) {
+		r->dialog_gfx[0] = gfx(g, 64, 64, 4);
+		for (int k = 1; k < 4; k++)
+			r->dialog_gfx[k] = gfx(g, 64, 32, 4);
+		for (int k = 0; k < 4; k++)
+			r->dialog_sid[k] = show(g, 0x0400);
+		r->dialog_left = 120u + rnd(g, 180);
+	}
+	if (r->dialog_left != 0 && --r->dialog_left == 0) {
+		for (int k = 0; k < 4; k++) {
+			hide(g, &r->dialog_sid[k]);
+			release(g, &r->dialog_gfx[k]);
+		}
+	}
+}
+
 static void rpg(struct gen *g, uint32_t frames)
 {
-	uint32_t player[12], font[48], cursor;
-	uint32_t types[MAX_NPC_TYPES][8], ntypes = 0;
-	uint32_t props[MAX_PROPS][4], nprop_frames[MAX_PROPS], nprops = 0, prop_sid[MAX_PROPS];
-	struct npc npcs[MAX_NPCS];
-	uint32_t nnpcs = 0, player_sid, player_y = 80, room_left = 0;
-	uint32_t dialog_gfx[4] = {NONE, NONE, NONE, NONE}, dialog_sid[4] = {NONE, NONE, NONE, NONE};
-	uint32_t dialog_left = 0;
-
+	struct rpg r = {.player_y = 80};
+	for (int k = 0; k < 4; k++)
+		r.dialog_gfx[k] = r.dialog_sid[k] = NONE;
 	/* Resident: the player's 4 directions x 3 frames (16x32 4bpp), a dialog font of 8x16
 	 * glyphs, a cursor. */
 	for (int i = 0; i < 12; i++)
-		player[i] = gfx(g, 16, 32, 4);
+		(void)gfx(g, 16, 32, 4);
 	for (int i = 0; i < 48; i++)
-		font[i] = gfx(g, 8, 16, 4);
-	cursor = gfx(g, 8, 8, 4);
-	player_sid = show(g, y_depth(player_y));
-	(void)player;
-	(void)font;
-	(void)cursor;
+		(void)gfx(g, 8, 16, 4);
+	(void)gfx(g, 8, 8, 4);
+	r.player_sid = show(g, y_depth(r.player_y));
 
 	for (uint32_t f = 0; f < frames; f++) {
-		if (room_left == 0) {
-			/* Leave the room: hide and unload its set (the frame of the fade). */
-			for (uint32_t i = 0; i < nnpcs; i++)
-				hide(g, &npcs[i].sid);
-			for (uint32_t i = 0; i < nprops; i++) {
-				hide(g, &prop_sid[i]);
-				for (uint32_t k = 0; k < nprop_frames[i]; k++)
-					release(g, &props[i][k]);
-			}
-			for (uint32_t t = 0; t < ntypes; t++)
-				for (int k = 0; k < 8; k++)
-					release(g, &types[t][k]);
-			frame(g);
+		if (r.room_left == 0) {
+			rpg_leave_room(g, &r);
+			frame(g); /* the frame of the fade */
 			if (++f >= frames)
 				break;
-			/* Enter the next room: 2-5 NPC types (4 directions x 2 frames each), props. */
-			ntypes = 2u + rnd(g, 4);
-			for (uint32_t t = 0; t < ntypes; t++)
-				for (int k = 0; k < 8; k++)
-					types[t][k] = chance(g, 8) ? gfx(g, 32, 32, 4) : gfx(g, 16, 32, 4);
-			nprops = 1u + rnd(g, MAX_PROPS);
-			for (uint32_t i = 0; i < nprops; i++) {
-				uint32_t kind = rnd(g, 3);
-				nprop_frames[i] = kind == 2 ? 4u : 2u;
-				for (uint32_t k = 0; k < nprop_frames[i]; k++)
-					props[i][k] = kind == 0   ? gfx(g, 16, 16, 4)
-						      : kind == 1 ? gfx(g, 32, 32, 4)
-								  : gfx(g, 16, 32, 4);
-				prop_sid[i] = show(g, y_depth(rnd(g, 160)));
-			}
-			nnpcs = 2u + rnd(g, MAX_NPCS - 1);
-			for (uint32_t i = 0; i < nnpcs; i++) {
-				npcs[i].y = rnd(g, 160);
-				npcs[i].type = rnd(g, ntypes);
-				npcs[i].sid = show(g, y_depth(npcs[i].y));
-			}
-			room_left = 300u + rnd(g, 600);
+			rpg_enter_room(g, &r);
 		}
-		room_left--;
-		/* Walking changes screen y, and with it the depth. */
-		for (uint32_t i = 0; i < nnpcs; i++) {
-			if (npcs[i].sid == NONE || !chance(g, 20))
-				continue;
-			npcs[i].y = (npcs[i].y + 156u + rnd(g, 9)) % 160u;
-			set_z(g, npcs[i].sid, y_depth(npcs[i].y));
-		}
-		if (chance(g, 8)) {
-			player_y = (player_y + 158u + rnd(g, 5)) % 160u;
-			set_z(g, player_sid, y_depth(player_y));
-		}
-		/* Dialogs: a 64x64 portrait and a box of three 64x32 pieces, in front of everything. */
-		if (dialog_left == 0 && dialog_gfx[0] == NONE && chance(g, 500)) {
-			dialog_gfx[0] = gfx(g, 64, 64, 4);
-			for (int k = 1; k < 4; k++)
-				dialog_gfx[k] = gfx(g, 64, 32, 4);
-			for (int k = 0; k < 4; k++)
-				dialog_sid[k] = show(g, 0x0400);
-			dialog_left = 120u + rnd(g, 180);
-		}
-		if (dialog_left != 0 && --dialog_left == 0) {
-			for (int k = 0; k < 4; k++) {
-				hide(g, &dialog_sid[k]);
-				release(g, &dialog_gfx[k]);
-			}
-		}
+		r.room_left--;
+		rpg_walk(g, &r);
+		rpg_dialog(g, &r);
 		frame(g);
 	}
 }

@@ -556,28 +556,85 @@ void agb_mtrace_options_init(struct agb_mtrace_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
+/* The end of input: a '<' must not be left open; the final figures. */
+static int finish(struct conv *c, int have_old, unsigned long old_line)
+{
+    if (have_old) {
+        set_err(c, old_line, 1, "'<' (realloc) without the following '>' line");
+        return AGB_MTRACE_EPARSE;
+    }
+    c->res.final_live_bytes = c->live;
+    c->res.final_live_count = c->live_count;
+    c->res.ids_used = (unsigned long)c->nids;
+    return AGB_MTRACE_OK;
+}
+
+/* The next line into c->buf: 1 with *line its number, 0 at the end of input, else an
+ * AGB_MTRACE_* error (set_err says why). */
+static int next_line(struct conv *c, FILE *in, size_t *len, unsigned long *line)
+{
+    int r = read_line(c, in, len);
+    if (r == NOMEM)
+        return AGB_MTRACE_ENOMEM;
+    if (r < 0) {
+        set_err(c, 0, 0, "read error");
+        return AGB_MTRACE_EIO;
+    }
+    if (r == 0)
+        return 0;
+    *line = ++c->res.lines;
+    if (memchr(c->buf, '\0', *len)) {
+        set_err(c, *line, strlen(c->buf) + 1, "NUL byte in input");
+        return AGB_MTRACE_EPARSE;
+    }
+    return 1;
+}
+
+/* One complete mtrace event (a '>' with the address of its '<' in old_addr) into the trace.
+ * Returns AGB_MTRACE_OK or the error. */
+static int apply_event(struct conv *c, const struct parsed *p, uint64_t old_addr,
+                       unsigned long line)
+{
+    unsigned long size = p->size > 0xffffffffUL ? 0xffffffffUL /* rejected by the arena check */
+                                                : (unsigned long)p->size;
+    int rr = 0;
+    switch (p->op) {
+    case '+':
+        if (p->addr == 0)
+            c->res.dropped_failed++;
+        else if (!c->stopped)
+            rr = ev_alloc(c, p->addr, size, line, p->size_col);
+        break;
+    case '-':
+        if (p->addr != 0 && !c->stopped)
+            rr = ev_free(c, p->addr);
+        break;
+    case '!':
+        c->res.dropped_failed++;
+        break;
+    case '>':
+        if (!c->stopped)
+            rr = ev_realloc(c, old_addr, p->addr, size, line, p->size_col);
+        break;
+    default:
+        break;
+    }
+    if (rr == NOMEM)
+        return AGB_MTRACE_ENOMEM;
+    return rr ? AGB_MTRACE_EPARSE : AGB_MTRACE_OK;
+}
+
 static int convert(struct conv *c, FILE *in)
 {
     int have_old = 0;
     uint64_t old_addr = 0;
-    unsigned long old_line = 0;
+    unsigned long old_line = 0, line = 0;
     struct parsed p;
     for (;;) {
         size_t len = 0;
-        int r = read_line(c, in, &len);
-        if (r == NOMEM)
-            return AGB_MTRACE_ENOMEM;
-        if (r < 0) {
-            set_err(c, 0, 0, "read error");
-            return AGB_MTRACE_EIO;
-        }
-        if (r == 0)
-            break;
-        unsigned long line = ++c->res.lines;
-        if (memchr(c->buf, '\0', len)) {
-            set_err(c, line, strlen(c->buf) + 1, "NUL byte in input");
-            return AGB_MTRACE_EPARSE;
-        }
+        int r = next_line(c, in, &len, &line);
+        if (r != 1)
+            return r == 0 ? finish(c, have_old, old_line) : r;
         r = parse_line(c, c->buf, len, line, &p);
         if (r < 0)
             return AGB_MTRACE_EPARSE;
@@ -597,51 +654,16 @@ static int convert(struct conv *c, FILE *in)
             set_err(c, line, p.op_col, "'>' without a preceding '<'");
             return AGB_MTRACE_EPARSE;
         }
+        have_old = 0;
         c->res.mtrace_events++;
         if (c->res.mtrace_events <= c->opt.skip_events) {
             c->res.skipped++;
-            have_old = 0;
             continue;
         }
-        if (p.size > 0xffffffffUL)
-            p.size = 0xffffffffUL; /* rejected by the arena check below */
-        unsigned long size = (unsigned long)p.size;
-        int rr = 0;
-        switch (p.op) {
-        case '+':
-            if (p.addr == 0)
-                c->res.dropped_failed++;
-            else if (!c->stopped)
-                rr = ev_alloc(c, p.addr, size, line, p.size_col);
-            break;
-        case '-':
-            if (p.addr != 0 && !c->stopped)
-                rr = ev_free(c, p.addr);
-            break;
-        case '!':
-            c->res.dropped_failed++;
-            break;
-        case '>':
-            have_old = 0;
-            if (!c->stopped)
-                rr = ev_realloc(c, old_addr, p.addr, size, line, p.size_col);
-            break;
-        default:
-            break;
-        }
-        if (rr == NOMEM)
-            return AGB_MTRACE_ENOMEM;
-        if (rr)
-            return AGB_MTRACE_EPARSE;
+        r = apply_event(c, &p, old_addr, line);
+        if (r != AGB_MTRACE_OK)
+            return r;
     }
-    if (have_old) {
-        set_err(c, old_line, 1, "'<' (realloc) without the following '>' line");
-        return AGB_MTRACE_EPARSE;
-    }
-    c->res.final_live_bytes = c->live;
-    c->res.final_live_count = c->live_count;
-    c->res.ids_used = (unsigned long)c->nids;
-    return AGB_MTRACE_OK;
 }
 
 int agb_mtrace_convert(FILE *in, const char *in_name, FILE *out,

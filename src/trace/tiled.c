@@ -303,105 +303,133 @@ out:
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
+/* The tile ids of a CSV grid as they are read, row after row. */
+struct csv_grid {
+	uint32_t *gid;
+	size_t count, cap;
+	uint32_t row_len, rows;
+};
+
+static int csv_oom(const struct src *s)
+{
+	snprintf(s->diag->file, sizeof s->diag->file, "%s", s->name);
+	snprintf(s->diag->message, sizeof s->diag->message, "out of memory");
+	return AGB_LOAD_IO_ERROR;
+}
+
+/* Whether the line at *i holds only blanks; if so, *i moves past it. */
+static int csv_skip_blank_line(const struct src *s, size_t *i)
+{
+	for (size_t j = *i; j < s->len && s->text[j] != '\n'; j++)
+		if (s->text[j] != ' ' && s->text[j] != '\t' && s->text[j] != '\r')
+			return 0;
+	while (*i < s->len && s->text[*i] != '\n')
+		(*i)++;
+	(*i)++;
+	return 1;
+}
+
+/* One row from *i (left at its '\n' or the end) into g, its field count in *fields. Returns
+ * AGB_LOAD_OK or the failure (diag set). */
+static int csv_row(const struct src *s, size_t *i, struct csv_grid *g, uint32_t *fields)
+{
+	const char *text = s->text;
+	size_t len = s->len;
+	*fields = 0;
+	for (;;) {
+		size_t f;
+		uint64_t v = 0;
+		int digits = 0;
+		while (*i < len && (text[*i] == ' ' || text[*i] == '\t'))
+			(*i)++;
+		f = *i;
+		while (*i < len && text[*i] >= '0' && text[*i] <= '9' && v <= 0xFFFFFFFFu) {
+			v = v * 10u + (uint64_t)(text[*i] - '0');
+			digits++;
+			(*i)++;
+		}
+		while (*i < len && (text[*i] == ' ' || text[*i] == '\t' || text[*i] == '\r'))
+			(*i)++;
+		if (digits == 0) {
+			/* Tiled's CSV export ends rows with a comma: an empty last field is fine. */
+			if (*fields > 0 && (*i >= len || text[*i] == '\n'))
+				return AGB_LOAD_OK;
+			return fail_at(s, f, "expected a tile id (a non-negative integer)");
+		}
+		if (v > 0xFFFFFFFFu)
+			return fail_at(s, f, "tile id does not fit in 32 bits");
+		if (g->count == g->cap) {
+			size_t ncap = g->cap != 0 ? g->cap * 2u : 1024u;
+			uint32_t *n = realloc(g->gid, ncap * sizeof *n);
+			if (n == NULL)
+				return csv_oom(s);
+			g->gid = n;
+			g->cap = ncap;
+		}
+		g->gid[g->count++] = (uint32_t)v & GID_MASK;
+		(*fields)++;
+		if (*i < len && text[*i] == ',') {
+			(*i)++;
+			continue;
+		}
+		if (*i >= len || text[*i] == '\n')
+			return AGB_LOAD_OK;
+		return fail_at(s, *i, "expected ',' or the end of the row");
+	}
+}
+
+/* Every row of the text into g: at least one, all as long as the first. */
+static int csv_rows(const struct src *s, struct csv_grid *g)
+{
+	size_t i = 0;
+	while (i < s->len) {
+		size_t line_start = i;
+		uint32_t fields;
+		int rc;
+		if (csv_skip_blank_line(s, &i))
+			continue;
+		rc = csv_row(s, &i, g, &fields);
+		if (rc != AGB_LOAD_OK)
+			return rc;
+		if (g->rows == 0)
+			g->row_len = fields;
+		else if (fields != g->row_len)
+			return fail_at(s, line_start, "row has %u tile ids, the first row %u", fields,
+				       g->row_len);
+		g->rows++;
+		i++;
+	}
+	return g->rows != 0 ? AGB_LOAD_OK : fail_at(s, 0, "no rows");
+}
+
 int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32_t cell_px,
 			  struct agb_tilemap *out, struct agb_diag *diag)
 {
 	struct src s = {name, text, len, diag};
-	size_t cap = 0, count = 0, i = 0;
-	uint32_t *gid = NULL, row_len = 0, rows = 0;
+	struct csv_grid g = {0};
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
 	if (cell_px < 8u || cell_px > 256u || cell_px % 8u != 0)
 		return fail_at(&s, 0, "cell size must be a multiple of 8 px up to 256, not %u", cell_px);
-	while (i < len) {
-		size_t line_start = i;
-		uint32_t fields = 0;
-		int blank = 1;
-		for (size_t j = i; j < len && text[j] != '\n'; j++)
-			if (text[j] != ' ' && text[j] != '\t' && text[j] != '\r')
-				blank = 0;
-		if (blank) {
-			while (i < len && text[i] != '\n')
-				i++;
-			i++;
-			continue;
+	rc = csv_rows(&s, &g);
+	if (rc == AGB_LOAD_OK) {
+		out->layers = calloc(1, sizeof *out->layers);
+		if (out->layers == NULL || (out->layers[0].name = dup_str("csv")) == NULL) {
+			free(out->layers);
+			out->layers = NULL;
+			rc = csv_oom(&s);
 		}
-		for (;;) {
-			size_t f = i;
-			uint64_t v = 0;
-			int digits = 0;
-			while (i < len && (text[i] == ' ' || text[i] == '\t'))
-				i++;
-			f = i;
-			while (i < len && text[i] >= '0' && text[i] <= '9' && v <= 0xFFFFFFFFu) {
-				v = v * 10u + (uint64_t)(text[i] - '0');
-				digits++;
-				i++;
-			}
-			while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r'))
-				i++;
-			if (digits == 0) {
-				/* Tiled's CSV export ends rows with a comma: an empty last field is fine. */
-				if (fields > 0 && (i >= len || text[i] == '\n'))
-					break;
-				free(gid);
-				return fail_at(&s, f, "expected a tile id (a non-negative integer)");
-			}
-			if (v > 0xFFFFFFFFu) {
-				free(gid);
-				return fail_at(&s, f, "tile id does not fit in 32 bits");
-			}
-			if (count == cap) {
-				size_t ncap = cap != 0 ? cap * 2u : 1024u;
-				uint32_t *g = realloc(gid, ncap * sizeof *g);
-				if (g == NULL) {
-					free(gid);
-					snprintf(diag->file, sizeof diag->file, "%s", name);
-					snprintf(diag->message, sizeof diag->message, "out of memory");
-					return AGB_LOAD_IO_ERROR;
-				}
-				gid = g;
-				cap = ncap;
-			}
-			gid[count++] = (uint32_t)v & GID_MASK;
-			fields++;
-			if (i < len && text[i] == ',') {
-				i++;
-				continue;
-			}
-			if (i >= len || text[i] == '\n')
-				break;
-			free(gid);
-			return fail_at(&s, i, "expected ',' or the end of the row");
-		}
-		if (rows == 0)
-			row_len = fields;
-		else if (fields != row_len) {
-			free(gid);
-			return fail_at(&s, line_start, "row has %u tile ids, the first row %u", fields,
-				       row_len);
-		}
-		rows++;
-		i++;
 	}
-	if (rows == 0) {
-		free(gid);
-		return fail_at(&s, 0, "no rows");
+	if (rc != AGB_LOAD_OK) {
+		free(g.gid);
+		return rc;
 	}
-	out->layers = calloc(1, sizeof *out->layers);
-	if (out->layers == NULL || (out->layers[0].name = dup_str("csv")) == NULL) {
-		free(out->layers);
-		out->layers = NULL;
-		free(gid);
-		snprintf(diag->file, sizeof diag->file, "%s", name);
-		snprintf(diag->message, sizeof diag->message, "out of memory");
-		return AGB_LOAD_IO_ERROR;
-	}
-	out->layers[0].gid = gid;
+	out->layers[0].gid = g.gid;
 	out->layer_count = 1;
-	out->width = row_len;
-	out->height = rows;
+	out->width = g.row_len;
+	out->height = g.rows;
 	out->cell_px = cell_px;
 	return AGB_LOAD_OK;
 }
@@ -475,17 +503,16 @@ static uint32_t held(uint32_t s, uint32_t w)
 	return w + (s + SCREEN_TILES - w % SCREEN_TILES) % SCREEN_TILES;
 }
 
-int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
-		       struct agb_trace *out, struct agb_event **events, char *err, size_t err_len)
-{
-	const uint32_t k = map->cell_px / 8u;
-	const uint32_t lw_px = map->width * k * 8u, lh_px = map->height * k * 8u;
-	const uint32_t max_x = lw_px > 256u ? lw_px - 256u : 0, max_y = lh_px > 256u ? lh_px - 256u : 0;
-	struct stream st = {0};
-	uint32_t *bpp = NULL, frames = opt->frames, ox = 0, oy = 0;
+/* The largest scroll offsets of the camera over one streamed map (px). */
+struct camera {
+	uint32_t max_x, max_y;
+};
 
-	memset(out, 0, sizeof *out);
-	*events = NULL;
+/* The options a stream needs (speed, depth, frame limit) and ROM tile numbers that fit 31 bits.
+ * Returns 0, or -1 with err set. */
+static int check_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+			uint32_t k, char *err, size_t err_len)
+{
 	if (opt->speed < 1u || opt->speed > 8u) {
 		snprintf(err, err_len, "speed must be 1..8 px per frame, not %u", opt->speed);
 		return -1;
@@ -500,20 +527,27 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 			 opt->frames);
 		return -1;
 	}
-	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k > 0x7FFFFFFFu) {
-		/* Every gid fits for cells up to 64 px; larger cells need a check per tile. */
-		for (uint32_t li = 0; li < map->layer_count; li++)
-			for (size_t c = 0; c < (size_t)map->width * map->height; c++)
-				if ((uint64_t)map->layers[li].gid[c] * k * k > 0x7FFFFFFFu) {
-					snprintf(err, err_len, "tile id %u of layer \"%s\" gives ROM tile numbers beyond 2^31-1",
-						 map->layers[li].gid[c], map->layers[li].name);
-					return -1;
-				}
-	}
-	bpp = malloc(map->layer_count * sizeof *bpp);
+	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k <= 0x7FFFFFFFu)
+		return 0; /* every gid fits for cells up to 64 px; larger cells need a check per tile */
+	for (uint32_t li = 0; li < map->layer_count; li++)
+		for (size_t c = 0; c < (size_t)map->width * map->height; c++)
+			if ((uint64_t)map->layers[li].gid[c] * k * k > 0x7FFFFFFFu) {
+				snprintf(err, err_len, "tile id %u of layer \"%s\" gives ROM tile numbers beyond 2^31-1",
+					 map->layers[li].gid[c], map->layers[li].name);
+				return -1;
+			}
+	return 0;
+}
+
+/* Each layer's depth: opt->bpp, or its entry in opt->layer_bpp. Returns a malloc'd array of
+ * map->layer_count entries, or NULL with err set. */
+static uint32_t *layer_depths(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+			      char *err, size_t err_len)
+{
+	uint32_t *bpp = malloc(map->layer_count * sizeof *bpp);
 	if (bpp == NULL) {
 		snprintf(err, err_len, "out of memory");
-		return -1;
+		return NULL;
 	}
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		bpp[li] = opt->bpp;
@@ -523,7 +557,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 			snprintf(err, err_len, "layer \"%s\": bpp must be 4 or 8, not %u",
 				 opt->layer_bpp[j].name, opt->layer_bpp[j].bpp);
 			free(bpp);
-			return -1;
+			return NULL;
 		}
 		for (uint32_t li = 0; li < map->layer_count; li++)
 			if (strcmp(map->layers[li].name, opt->layer_bpp[j].name) == 0) {
@@ -533,83 +567,123 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 		if (!found) {
 			snprintf(err, err_len, "the map has no tile layer \"%s\"", opt->layer_bpp[j].name);
 			free(bpp);
-			return -1;
+			return NULL;
 		}
 	}
-	if (frames == 0) {
-		switch (opt->path) {
-		case AGB_PATH_DOWN:
-			frames = ceil_div(max_y, opt->speed);
-			break;
-		case AGB_PATH_PINGPONG:
-			frames = 2u * ceil_div(max_x, opt->speed);
-			break;
-		case AGB_PATH_DIAGONAL:
-			frames = 2u * ceil_div(max_x > max_y ? max_x : max_y, opt->speed);
-			break;
-		default:
-			frames = ceil_div(max_x, opt->speed);
-			break;
-		}
-	}
+	return bpp;
+}
 
-	for (uint32_t f = 0; f <= frames && !st.oom; f++) {
-		uint64_t d = (uint64_t)f * opt->speed;
-		uint32_t x = 0, y = max_y;
-		switch (opt->path) {
-		case AGB_PATH_RIGHT:
-			x = min_u32(d, max_x);
-			break;
-		case AGB_PATH_LEFT:
-			x = max_x - min_u32(d, max_x);
-			break;
-		case AGB_PATH_PINGPONG:
-			x = bounce(d, max_x);
-			break;
-		case AGB_PATH_DOWN:
-			y = min_u32(d, max_y);
-			break;
-		case AGB_PATH_DIAGONAL:
-			x = bounce(d, max_x);
-			y = bounce(d, max_y);
-			break;
-		}
-		x /= 8u;
-		y /= 8u;
-		for (uint32_t li = 0; li < map->layer_count; li++) {
-			const struct agb_tilemap_layer *l = &map->layers[li];
-			for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
-				for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
-					uint32_t nx = held(sx, x), ny = held(sy, y);
-					uint32_t now = tile_at(map, l, k, nx, ny), was;
-					if (f == 0) {
-						if (now != 0)
-							emit(&st, AGB_OP_REF, now, bpp[li]);
-						continue;
-					}
-					if (nx == held(sx, ox) && ny == held(sy, oy))
-						continue;
-					was = tile_at(map, l, k, held(sx, ox), held(sy, oy));
-					/* New first, then old: a tile that stays on screen is never released
-					 * and uploaded again in between. */
-					if (now != 0)
-						emit(&st, AGB_OP_REF, now, bpp[li]);
-					if (was != 0)
-						emit(&st, AGB_OP_UNREF, was, bpp[li]);
-				}
-		}
-		emit(&st, AGB_OP_FRAME, 0, 0);
-		ox = x;
-		oy = y;
+/* The frames of one pass (one round trip for pingpong and diagonal) when none were asked. */
+static uint32_t pass_frames(const struct agb_stream_options *opt, const struct camera *cam)
+{
+	switch (opt->path) {
+	case AGB_PATH_DOWN:
+		return ceil_div(cam->max_y, opt->speed);
+	case AGB_PATH_PINGPONG:
+		return 2u * ceil_div(cam->max_x, opt->speed);
+	case AGB_PATH_DIAGONAL:
+		return 2u * ceil_div(cam->max_x > cam->max_y ? cam->max_x : cam->max_y, opt->speed);
+	default:
+		return ceil_div(cam->max_x, opt->speed);
 	}
-	/* Level exit: every screen map cleared. */
+}
+
+/* The camera's tile position (*x, *y) at frame f. */
+static void camera_at(const struct agb_stream_options *opt, const struct camera *cam, uint32_t f,
+		      uint32_t *x, uint32_t *y)
+{
+	uint64_t d = (uint64_t)f * opt->speed;
+	*x = 0;
+	*y = cam->max_y;
+	switch (opt->path) {
+	case AGB_PATH_RIGHT:
+		*x = min_u32(d, cam->max_x);
+		break;
+	case AGB_PATH_LEFT:
+		*x = cam->max_x - min_u32(d, cam->max_x);
+		break;
+	case AGB_PATH_PINGPONG:
+		*x = bounce(d, cam->max_x);
+		break;
+	case AGB_PATH_DOWN:
+		*y = min_u32(d, cam->max_y);
+		break;
+	case AGB_PATH_DIAGONAL:
+		*x = bounce(d, cam->max_x);
+		*y = bounce(d, cam->max_y);
+		break;
+	}
+	*x /= 8u;
+	*y /= 8u;
+}
+
+/* One layer's screen map going from the camera at (ox, oy) to (x, y): a ref per cell that now
+ * shows a tile, an unref per cell that showed one; on the first frame (first) only the refs. */
+static void emit_layer_move(struct stream *st, const struct agb_tilemap *map,
+			    const struct agb_tilemap_layer *l, uint32_t k, uint32_t bpp, int first,
+			    uint32_t x, uint32_t y, uint32_t ox, uint32_t oy)
+{
+	for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
+		for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
+			uint32_t nx = held(sx, x), ny = held(sy, y);
+			uint32_t now = tile_at(map, l, k, nx, ny), was;
+			if (first) {
+				if (now != 0)
+					emit(st, AGB_OP_REF, now, bpp);
+				continue;
+			}
+			if (nx == held(sx, ox) && ny == held(sy, oy))
+				continue;
+			was = tile_at(map, l, k, held(sx, ox), held(sy, oy));
+			/* New first, then old: a tile that stays on screen is never released and
+			 * uploaded again in between. */
+			if (now != 0)
+				emit(st, AGB_OP_REF, now, bpp);
+			if (was != 0)
+				emit(st, AGB_OP_UNREF, was, bpp);
+		}
+}
+
+/* Level exit: every screen map cleared (the camera last at ox, oy). */
+static void emit_level_exit(struct stream *st, const struct agb_tilemap *map, uint32_t k,
+			    const uint32_t *bpp, uint32_t ox, uint32_t oy)
+{
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
 			for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
 				uint32_t was = tile_at(map, &map->layers[li], k, held(sx, ox), held(sy, oy));
 				if (was != 0)
-					emit(&st, AGB_OP_UNREF, was, bpp[li]);
+					emit(st, AGB_OP_UNREF, was, bpp[li]);
 			}
+}
+
+int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_options *opt,
+		       struct agb_trace *out, struct agb_event **events, char *err, size_t err_len)
+{
+	const uint32_t k = map->cell_px / 8u;
+	const uint32_t lw_px = map->width * k * 8u, lh_px = map->height * k * 8u;
+	const struct camera cam = {lw_px > 256u ? lw_px - 256u : 0, lh_px > 256u ? lh_px - 256u : 0};
+	struct stream st = {0};
+	uint32_t *bpp, frames, ox = 0, oy = 0;
+
+	memset(out, 0, sizeof *out);
+	*events = NULL;
+	if (check_stream(map, opt, k, err, err_len) != 0)
+		return -1;
+	bpp = layer_depths(map, opt, err, err_len);
+	if (bpp == NULL)
+		return -1;
+	frames = opt->frames != 0 ? opt->frames : pass_frames(opt, &cam);
+	for (uint32_t f = 0; f <= frames && !st.oom; f++) {
+		uint32_t x, y;
+		camera_at(opt, &cam, f, &x, &y);
+		for (uint32_t li = 0; li < map->layer_count; li++)
+			emit_layer_move(&st, map, &map->layers[li], k, bpp[li], f == 0, x, y, ox, oy);
+		emit(&st, AGB_OP_FRAME, 0, 0);
+		ox = x;
+		oy = y;
+	}
+	emit_level_exit(&st, map, k, bpp, ox, oy);
 	free(bpp);
 	if (st.oom) {
 		free(st.ev);

@@ -909,35 +909,41 @@ static int oom(struct loader *L)
 	return AGB_LOAD_IO_ERROR;
 }
 
-static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_trace *out,
-		       const cJSON **events)
+/* The top-level keys a trace may have, in the order of struct header_keys. */
+enum { KEY_VERSION, KEY_ARENA, KEY_ARENA_BYTES, KEY_NAME, KEY_SOURCE, KEY_EVENTS, KEY_COUNT };
+static const char *const header_key_names[KEY_COUNT] = {"version", "arena", "arena_bytes",
+							 "name",    "source", "events"};
+
+/* The root is an object without duplicate keys; found[k] = its member header_key_names[k], or
+ * NULL. Duplicate keys: cJSON keeps both and lookups would silently take the first. Metadata
+ * keys are checked too: a trace with two "name"s is as suspicious as two "arena"s. */
+static int header_members(struct loader *L, const cJSON *root, const cJSON *found[KEY_COUNT])
 {
-	static const char *const known[] = {"version", "arena", "arena_bytes", "name", "source",
-					    "events"};
-	const cJSON *found[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-	size_t root_off = root_offset(L);
 	if (!cJSON_IsObject(root))
-		return fail_at(L, root_off, "top level must be a JSON object, got %s",
+		return fail_at(L, root_offset(L), "top level must be a JSON object, got %s",
 			       kind_name(root));
-	/* Duplicate keys: cJSON keeps both and lookups would silently take the first. Metadata
-	 * keys are checked too: a trace with two "name"s is as suspicious as two "arena"s. */
-	int index = 0;
-	for (const cJSON *m = root->child; m != NULL; m = m->next, index++) {
+	for (const cJSON *m = root->child; m != NULL; m = m->next) {
 		int occurrence = 0;
 		for (const cJSON *p = root->child; p != m; p = p->next)
 			if (strcmp(p->string, m->string) == 0)
 				occurrence++;
 		if (occurrence > 0)
-			return fail_member(L, m->string, 1, occurrence, "duplicate top-level key \"%s\"",
-					   m->string);
-		for (size_t k = 0; k < 6; k++)
-			if (strcmp(m->string, known[k]) == 0)
+			return fail_member(L, m->string, 1, occurrence,
+					   "duplicate top-level key \"%s\"", m->string);
+		for (size_t k = 0; k < KEY_COUNT; k++)
+			if (strcmp(m->string, header_key_names[k]) == 0)
 				found[k] = m;
 	}
-	const cJSON *version = found[0], *arena = found[1], *bytes = found[2];
+	return AGB_LOAD_OK;
+}
+
+/* "version": required, the integer 1. */
+static int header_version(struct loader *L, const cJSON *version)
+{
 	uint32_t u = 0;
 	if (version == NULL)
-		return fail_at(L, root_off, "missing required key \"version\" (the integer 1)");
+		return fail_at(L, root_offset(L),
+			       "missing required key \"version\" (the integer 1)");
 	if (!cJSON_IsNumber(version))
 		return fail_member(L, "version", 0, 0, "\"version\" must be the integer 1, got %s",
 				   kind_name(version));
@@ -945,14 +951,19 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 		return fail_member(L, "version", 0, 0,
 				   "unsupported trace version %.15g (this reader reads version 1)",
 				   version->valuedouble);
+	return AGB_LOAD_OK;
+}
 
+/* "arena": required, one of the arena names, into L->arena. */
+static int header_arena(struct loader *L, const cJSON *arena)
+{
+	int a = 0;
 	if (arena == NULL)
-		return fail_at(L, root_off,
+		return fail_at(L, root_offset(L),
 			       "missing required key \"arena\" (\"ewram\", \"obj_vram\" or \"bg_vram\")");
 	if (!cJSON_IsString(arena))
 		return fail_member(L, "arena", 0, 0, "\"arena\" must be a string, got %s",
 				   kind_name(arena));
-	int a = 0;
 	while (a < AGB_ARENA_COUNT && strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring))
 		a++;
 	if (a == AGB_ARENA_COUNT)
@@ -961,51 +972,75 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 				   "\"bg_vram\" or \"pal_ram\")",
 				   arena->valuestring);
 	L->arena = (enum agb_arena)a;
+	return AGB_LOAD_OK;
+}
+
+/* "arena_bytes": optional, 1 .. the arena's region (its default), into L->arena_bytes. */
+static int header_arena_bytes(struct loader *L, const cJSON *bytes)
+{
 	uint32_t region = agb_arena_region_bytes(L->arena);
+	const char *why;
+	double d;
 	L->arena_bytes = region;
-	if (bytes != NULL) {
-		const char *why = check_uint(bytes, 1, region, &L->arena_bytes);
-		double d = cJSON_IsNumber(bytes) ? bytes->valuedouble : 0;
-		if (why != NULL && strcmp(why, "type") == 0)
-			return fail_member(L, "arena_bytes", 0, 0,
-					   "\"arena_bytes\" must be an integer, got %s", kind_name(bytes));
-		if (why != NULL && strcmp(why, "fraction") == 0)
-			return fail_member(L, "arena_bytes", 0, 0,
-					   "\"arena_bytes\" must be an integer, got %.15g", d);
-		if (why != NULL && strcmp(why, "overflow") == 0)
-			return fail_member(L, "arena_bytes", 0, 0,
-					   "\"arena_bytes\" is out of range (number too large)");
-		if (why != NULL && strcmp(why, "low") == 0)
-			return fail_member(L, "arena_bytes", 0, 0, "\"arena_bytes\" must be >= 1, got %.15g",
-					   d);
-		if (why != NULL)
-			return fail_member(L, "arena_bytes", 0, 0,
-					   "\"arena_bytes\" %.15g is larger than the %s region (%u bytes)",
-					   d, agb_arena_name(L->arena), region);
-	}
+	if (bytes == NULL)
+		return AGB_LOAD_OK;
+	why = check_uint(bytes, 1, region, &L->arena_bytes);
+	d = cJSON_IsNumber(bytes) ? bytes->valuedouble : 0;
+	if (why == NULL)
+		return AGB_LOAD_OK;
+	if (strcmp(why, "type") == 0)
+		return fail_member(L, "arena_bytes", 0, 0,
+				   "\"arena_bytes\" must be an integer, got %s", kind_name(bytes));
+	if (strcmp(why, "fraction") == 0)
+		return fail_member(L, "arena_bytes", 0, 0,
+				   "\"arena_bytes\" must be an integer, got %.15g", d);
+	if (strcmp(why, "overflow") == 0)
+		return fail_member(L, "arena_bytes", 0, 0,
+				   "\"arena_bytes\" is out of range (number too large)");
+	if (strcmp(why, "low") == 0)
+		return fail_member(L, "arena_bytes", 0, 0,
+				   "\"arena_bytes\" must be >= 1, got %.15g", d);
+	return fail_member(L, "arena_bytes", 0, 0,
+			   "\"arena_bytes\" %.15g is larger than the %s region (%u bytes)", d,
+			   agb_arena_name(L->arena), region);
+}
 
-	for (int k = 3; k <= 4; k++) {
-		const cJSON *v = found[k];
-		if (v == NULL || cJSON_IsNull(v))
-			continue;
-		if (!cJSON_IsString(v))
-			return fail_member(L, known[k], 0, 0, "\"%s\" must be a string, got %s",
-					   known[k], kind_name(v));
-		char *copy = dup_string(v->valuestring);
-		if (copy == NULL)
-			return oom(L);
-		if (k == 3)
-			out->name = copy;
-		else
-			out->source = copy;
-	}
+/* "name" or "source" (key k): optional, a string or null; a string is copied into *out. */
+static int header_text(struct loader *L, int k, const cJSON *v, char **out)
+{
+	if (v == NULL || cJSON_IsNull(v))
+		return AGB_LOAD_OK;
+	if (!cJSON_IsString(v))
+		return fail_member(L, header_key_names[k], 0, 0, "\"%s\" must be a string, got %s",
+				   header_key_names[k], kind_name(v));
+	*out = dup_string(v->valuestring);
+	return *out != NULL ? AGB_LOAD_OK : oom(L);
+}
 
-	*events = found[5];
-	if (found[5] == NULL)
-		return fail_at(L, root_off, "missing required key \"events\" (an array of events)");
-	if (!cJSON_IsArray(found[5]))
+static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_trace *out,
+		       const cJSON **events)
+{
+	const cJSON *found[KEY_COUNT] = {NULL};
+	int rc = header_members(L, root, found);
+	if (rc == AGB_LOAD_OK)
+		rc = header_version(L, found[KEY_VERSION]);
+	if (rc == AGB_LOAD_OK)
+		rc = header_arena(L, found[KEY_ARENA]);
+	if (rc == AGB_LOAD_OK)
+		rc = header_arena_bytes(L, found[KEY_ARENA_BYTES]);
+	if (rc == AGB_LOAD_OK)
+		rc = header_text(L, KEY_NAME, found[KEY_NAME], &out->name);
+	if (rc == AGB_LOAD_OK)
+		rc = header_text(L, KEY_SOURCE, found[KEY_SOURCE], &out->source);
+	if (rc != AGB_LOAD_OK)
+		return rc;
+	*events = found[KEY_EVENTS];
+	if (*events == NULL)
+		return fail_at(L, root_offset(L),
+			       "missing required key \"events\" (an array of events)");
+	if (!cJSON_IsArray(*events))
 		return fail_member(L, "events", 0, 0, "\"events\" must be an array, got %s",
-				   kind_name(found[5]));
+				   kind_name(*events));
 	return AGB_LOAD_OK;
 }
 

@@ -362,16 +362,161 @@ static int real_display(void)
 	return want != NULL && SDL_strcasecmp(want, drv) == 0;
 }
 
+/* The window's SDL side: the window, its renderer, the lock and wake-up shared with the worker. */
+struct window {
+	SDL_Window *win;
+	SDL_Renderer *r;
+	SDL_Thread *th;
+};
+
+/* SDL, a real display, the window and renderer (software if need be), the worker's lock and
+ * condition. Returns 0, or -1 with err set (what was made is released by window_close). */
+static int window_open(struct viewer *v, struct window *x, char *err, size_t n)
+{
+	const struct agb_view_config *c = v->c;
+	char title[256];
+	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+		snprintf(err, n, "cannot open a window: %s (no display? --snapshot works without one)",
+			 SDL_GetError());
+		return -1;
+	}
+	if (!real_display()) {
+		snprintf(err, n, "cannot open a window: no display (SDL fell back to its '%s' video "
+			 "driver; --snapshot works without one)", SDL_GetCurrentVideoDriver());
+		return -1;
+	}
+	snprintf(title, sizeof title, "agbsim view: %s (%s)", c->trace_path, c->replay.core->name);
+	x->win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
+				  AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, 0);
+	if (x->win != NULL)
+		x->r = SDL_CreateRenderer(x->win, -1, 0);
+	if (x->win != NULL && x->r == NULL)
+		x->r = SDL_CreateRenderer(x->win, -1, SDL_RENDERER_SOFTWARE);
+	v->mu = SDL_CreateMutex();
+	v->cv = SDL_CreateCond();
+	if (x->win == NULL || x->r == NULL || v->mu == NULL || v->cv == NULL) {
+		snprintf(err, n, "cannot open a window: %s", SDL_GetError());
+		return -1;
+	}
+	return 0;
+}
+
+/* Stops the worker (if started) and releases everything window_open made. */
+static void window_close(struct viewer *v, struct window *x)
+{
+	if (x->th != NULL) {
+		SDL_LockMutex(v->mu);
+		v->quit = 1;
+		v->abort_run = 1;
+		SDL_CondBroadcast(v->cv);
+		SDL_UnlockMutex(v->mu);
+		SDL_WaitThread(x->th, NULL);
+	}
+	view_text_cleanup();
+	if (x->r != NULL)
+		SDL_DestroyRenderer(x->r);
+	if (x->win != NULL)
+		SDL_DestroyWindow(x->win);
+	if (v->cv != NULL)
+		SDL_DestroyCond(v->cv);
+	if (v->mu != NULL)
+		SDL_DestroyMutex(v->mu);
+	SDL_Quit();
+}
+
+/* The --script keys still to press, and when the next may go. */
+struct script_feed {
+	const char *next;
+	Uint32 wait;
+};
+
+/* Script keys go in one at a time, each once the previous step has been shown; when the script
+ * has run out, the window closes (a test must never hang). Called with v->mu held. */
+static void feed_script(struct viewer *v, struct win_state *w, struct script_feed *s, Uint32 now)
+{
+	if (v->c->script == NULL || !v->paused || now < s->wait)
+		return;
+	if (s->next == NULL) {
+		w->quit = 1;
+		return;
+	}
+	const char *end = strchr(s->next, ',');
+	size_t len = end != NULL ? (size_t)(end - s->next) : strlen(s->next);
+	int wait = len != 0 ? push_token(s->next, len) : 0;
+	if (wait < 0)
+		fprintf(stderr, "agbsim: view: unknown script key '%.*s'\n", (int)len, s->next);
+	else
+		s->wait = now + (Uint32)wait;
+	s->next = end != NULL ? end + 1 : NULL;
+}
+
+/* Playing: let the worker run as many events as dt seconds are worth at the chosen speed. */
+static void play(struct viewer *v, struct win_state *w, double dt)
+{
+	int64_t k;
+	if (!w->playing || !v->paused || at_end(v))
+		return;
+	w->acc += dt * speeds[w->speed_idx];
+	k = (int64_t)w->acc;
+	if (k > 0) {
+		w->acc -= (double)k;
+		grant(v, v->vm.index + k, 0);
+	}
+}
+
+/* The status line's inputs: a red flash on a new failure, the mode, the speed. */
+static void update_ui(struct viewer *v, struct win_state *w, Uint32 now)
+{
+	if (v->vm.failures > w->seen_failures)
+		w->flash_until = now + 400u;
+	w->seen_failures = v->vm.failures;
+	w->ui.flash = now < w->flash_until || (v->vm.index >= 0 && v->vm.fail_index == v->vm.index);
+	w->ui.mode = at_end(v) && v->paused ? VIEW_MODE_END
+		     : w->playing          ? VIEW_MODE_PLAYING
+					   : VIEW_MODE_PAUSED;
+	w->ui.speed = speeds[w->speed_idx];
+}
+
+/* The frame loop until a quit key, the end of the script, or a replay that stops (3, err set). */
+static int window_loop(struct viewer *v, struct win_state *w, SDL_Renderer *r, char *err,
+		       size_t n)
+{
+	struct script_feed script = {v->c->script, 0};
+	Uint32 prev = SDL_GetTicks();
+	while (!w->quit) {
+		SDL_Event e;
+		Uint32 now = SDL_GetTicks();
+		double dt = (double)(now - prev) / 1000.0;
+		prev = now;
+
+		SDL_LockMutex(v->mu);
+		feed_script(v, w, &script, now);
+		while (SDL_PollEvent(&e))
+			handle(v, w, &e);
+		play(v, w, dt);
+		/* Show a consistent state: give the worker a moment to reach its pause. */
+		while (!v->paused && !w->quit)
+			if (SDL_CondWaitTimeout(v->cv, v->mu, 30) == SDL_MUTEX_TIMEDOUT)
+				break;
+		if (v->run_status != AGB_REPLAY_OK) {
+			snprintf(err, n, "replay stopped: %s", v->why != NULL ? v->why : "core error");
+			SDL_UnlockMutex(v->mu);
+			return 3;
+		}
+		update_ui(v, w, now);
+		view_draw(r, &v->vm, &w->ui);
+		SDL_UnlockMutex(v->mu);
+		SDL_RenderPresent(r);
+		SDL_Delay(15);
+	}
+	return 0;
+}
+
 int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 {
 	struct viewer v;
 	struct win_state w;
-	SDL_Window *win = NULL;
-	SDL_Renderer *r = NULL;
-	SDL_Thread *th = NULL;
-	const char *script = c->script;
-	Uint32 prev, script_wait = 0;
-	char title[256];
+	struct window x = {NULL, NULL, NULL};
 	int rc = 3;
 
 	memset(&v, 0, sizeof v);
@@ -385,32 +530,11 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 		snprintf(err, n, "out of memory, or the core refused the arena");
 		goto out;
 	}
-	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-		snprintf(err, n, "cannot open a window: %s (no display? --snapshot works without one)",
-			 SDL_GetError());
+	if (window_open(&v, &x, err, n) != 0)
 		goto out;
-	}
-	if (!real_display()) {
-		snprintf(err, n, "cannot open a window: no display (SDL fell back to its '%s' video "
-			 "driver; --snapshot works without one)", SDL_GetCurrentVideoDriver());
-		goto out;
-	}
-	snprintf(title, sizeof title, "agbsim view: %s (%s)", c->trace_path, c->replay.core->name);
-	win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, AGB_VIEW_WIDTH,
-			       AGB_VIEW_HEIGHT, 0);
-	if (win != NULL)
-		r = SDL_CreateRenderer(win, -1, 0);
-	if (win != NULL && r == NULL)
-		r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
-	v.mu = SDL_CreateMutex();
-	v.cv = SDL_CreateCond();
-	if (win == NULL || r == NULL || v.mu == NULL || v.cv == NULL) {
-		snprintf(err, n, "cannot open a window: %s", SDL_GetError());
-		goto out;
-	}
 	v.target = c->start_at >= 0 ? c->start_at : 0;
-	th = SDL_CreateThread(worker, "agbsim-replay", &v);
-	if (th == NULL) {
+	x.th = SDL_CreateThread(worker, "agbsim-replay", &v);
+	if (x.th == NULL) {
 		snprintf(err, n, "cannot start the replay thread: %s", SDL_GetError());
 		goto out;
 	}
@@ -418,83 +542,9 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 	w.ui.hover_x = w.ui.hover_y = -1;
 	w.playing = !c->start_paused && c->start_at < 0;
 	w.speed_idx = default_speed(c->trace->event_count);
-	prev = SDL_GetTicks();
-	rc = 0;
-
-	while (!w.quit) {
-		SDL_Event e;
-		Uint32 now = SDL_GetTicks();
-		double dt = (double)(now - prev) / 1000.0;
-		prev = now;
-
-		SDL_LockMutex(v.mu);
-		/* Script keys go in one at a time, each once the previous step has been shown. */
-		if (script != NULL && v.paused && now >= script_wait) {
-			const char *end = strchr(script, ',');
-			size_t len = end != NULL ? (size_t)(end - script) : strlen(script);
-			int wait = len != 0 ? push_token(script, len) : 0;
-			if (wait < 0)
-				fprintf(stderr, "agbsim: view: unknown script key '%.*s'\n", (int)len, script);
-			else
-				script_wait = now + (Uint32)wait;
-			script = end != NULL ? end + 1 : NULL;
-		} else if (c->script != NULL && script == NULL && v.paused && now >= script_wait) {
-			w.quit = 1; /* the script ran out: a test must never hang */
-		}
-		while (SDL_PollEvent(&e))
-			handle(&v, &w, &e);
-		if (w.playing && v.paused && !at_end(&v)) {
-			int64_t k;
-			w.acc += dt * speeds[w.speed_idx];
-			k = (int64_t)w.acc;
-			if (k > 0) {
-				w.acc -= (double)k;
-				grant(&v, v.vm.index + k, 0);
-			}
-		}
-		/* Show a consistent state: give the worker a moment to reach its pause. */
-		while (!v.paused && !w.quit)
-			if (SDL_CondWaitTimeout(v.cv, v.mu, 30) == SDL_MUTEX_TIMEDOUT)
-				break;
-		if (v.run_status != AGB_REPLAY_OK) {
-			snprintf(err, n, "replay stopped: %s", v.why != NULL ? v.why : "core error");
-			SDL_UnlockMutex(v.mu);
-			w.quit = 1;
-			rc = 3;
-			break;
-		}
-		if (v.vm.failures > w.seen_failures)
-			w.flash_until = now + 400u;
-		w.seen_failures = v.vm.failures;
-		w.ui.flash = now < w.flash_until || (v.vm.index >= 0 && v.vm.fail_index == v.vm.index);
-		w.ui.mode = at_end(&v) && v.paused ? VIEW_MODE_END
-			    : w.playing            ? VIEW_MODE_PLAYING
-						   : VIEW_MODE_PAUSED;
-		w.ui.speed = speeds[w.speed_idx];
-		view_draw(r, &v.vm, &w.ui);
-		SDL_UnlockMutex(v.mu);
-		SDL_RenderPresent(r);
-		SDL_Delay(15);
-	}
+	rc = window_loop(&v, &w, x.r, err, n);
 out:
-	if (th != NULL) {
-		SDL_LockMutex(v.mu);
-		v.quit = 1;
-		v.abort_run = 1;
-		SDL_CondBroadcast(v.cv);
-		SDL_UnlockMutex(v.mu);
-		SDL_WaitThread(th, NULL);
-	}
-	view_text_cleanup();
-	if (r != NULL)
-		SDL_DestroyRenderer(r);
-	if (win != NULL)
-		SDL_DestroyWindow(win);
-	if (v.cv != NULL)
-		SDL_DestroyCond(v.cv);
-	if (v.mu != NULL)
-		SDL_DestroyMutex(v.mu);
-	SDL_Quit();
+	window_close(&v, &x);
 	view_model_free(&v.vm);
 	free(v.ws);
 	free(v.m);

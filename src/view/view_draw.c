@@ -366,18 +366,13 @@ static void swatch(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *labe
 	text(r, x + 12, y, 0xb0b4bcu, "%s", label);
 }
 
-int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui)
+/* The map, composed in px_map, as one texture at its place; the red frame of a failure. */
+static int draw_map_texture(SDL_Renderer *r, const struct view_model *vm,
+			    const struct view_ui *ui, const struct view_layout *L)
 {
-	struct view_layout L;
-	SDL_Texture *tex;
 	SDL_Rect dst = {MAP_X, MAP_Y, MAP_W, MAP_H};
-	const struct agb_trace *t = vm->t;
-	char buf[128];
-	int x = PANEL_X, y = MAP_Y;
-	double frag = vm->have_stats ? agb_frag_external(&vm->stats) : 0.0;
-
-	view_layout_make(t->arena, vm->units, ui->zoom, ui->scroll_row, &L);
-	draw_map(vm, ui, &L);
+	SDL_Texture *tex;
+	draw_map(vm, ui, L);
 	tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, MAP_W, MAP_H);
 	if (tex == NULL)
 		return -1;
@@ -391,21 +386,36 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 		rect(r, MAP_X - 3, MAP_Y - 3, MAP_W + 6, MAP_H + 6, AGB_VIEW_RGB_FAIL_BORDER, 0);
 		rect(r, MAP_X - 2, MAP_Y - 2, MAP_W + 4, MAP_H + 4, AGB_VIEW_RGB_FAIL_BORDER, 0);
 	}
+	return 0;
+}
 
+/* The panel's head: title, core and arena, the map's scale. Returns the next line's y. */
+static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui,
+		      const struct view_layout *L, int x, int y)
+{
+	const struct agb_trace *t = vm->t;
 	text(r, x, y, 0xffffffu, "agbsim view: %.26s", ui->title != NULL ? ui->title : "");
 	y += LINE;
 	text(r, x, y, 0xb0b4bcu, "%s on %s, %u B", vm->core->name, agb_arena_name(t->arena),
 	     vm->arena_bytes);
 	y += LINE;
-	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L.cols,
-	     L.vis_rows < L.rows ? " (scroll)" : "");
+	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
+	     L->vis_rows < L->rows ? " (scroll)" : "");
 	y += LINE;
 	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0) {
 		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
 		text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
 	}
-	y += 2 * LINE + 4;
+	return y + 2 * LINE + 4;
+}
 
+/* The event shown and the figures after it (with the free-space sparkline). Returns the next
+ * line's y. */
+static int panel_figures(SDL_Renderer *r, const struct view_model *vm, int x, int y)
+{
+	const struct agb_trace *t = vm->t;
+	double frag = vm->have_stats ? agb_frag_external(&vm->stats) : 0.0;
+	char buf[128];
 	if (vm->index < 0) {
 		text(r, x, y, 0xffffffu, "event -/%u (not started)", t->event_count);
 		y += 2 * LINE;
@@ -441,8 +451,12 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	text(r, x, y, 0xd0d4dcu, "last op cycles %u (model)", vm->last.cycles);
 	y += LINE;
 	text(r, x, y, 0xd0d4dcu, "metadata       %u B", vm->overhead);
-	y += LINE + 6;
+	return y + LINE + 6;
+}
 
+/* Playing, paused or at the end. Returns the next line's y. */
+static int panel_mode(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
+{
 	switch (ui->mode) {
 	case VIEW_MODE_PLAYING:
 		text(r, x, y, 0x60ff80u, "PLAYING  %u events/s", ui->speed);
@@ -456,11 +470,12 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	default:
 		break;
 	}
-	y += LINE + 6;
-	if (ui->mode != VIEW_MODE_SNAPSHOT)
-		hover_panel(r, vm, ui, &L, x, y);
-	y += 3 * LINE + 6;
+	return y + LINE + 6;
+}
 
+/* The colour legend, the status line, the key help (or the snapshot's title) at the bottom. */
+static void panel_foot(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
+{
 	swatch(r, x, y, AGB_VIEW_RGB_FREE, "free");
 	swatch(r, x + 80, y, AGB_VIEW_RGB_META_HATCH, "metadata");
 	swatch(r, x + 184, y, AGB_VIEW_RGB_UNTRACKED, "untracked");
@@ -478,6 +493,22 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	else
 		text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u, "agbsim view --snapshot: %s",
 		     ui->title != NULL ? ui->title : "");
+}
+
+int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui)
+{
+	struct view_layout L;
+	int x = PANEL_X, y = MAP_Y;
+
+	view_layout_make(vm->t->arena, vm->units, ui->zoom, ui->scroll_row, &L);
+	if (draw_map_texture(r, vm, ui, &L) != 0)
+		return -1;
+	y = panel_head(r, vm, ui, &L, x, y);
+	y = panel_figures(r, vm, x, y);
+	y = panel_mode(r, ui, x, y);
+	if (ui->mode != VIEW_MODE_SNAPSHOT)
+		hover_panel(r, vm, ui, &L, x, y);
+	panel_foot(r, ui, x, y + 3 * LINE + 6);
 	return 0;
 }
 

@@ -203,4 +203,55 @@ static inline void random_request(uint32_t *s, uint32_t *size, uint32_t *align)
 	}
 }
 
+/* Random sequences (six rounds of 3000 ops: the map in EWRAM and IWRAM, bitmap mode every third
+ * round, a 20 KiB arena in one) with the invariant checker after every op: each block obeys the
+ * alignment it asked for, and no store ever needs the VRAM byte-store quirk. */
+static inline void case_random_sequences(const struct agb_heap_core *core)
+{
+	for (uint32_t round = 0; round < 6; round++) {
+		uint32_t seed = 0x1234u + round, live[256], n = 0;
+		uint32_t flags = round % 3u == 2u ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u;
+		uint32_t meta = round % 2u ? MEM_IWRAM : MEM_EWRAM;
+		struct objt *t = objt_new(core, round == 4 ? 0x5000u : 0x8000u, flags, meta);
+		for (uint32_t i = 0; i < 3000; i++) {
+			if (n > 0 && (n == 256 || xs32(&seed) % 3u == 0)) {
+				uint32_t k = xs32(&seed) % n;
+				t->core->free(t->state, live[k]);
+				live[k] = live[--n];
+			} else {
+				uint32_t size, align, a;
+				random_request(&seed, &size, &align);
+				a = objt_alloc(t, size, align);
+				if (a != AGB_NULL) {
+					assert_int_equal(objt_block(a) % (align > 32u ? align / 32u : 1u), 0);
+					live[n++] = a;
+				}
+			}
+			objt_check(t);
+		}
+		assert_int_equal(t->m->quirk_stores, 0);
+		objt_free_all(t);
+	}
+}
+
+/* The shared cases as cmocka tests of `core`: OBJ_CASE_TESTS(core) defines them in a suite,
+ * OBJ_CASE_LIST names them in its CMUnitTest array. */
+#define OBJ_CASE_TEST(name, c, core)                                                                \
+	static void name(void **state)                                                             \
+	{                                                                                          \
+		(void)state;                                                                       \
+		c(core);                                                                           \
+	}
+#define OBJ_CASE_TESTS(core)                                                                        \
+	OBJ_CASE_TEST(article_example, case_article_example, core)                                 \
+	OBJ_CASE_TEST(placement_rule, case_placement_rule, core)                                   \
+	OBJ_CASE_TEST(even_tile_for_8bpp, case_8bpp_even_tile, core)                               \
+	OBJ_CASE_TEST(bitmap_mode_upper_16k_only, case_bitmap_mode, core)                          \
+	OBJ_CASE_TEST(full_and_empty, case_full_and_empty, core)                                   \
+	OBJ_CASE_TEST(random_sequences_keep_invariants, case_random_sequences, core)
+#define OBJ_CASE_LIST                                                                               \
+	cmocka_unit_test(article_example), cmocka_unit_test(placement_rule),                       \
+		cmocka_unit_test(even_tile_for_8bpp), cmocka_unit_test(bitmap_mode_upper_16k_only), \
+		cmocka_unit_test(full_and_empty), cmocka_unit_test(random_sequences_keep_invariants)
+
 #endif

@@ -8,35 +8,7 @@
 #include "core/obj_cases.h"
 #include "trace/trace_load.h"
 
-static void article_example(void **state)
-{
-	(void)state;
-	case_article_example(&agb_obj_fast_core);
-}
-
-static void placement_rule(void **state)
-{
-	(void)state;
-	case_placement_rule(&agb_obj_fast_core);
-}
-
-static void even_tile_for_8bpp(void **state)
-{
-	(void)state;
-	case_8bpp_even_tile(&agb_obj_fast_core);
-}
-
-static void bitmap_mode_upper_16k_only(void **state)
-{
-	(void)state;
-	case_bitmap_mode(&agb_obj_fast_core);
-}
-
-static void full_and_empty(void **state)
-{
-	(void)state;
-	case_full_and_empty(&agb_obj_fast_core);
-}
+OBJ_CASE_TESTS(&agb_obj_fast_core)
 
 /* The model of replay.c: base + bus cycles + per-access instruction work. */
 static uint32_t model(const struct agb_heap_core *c, uint32_t base, agb_machine *m, uint32_t bus0,
@@ -140,32 +112,6 @@ static void differential_random(void **state)
 }
 
 /* The random sequences again, with the checker after every single op. */
-static void random_sequences_keep_invariants(void **state)
-{
-	(void)state;
-	for (uint32_t round = 0; round < 4; round++) {
-		uint32_t seed = 0xBEEFu + round, live[256], n = 0;
-		struct objt *t = objt_new(&agb_obj_fast_core, 0x8000u,
-					  round == 3 ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u, META_BASE);
-		for (uint32_t i = 0; i < 3000; i++) {
-			if (n > 0 && (n == 256 || xs32(&seed) % 3u == 0)) {
-				uint32_t k = xs32(&seed) % n;
-				t->core->free(t->state, live[k]);
-				live[k] = live[--n];
-			} else {
-				uint32_t size, align, a;
-				random_request(&seed, &size, &align);
-				a = objt_alloc(t, size, align);
-				if (a != AGB_NULL)
-					live[n++] = a;
-			}
-			objt_check(t);
-		}
-		assert_int_equal(t->m->quirk_stores, 0);
-		objt_free_all(t);
-	}
-}
-
 /* --- every shipped traces/obj trace: same placement on every event --------------------- */
 
 struct rec {
@@ -380,12 +326,7 @@ static void worst_case_alloc_cost_general(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(article_example),
-		cmocka_unit_test(placement_rule),
-		cmocka_unit_test(even_tile_for_8bpp),
-		cmocka_unit_test(bitmap_mode_upper_16k_only),
-		cmocka_unit_test(full_and_empty),
-		cmocka_unit_test(random_sequences_keep_invariants),
+		OBJ_CASE_LIST,
 		cmocka_unit_test(differential_random),
 		cmocka_unit_test(differential_on_shipped_traces),
 		cmocka_unit_test(worst_case_alloc_cost),
