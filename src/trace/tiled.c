@@ -679,11 +679,13 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 		camera_at(opt, &cam, f, &x, &y);
 		for (uint32_t li = 0; li < map->layer_count; li++)
 			emit_layer_move(&st, map, &map->layers[li], k, bpp[li], f == 0, x, y, ox, oy);
-		emit(&st, AGB_OP_FRAME, 0, 0);
+		/* The first frame fills the screen maps: a loading frame, as the level exit is. */
+		emit(&st, AGB_OP_FRAME, 0, f == 0 ? AGB_FRAME_LOAD : 0u);
 		ox = x;
 		oy = y;
 	}
 	emit_level_exit(&st, map, k, bpp, ox, oy);
+	emit(&st, AGB_OP_FRAME, 0, AGB_FRAME_LOAD);
 	free(bpp);
 	if (st.oom) {
 		free(st.ev);
@@ -695,7 +697,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 	out->arena_bytes = VRAM_BG_SIZE;
 	out->event_count = (uint32_t)st.count;
 	out->slots = 0;
-	out->frame_count = frames + 1u;
+	out->frame_count = frames + 2u;
 	out->events = st.ev;
 	out->name = opt->name;
 	out->source = opt->source;

@@ -70,8 +70,9 @@ static void golden_tiny_map(void **state)
 	o.name = "tiny-map";
 	o.source = "golden";
 	assert_int_equal(agb_tilemap_stream(&map, &o, &t, &ev, err, sizeof err), 0);
-	/* 320 px wide: 64 px of scrolling at 8 px per frame, plus the first frame. */
-	assert_int_equal(t.frame_count, 9);
+	/* 320 px wide: 64 px of scrolling at 8 px per frame, plus the first frame (the screen fill,
+	 * a loading frame) and the level exit's loading frame. */
+	assert_int_equal(t.frame_count, 10);
 	/* Cell (0,0) gid 1 of 16 px: ROM tiles 1, 2 (row 0), then cell (1,0) again 1, 2. */
 	assert_int_equal(ev[0].op, AGB_OP_REF);
 	assert_int_equal(ev[0].id, 1);
@@ -151,18 +152,21 @@ static void csv_grid(void **state)
 	char err[256];
 	const uint32_t want[][2] = {{AGB_OP_REF, 1}, {AGB_OP_REF, 2}, {AGB_OP_REF, 3}, {AGB_OP_REF, 4},
 				    {AGB_OP_FRAME, 0}, {AGB_OP_UNREF, 1}, {AGB_OP_UNREF, 2},
-				    {AGB_OP_UNREF, 3}, {AGB_OP_UNREF, 4}};
+				    {AGB_OP_UNREF, 3}, {AGB_OP_UNREF, 4}, {AGB_OP_FRAME, 0}};
 	/* 8 px cells: the ROM tile is the gid itself; the trailing commas are Tiled's CSV style. */
 	assert_int_equal(agb_tilemap_parse_csv("tiny-grid.csv", text, len, 8, &map, &diag), AGB_LOAD_OK);
 	assert_int_equal(map.width, 3);
 	assert_int_equal(map.height, 2);
 	agb_stream_options_init(&o);
 	assert_int_equal(agb_tilemap_stream(&map, &o, &t, &ev, err, sizeof err), 0);
-	assert_int_equal(t.event_count, 9);
-	for (uint32_t i = 0; i < 9; i++) {
+	assert_int_equal(t.event_count, 10);
+	for (uint32_t i = 0; i < 10; i++) {
 		assert_int_equal(ev[i].op, want[i][0]);
 		assert_int_equal(ev[i].id, want[i][1]);
 	}
+	/* The screen fill and the level exit are loading frames. */
+	assert_int_equal(ev[4].size, AGB_FRAME_LOAD);
+	assert_int_equal(ev[9].size, AGB_FRAME_LOAD);
 	free(ev);
 	agb_tilemap_release(&map);
 	/* 16 px cells: 4 ROM tiles per cell. */
