@@ -34,7 +34,16 @@ static void usage(FILE *out)
 		"  --source=TEXT        how it was recorded (the exact command)\n"
 		"  --arena-bytes=N      pool size recorded in the trace (default 262144)\n"
 		"  --skip=N             drop the first N recorded events (program start-up)\n"
-		"  --max-live=BYTES     end the trace before live bytes would exceed BYTES\n"
+		"  --max-live=BYTES     end the trace before live bytes would exceed BYTES\n\n"
+		"Recording options (mtrace):\n"
+		"  --caller-include=PAT keep only allocations whose caller matches PAT (repeatable)\n"
+		"  --caller-exclude=PAT leave out allocations whose caller matches PAT (repeatable);\n"
+		"                       PAT: a glob on the function, on the object's file name or on\n"
+		"                       FILE:FUNCTION, or an address range 0xLO-0xHI; a block's free\n"
+		"                       and reallocs follow its allocation\n"
+		"  --symbols=ELF        name unnamed callers from ELF (default: the object mtrace names)\n"
+		"Frame marks: AGBSIM_FRAME() / AGBSIM_LOAD_FRAME() from scripts/agbsim-frame.h in the\n"
+		"recorded program become [\"frame\"] / [\"frame\", \"load\"].\n\n"
 		"  -h, --help           show this help\n");
 }
 
@@ -168,6 +177,32 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 	return bad ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
 
+/* What a recording holds besides its events: frames, what the caller filter left out, the top
+ * call sites (to write a filter from), and what a host recording overstates. */
+static void mtrace_summary(const struct agb_mtrace_result *res, const struct agb_mtrace_options *opt)
+{
+	if (res->frames == 0)
+		fprintf(stderr, "agbsim:   no frame marks: mark frames with AGBSIM_FRAME() "
+				"(scripts/agbsim-frame.h) to see the frame budget\n");
+	else
+		fprintf(stderr, "agbsim:   %lu frames (%lu loading)\n", res->frames, res->load_frames);
+	if (opt->caller_include_count != 0 || opt->caller_exclude_count != 0)
+		fprintf(stderr,
+			"agbsim:   caller filter left out %lu allocations (and %lu frees, %lu reallocs "
+			"of them)\n",
+			res->filtered_allocs, res->filtered_frees, res->filtered_reallocs);
+	if (res->top_count != 0)
+		fprintf(stderr, "agbsim:   %lu call sites; most allocations from:\n", res->call_sites);
+	for (size_t i = 0; i < res->top_count; i++)
+		fprintf(stderr, "agbsim:     %8lu allocs %10lu bytes  %s%s\n", res->top[i].allocs,
+			res->top[i].bytes, res->top[i].name, res->top[i].kept ? "" : "  (left out)");
+	fprintf(stderr,
+		"agbsim:   warning: recorded on this host, where pointers and size_t are %u bytes "
+		"(4 on the GBA): structs holding them, and so these sizes, are larger than the GBA "
+		"build allocates\n",
+		(unsigned)sizeof(void *));
+}
+
 /* Writes through a temporary file beside OUT, renamed when complete. */
 static int convert_mtrace(const char *in_path, const char *out_path,
 			  const struct agb_mtrace_options *opt)
@@ -197,11 +232,12 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 		return rc == AGB_MTRACE_EPARSE ? AGBSIM_EXIT_USAGE : AGBSIM_EXIT_IO;
 	}
 	fprintf(stderr,
-		"agbsim: %s: %lu events (%lu alloc, %lu free, %lu realloc), peak live %lu bytes; "
-		"skipped %lu, dropped %lu unknown frees, %lu failed%s\n",
-		out_path, res.events, res.allocs, res.frees, res.reallocs, res.peak_live_bytes,
-		res.skipped, res.dropped_unknown_frees, res.dropped_failed,
+		"agbsim: %s: %lu events (%lu alloc, %lu free, %lu realloc, %lu frame), peak live %lu "
+		"bytes; skipped %lu, dropped %lu unknown frees, %lu failed%s\n",
+		out_path, res.events, res.allocs, res.frees, res.reallocs, res.frames,
+		res.peak_live_bytes, res.skipped, res.dropped_unknown_frees, res.dropped_failed,
 		res.truncated ? "; truncated by --max-live" : "");
+	mtrace_summary(&res, opt);
 	return AGBSIM_EXIT_OK;
 }
 
@@ -213,6 +249,7 @@ struct convert_args {
 	char *layer_spec;                /* owned copy of --layer-bpp: the names point into it */
 	uint32_t cell_px;
 	int map_opts; /* a map-only option was given */
+	const char **include, **exclude; /* caller patterns: argc entries each */
 };
 
 static int parse_count(const char *arg, uint32_t *v)
@@ -298,6 +335,15 @@ static int convert_option(void *ctx, int opt, const char *arg)
 			return AGBSIM_EXIT_USAGE;
 		*(opt == 'b' ? &a->mo.arena_bytes : opt == 'k' ? &a->mo.skip_events : &a->mo.max_live) = v;
 		return AGBSIM_EXIT_OK;
+	case 'I':
+		a->include[a->mo.caller_include_count++] = arg;
+		return AGBSIM_EXIT_OK;
+	case 'X':
+		a->exclude[a->mo.caller_exclude_count++] = arg;
+		return AGBSIM_EXIT_OK;
+	case 'Z':
+		a->mo.symbols = arg;
+		return AGBSIM_EXIT_OK;
 	case 'P':
 	case 'S':
 	case 'N':
@@ -316,6 +362,8 @@ static int convert(struct convert_args *a, const char *input)
 	if (a->out == NULL)
 		return agbsim_usage_error("convert", "no output given (-o OUT)");
 	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "csv") == 0) {
+		if (a->mo.caller_include_count || a->mo.caller_exclude_count || a->mo.symbols)
+			return agbsim_usage_error("convert", "caller options need --from mtrace");
 		a->so.name = a->mo.name;
 		a->so.source = a->mo.source;
 		return convert_map(input, a->out, strcmp(a->from, "csv") == 0, a->cell_px, &a->so);
@@ -338,6 +386,9 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"path", required_argument, NULL, 'P'},     {"speed", required_argument, NULL, 'S'},
 		{"frames", required_argument, NULL, 'N'},   {"bpp", required_argument, NULL, 'B'},
 		{"layer-bpp", required_argument, NULL, 'Y'}, {"cell", required_argument, NULL, 'W'},
+		{"caller-include", required_argument, NULL, 'I'},
+		{"caller-exclude", required_argument, NULL, 'X'},
+		{"symbols", required_argument, NULL, 'Z'},
 		{NULL, 0, NULL, 0},
 	};
 	struct convert_args a = {.from = "mtrace", .cell_px = 8};
@@ -345,11 +396,23 @@ int agbsim_cmd_convert(int argc, char **argv)
 	int first, rc;
 	agb_mtrace_options_init(&a.mo);
 	agb_stream_options_init(&a.so);
+	a.include = calloc((size_t)argc + 1u, sizeof *a.include);
+	a.exclude = calloc((size_t)argc + 1u, sizeof *a.exclude);
+	if (a.include == NULL || a.exclude == NULL) {
+		free(a.include);
+		free(a.exclude);
+		agbsim_error("out of memory");
+		return AGBSIM_EXIT_IO;
+	}
+	a.mo.caller_include = a.include;
+	a.mo.caller_exclude = a.exclude;
 	rc = agbsim_cli_parse(&cli, argc, argv, &first);
 	if (rc == AGBSIM_CLI_RUN)
 		rc = first != argc - 1 ? agbsim_usage_error("convert", "exactly one input file expected")
 				       : convert(&a, argv[first]);
 	free(a.layer_bpp);
 	free(a.layer_spec);
+	free(a.include);
+	free(a.exclude);
 	return rc;
 }
