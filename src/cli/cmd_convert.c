@@ -14,14 +14,18 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim convert IN -o OUT [--from mtrace|tiled|csv] [OPTIONS]\n\n"
+		"Usage: agbsim convert IN -o OUT [--from mtrace|tiled|tmx|csv] [OPTIONS]\n\n"
 		"Turns a recording or a level map into a v1 trace (JSON).\n\n"
 		"Sources:\n"
 		"  --from mtrace        a glibc mtrace log (record one with scripts/record-mtrace)\n"
-		"  --from tiled         a Tiled JSON map: a bg_vram tile-streaming trace of a camera\n"
-		"                       scrolling through it (each tile layer is a BG layer)\n"
-		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n\n"
-		"Map options (tiled, csv):\n"
+		"  --from tiled         a Tiled JSON map (.tmj/.json): a bg_vram tile-streaming trace of\n"
+		"                       a camera scrolling through it (each tile layer is a BG layer);\n"
+		"                       layers as CSV or base64 (zlib, gzip, zstd), finite or infinite,\n"
+		"                       tilesets inline or external (.tsx/.tsj)\n"
+		"  --from tmx           a Tiled TMX map (.tmx, XML), the same way\n"
+		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n"
+		"  (no --from: the format follows the file's extension, else its first bytes)\n\n"
+		"Map options (tiled, tmx, csv):\n"
 		"  --path=PATH          camera path: right (default), left, pingpong, down, diagonal\n"
 		"  --speed=PX           camera speed, 1..8 px per frame (default 8, the seed's maximum)\n"
 		"  --frames=N           camera moves (default: one pass; pingpong and diagonal: there and back)\n"
@@ -114,8 +118,20 @@ static int parse_layer_bpp(char *spec, struct agb_layer_bpp **out, size_t *count
 }
 
 /* Map (Tiled JSON or CSV) to a streaming trace, written through a temporary file. */
-static int convert_map(const char *in_path, const char *out_path, int csv, uint32_t cell_px,
-		       const struct agb_stream_options *so)
+enum map_format { MAP_TILED, MAP_TMX, MAP_CSV };
+
+/* Says what the map deserves before it is streamed (more layers than backgrounds, diagonal
+ * flips, tilesets of another tile size or not found). */
+static void map_warnings(const char *path, const struct agb_tilemap *map)
+{
+	char w[8][200];
+	size_t n = agb_tilemap_warnings(map, &w[0][0], sizeof w[0], 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		fprintf(stderr, "agbsim: warning: %s: %s\n", path, w[i]);
+}
+
+static int convert_map(const char *in_path, const char *out_path, enum map_format fmt,
+		       uint32_t cell_px, const struct agb_stream_options *so)
 {
 	struct agb_tilemap map;
 	struct agb_diag diag;
@@ -131,8 +147,9 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
 		return AGBSIM_EXIT_IO;
 	}
-	rc = csv ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
-		 : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
+	rc = fmt == MAP_CSV   ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
+	     : fmt == MAP_TMX ? agb_tilemap_parse_tmx(in_path, text, len, &map, &diag)
+			      : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
 	free(text);
 	if (rc != AGB_LOAD_OK) {
 		char msg[1024];
@@ -140,6 +157,7 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 		agbsim_error("%s", msg);
 		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
 	}
+	map_warnings(in_path, &map);
 	rc = agb_tilemap_stream(&map, so, &t, &events, err, sizeof err);
 	if (rc != 0) {
 		agbsim_error("%s: %s", in_path, err);
@@ -356,23 +374,69 @@ static int convert_option(void *ctx, int opt, const char *arg)
 	}
 }
 
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The source format of `path` when --from is not given: its extension (.tmx, .tmj/.json, .csv,
+ * .mtrace), else its first bytes ('<' TMX, '{' Tiled JSON, "= Start" or '@' an mtrace log, a
+ * digit CSV). NULL when neither tells (or the input is stdin). */
+static const char *infer_format(const char *path)
+{
+	char head[64] = {0};
+	size_t n = 0, i = 0;
+	FILE *f;
+	if (has_suffix(path, ".tmx"))
+		return "tmx";
+	if (has_suffix(path, ".tmj") || has_suffix(path, ".json"))
+		return "tiled";
+	if (has_suffix(path, ".csv"))
+		return "csv";
+	if (has_suffix(path, ".mtrace"))
+		return "mtrace";
+	if (strcmp(path, "-") == 0 || (f = fopen(path, "rb")) == NULL)
+		return NULL;
+	n = fread(head, 1, sizeof head - 1u, f);
+	fclose(f);
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	if (i == n)
+		return NULL;
+	if (head[i] == '<')
+		return "tmx";
+	if (head[i] == '{')
+		return "tiled";
+	if (strncmp(head + i, "= Start", 7) == 0 || head[i] == '@')
+		return "mtrace";
+	return head[i] >= '0' && head[i] <= '9' ? "csv" : NULL;
+}
+
 /* The conversion the options ask for, once they agree with each other. */
 static int convert(struct convert_args *a, const char *input)
 {
 	if (a->out == NULL)
 		return agbsim_usage_error("convert", "no output given (-o OUT)");
-	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "csv") == 0) {
+	if (a->from == NULL && (a->from = infer_format(input)) == NULL)
+		return agbsim_usage_error("convert",
+					  "cannot tell the format of '%s' from its name or its first "
+					  "bytes: give --from mtrace|tiled|tmx|csv",
+					  input);
+	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "tmx") == 0 ||
+	    strcmp(a->from, "csv") == 0) {
+		enum map_format fmt = a->from[1] == 'm' ? MAP_TMX : a->from[0] == 'c' ? MAP_CSV : MAP_TILED;
 		if (a->mo.caller_include_count || a->mo.caller_exclude_count || a->mo.symbols)
 			return agbsim_usage_error("convert", "caller options need --from mtrace");
 		a->so.name = a->mo.name;
 		a->so.source = a->mo.source;
-		return convert_map(input, a->out, strcmp(a->from, "csv") == 0, a->cell_px, &a->so);
+		return convert_map(input, a->out, fmt, a->cell_px, &a->so);
 	}
 	if (strcmp(a->from, "mtrace") != 0)
-		return agbsim_usage_error("convert", "unknown source format '%s' (mtrace, tiled, csv)",
-					  a->from);
+		return agbsim_usage_error("convert",
+					  "unknown source format '%s' (mtrace, tiled, tmx, csv)", a->from);
 	if (a->map_opts)
-		return agbsim_usage_error("convert", "map options need --from tiled or --from csv");
+		return agbsim_usage_error("convert", "map options need a map (--from tiled, tmx or csv)");
 	return convert_mtrace(input, a->out, &a->mo);
 }
 
@@ -391,7 +455,7 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"symbols", required_argument, NULL, 'Z'},
 		{NULL, 0, NULL, 0},
 	};
-	struct convert_args a = {.from = "mtrace", .cell_px = 8};
+	struct convert_args a = {.from = NULL, .cell_px = 8};
 	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL};
 	int first, rc;
 	agb_mtrace_options_init(&a.mo);
