@@ -1,9 +1,11 @@
 /* Building a tile map from the Tiled readers; see tiled_build.h. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "trace/tiled_build.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GID_MASK 0x1FFFFFFFu
 #define FLIP_H 0x80000000u
@@ -11,6 +13,7 @@
 #define FLIP_D 0x20000000u
 #define MAX_CELLS 0x1000000u /* 2^24 cells per layer: 16 M, far beyond a GBA level */
 #define GBA_BACKGROUNDS 4u
+#define MAX_TILESET_FILE (16 * 1024 * 1024) /* bytes of an external tileset file */
 
 static char *dup_or_null(const char *s)
 {
@@ -50,34 +53,28 @@ char *agb_tiled_build_path(const struct agb_tiled_build *b, const char *ref)
 
 int agb_tiled_read_file(const char *path, char **text, size_t *len)
 {
+	/* Only a regular file of a tileset's size: a map could name /dev/zero or a FIFO. */
+	struct stat st;
 	FILE *f = fopen(path, "rb");
-	size_t cap = 1u << 16, n = 0;
-	char *buf = NULL;
 	if (f == NULL)
 		return -1;
-	for (;;) {
-		char *grown = cap <= (size_t)1 << 30 ? realloc(buf, cap + 1u) : NULL;
-		if (grown == NULL)
-			break;
-		buf = grown;
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap) {
-			int bad = ferror(f);
-			fclose(f);
-			if (bad) {
-				free(buf);
-				return -1;
-			}
-			buf[n] = '\0';
-			*text = buf;
-			*len = n;
-			return 0;
-		}
-		cap *= 2u;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TILESET_FILE) {
+		fclose(f);
+		return -1;
 	}
-	free(buf);
+	size_t cap = (size_t)st.st_size;
+	char *buf = malloc(cap + 1u);
+	size_t n = buf != NULL ? fread(buf, 1, cap, f) : 0u;
+	int bad = buf == NULL || ferror(f) || n != cap;
 	fclose(f);
-	return -1;
+	if (bad) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
 }
 
 int agb_tiled_build_layer(struct agb_tiled_build *b, const char *name)

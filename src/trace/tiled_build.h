@@ -54,7 +54,8 @@ char *agb_tiled_build_path(const struct agb_tiled_build *b, const char *ref);
  * memory). Frees the build's own memory in any case. */
 int agb_tiled_build_finish(struct agb_tiled_build *b, char *why, size_t why_len);
 
-/* Reads the file at `path` whole into a malloc'd, NUL-terminated buffer. Returns 0 or -1. */
+/* Reads the regular file at `path` (at most 16 MiB) whole into a malloc'd, NUL-terminated
+ * buffer. Returns 0 or -1 (missing, not a regular file, too large, unreadable). */
 int agb_tiled_read_file(const char *path, char **text, size_t *len);
 
 /* Adds the tileset of the .tsx file at `path` (tmx.c): ts gives firstgid and source, the file
