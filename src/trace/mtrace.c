@@ -706,7 +706,7 @@ static int allocation_kept(struct conv *c, const char *raw, size_t n, unsigned l
 static void top_callers(struct conv *c)
 {
     const struct sites *t = &c->sites;
-    size_t chosen[AGB_MTRACE_TOP_CALLERS];
+    size_t chosen[AGB_MTRACE_TOP_CALLERS] = {0};
     c->res.call_sites = (unsigned long)t->n;
     c->res.top_count = 0;
     for (size_t slot = 0; slot < AGB_MTRACE_TOP_CALLERS; slot++) {
