@@ -42,9 +42,14 @@ struct agb_metrics {
 	uint32_t pal_stack_peak_depth, pal_stack_buffer_bytes;
 	struct agb_cycle_stats cycles[AGB_OP_COUNT];
 	struct agb_cycle_stats all_ops; /* every op but frame */
+	/* The frame budget judges gameplay frames: frame_max_cycles, max_frame_pct and
+	 * frames_over_budget leave out loading frames (["frame", "load"]), whose worst is
+	 * load_frame_max_cycles / max_load_frame_pct. */
 	uint32_t frame_max_cycles;
 	double max_frame_pct;
 	uint32_t frames_over_budget;
+	uint32_t load_frames, load_frame_max_cycles;
+	double max_load_frame_pct;
 	uint64_t total_cycles;
 	uint32_t min_arena_bytes; /* 0: not computed or no arena size works */
 	uint32_t quirk_stores, unmapped_accesses;

@@ -43,9 +43,13 @@ struct agb_event {
 	uint8_t pad[3];
 	uint32_t id;   /* the trace's id (alloc/free/realloc) or ROM tile (ref/unref) */
 	uint32_t slot; /* alloc/free/realloc: dense handle < agb_trace.slots */
-	uint32_t size; /* alloc/realloc: bytes; ref/unref: bpp */
+	uint32_t size; /* alloc/realloc: bytes; ref/unref: bpp; frame: 0 or AGB_FRAME_LOAD */
 	uint32_t align; /* alloc: power of two >= 1; else 0 */
 };
+
+/* A frame event whose frame was spent loading (["frame", "load"]): the frame budget judges
+ * gameplay frames only, and reports the worst loading frame apart. */
+#define AGB_FRAME_LOAD 1u
 
 /* The side and key packed into agb_event.align by palette ops. */
 #define AGB_PAL_EV_SIDE(align) ((align) >> 31)

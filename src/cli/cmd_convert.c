@@ -14,14 +14,18 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim convert IN -o OUT [--from mtrace|tiled|csv] [OPTIONS]\n\n"
+		"Usage: agbsim convert IN -o OUT [--from mtrace|tiled|tmx|csv] [OPTIONS]\n\n"
 		"Turns a recording or a level map into a v1 trace (JSON).\n\n"
 		"Sources:\n"
 		"  --from mtrace        a glibc mtrace log (record one with scripts/record-mtrace)\n"
-		"  --from tiled         a Tiled JSON map: a bg_vram tile-streaming trace of a camera\n"
-		"                       scrolling through it (each tile layer is a BG layer)\n"
-		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n\n"
-		"Map options (tiled, csv):\n"
+		"  --from tiled         a Tiled JSON map (.tmj/.json): a bg_vram tile-streaming trace of\n"
+		"                       a camera scrolling through it (each tile layer is a BG layer);\n"
+		"                       layers as CSV or base64 (zlib, gzip, zstd), finite or infinite,\n"
+		"                       tilesets inline or external (.tsx/.tsj)\n"
+		"  --from tmx           a Tiled TMX map (.tmx, XML), the same way\n"
+		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n"
+		"  (no --from: the format follows the file's extension, else its first bytes)\n\n"
+		"Map options (tiled, tmx, csv):\n"
 		"  --path=PATH          camera path: right (default), left, pingpong, down, diagonal\n"
 		"  --speed=PX           camera speed, 1..8 px per frame (default 8, the seed's maximum)\n"
 		"  --frames=N           camera moves (default: one pass; pingpong and diagonal: there and back)\n"
@@ -34,7 +38,16 @@ static void usage(FILE *out)
 		"  --source=TEXT        how it was recorded (the exact command)\n"
 		"  --arena-bytes=N      pool size recorded in the trace (default 262144)\n"
 		"  --skip=N             drop the first N recorded events (program start-up)\n"
-		"  --max-live=BYTES     end the trace before live bytes would exceed BYTES\n"
+		"  --max-live=BYTES     end the trace before live bytes would exceed BYTES\n\n"
+		"Recording options (mtrace):\n"
+		"  --caller-include=PAT keep only allocations whose caller matches PAT (repeatable)\n"
+		"  --caller-exclude=PAT leave out allocations whose caller matches PAT (repeatable);\n"
+		"                       PAT: a glob on the function, on the object's file name or on\n"
+		"                       FILE:FUNCTION, or an address range 0xLO-0xHI; a block's free\n"
+		"                       and reallocs follow its allocation\n"
+		"  --symbols=ELF        name unnamed callers from ELF (default: the object mtrace names)\n"
+		"Frame marks: AGBSIM_FRAME() / AGBSIM_LOAD_FRAME() from scripts/agbsim-frame.h in the\n"
+		"recorded program become [\"frame\"] / [\"frame\", \"load\"].\n\n"
 		"  -h, --help           show this help\n");
 }
 
@@ -105,8 +118,20 @@ static int parse_layer_bpp(char *spec, struct agb_layer_bpp **out, size_t *count
 }
 
 /* Map (Tiled JSON or CSV) to a streaming trace, written through a temporary file. */
-static int convert_map(const char *in_path, const char *out_path, int csv, uint32_t cell_px,
-		       const struct agb_stream_options *so)
+enum map_format { MAP_TILED, MAP_TMX, MAP_CSV };
+
+/* Says what the map deserves before it is streamed (more layers than backgrounds, diagonal
+ * flips, tilesets of another tile size or not found). */
+static void map_warnings(const char *path, const struct agb_tilemap *map)
+{
+	char w[8][200];
+	size_t n = agb_tilemap_warnings(map, &w[0][0], sizeof w[0], 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		fprintf(stderr, "agbsim: warning: %s: %s\n", path, w[i]);
+}
+
+static int convert_map(const char *in_path, const char *out_path, enum map_format fmt,
+		       uint32_t cell_px, const struct agb_stream_options *so)
 {
 	struct agb_tilemap map;
 	struct agb_diag diag;
@@ -122,8 +147,9 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
 		return AGBSIM_EXIT_IO;
 	}
-	rc = csv ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
-		 : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
+	rc = fmt == MAP_CSV   ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
+	     : fmt == MAP_TMX ? agb_tilemap_parse_tmx(in_path, text, len, &map, &diag)
+			      : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
 	free(text);
 	if (rc != AGB_LOAD_OK) {
 		char msg[1024];
@@ -131,6 +157,7 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 		agbsim_error("%s", msg);
 		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
 	}
+	map_warnings(in_path, &map);
 	rc = agb_tilemap_stream(&map, so, &t, &events, err, sizeof err);
 	if (rc != 0) {
 		agbsim_error("%s: %s", in_path, err);
@@ -168,6 +195,32 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 	return bad ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
 
+/* What a recording holds besides its events: frames, what the caller filter left out, the top
+ * call sites (to write a filter from), and what a host recording overstates. */
+static void mtrace_summary(const struct agb_mtrace_result *res, const struct agb_mtrace_options *opt)
+{
+	if (res->frames == 0)
+		fprintf(stderr, "agbsim:   no frame marks: mark frames with AGBSIM_FRAME() "
+				"(scripts/agbsim-frame.h) to see the frame budget\n");
+	else
+		fprintf(stderr, "agbsim:   %lu frames (%lu loading)\n", res->frames, res->load_frames);
+	if (opt->caller_include_count != 0 || opt->caller_exclude_count != 0)
+		fprintf(stderr,
+			"agbsim:   caller filter left out %lu allocations (and %lu frees, %lu reallocs "
+			"of them)\n",
+			res->filtered_allocs, res->filtered_frees, res->filtered_reallocs);
+	if (res->top_count != 0)
+		fprintf(stderr, "agbsim:   %lu call sites; most allocations from:\n", res->call_sites);
+	for (size_t i = 0; i < res->top_count; i++)
+		fprintf(stderr, "agbsim:     %8lu allocs %10lu bytes  %s%s\n", res->top[i].allocs,
+			res->top[i].bytes, res->top[i].name, res->top[i].kept ? "" : "  (left out)");
+	fprintf(stderr,
+		"agbsim:   warning: recorded on this host, where pointers and size_t are %u bytes "
+		"(4 on the GBA): structs holding them, and so these sizes, are larger than the GBA "
+		"build allocates\n",
+		(unsigned)sizeof(void *));
+}
+
 /* Writes through a temporary file beside OUT, renamed when complete. */
 static int convert_mtrace(const char *in_path, const char *out_path,
 			  const struct agb_mtrace_options *opt)
@@ -197,11 +250,12 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 		return rc == AGB_MTRACE_EPARSE ? AGBSIM_EXIT_USAGE : AGBSIM_EXIT_IO;
 	}
 	fprintf(stderr,
-		"agbsim: %s: %lu events (%lu alloc, %lu free, %lu realloc), peak live %lu bytes; "
-		"skipped %lu, dropped %lu unknown frees, %lu failed%s\n",
-		out_path, res.events, res.allocs, res.frees, res.reallocs, res.peak_live_bytes,
-		res.skipped, res.dropped_unknown_frees, res.dropped_failed,
+		"agbsim: %s: %lu events (%lu alloc, %lu free, %lu realloc, %lu frame), peak live %lu "
+		"bytes; skipped %lu, dropped %lu unknown frees, %lu failed%s\n",
+		out_path, res.events, res.allocs, res.frees, res.reallocs, res.frames,
+		res.peak_live_bytes, res.skipped, res.dropped_unknown_frees, res.dropped_failed,
 		res.truncated ? "; truncated by --max-live" : "");
+	mtrace_summary(&res, opt);
 	return AGBSIM_EXIT_OK;
 }
 
@@ -213,6 +267,7 @@ struct convert_args {
 	char *layer_spec;                /* owned copy of --layer-bpp: the names point into it */
 	uint32_t cell_px;
 	int map_opts; /* a map-only option was given */
+	const char **include, **exclude; /* caller patterns: argc entries each */
 };
 
 static int parse_count(const char *arg, uint32_t *v)
@@ -286,6 +341,12 @@ static int convert_option(void *ctx, int opt, const char *arg)
 			return AGBSIM_EXIT_USAGE;
 		*(opt == 'b' ? &a->mo.arena_bytes : opt == 'k' ? &a->mo.skip_events : &a->mo.max_live) = v;
 		return AGBSIM_EXIT_OK;
+	case 'I':
+		a->include[a->mo.caller_include_count++] = arg;
+		return AGBSIM_EXIT_OK;
+	case 'X':
+		a->exclude[a->mo.caller_exclude_count++] = arg;
+		return AGBSIM_EXIT_OK;
 	case 'P':
 	case 'S':
 	case 'N':
@@ -298,21 +359,69 @@ static int convert_option(void *ctx, int opt, const char *arg)
 	}
 }
 
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The source format of `path` when --from is not given: its extension (.tmx, .tmj/.json, .csv,
+ * .mtrace), else its first bytes ('<' TMX, '{' Tiled JSON, "= Start" or '@' an mtrace log, a
+ * digit CSV). NULL when neither tells (or the input is stdin). */
+static const char *infer_format(const char *path)
+{
+	char head[64] = {0};
+	size_t n = 0, i = 0;
+	FILE *f;
+	if (has_suffix(path, ".tmx"))
+		return "tmx";
+	if (has_suffix(path, ".tmj") || has_suffix(path, ".json"))
+		return "tiled";
+	if (has_suffix(path, ".csv"))
+		return "csv";
+	if (has_suffix(path, ".mtrace"))
+		return "mtrace";
+	if (strcmp(path, "-") == 0 || (f = fopen(path, "rb")) == NULL)
+		return NULL;
+	n = fread(head, 1, sizeof head - 1u, f);
+	fclose(f);
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	if (i == n)
+		return NULL;
+	if (head[i] == '<')
+		return "tmx";
+	if (head[i] == '{')
+		return "tiled";
+	if (strncmp(head + i, "= Start", 7) == 0 || head[i] == '@')
+		return "mtrace";
+	return head[i] >= '0' && head[i] <= '9' ? "csv" : NULL;
+}
+
 /* The conversion the options ask for, once they agree with each other. */
 static int convert(struct convert_args *a, const char *input)
 {
 	if (a->out == NULL)
 		return agbsim_usage_error("convert", "no output given (-o OUT)");
-	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "csv") == 0) {
+	if (a->from == NULL && (a->from = infer_format(input)) == NULL)
+		return agbsim_usage_error("convert",
+					  "cannot tell the format of '%s' from its name or its first "
+					  "bytes: give --from mtrace|tiled|tmx|csv",
+					  input);
+	if (strcmp(a->from, "tiled") == 0 || strcmp(a->from, "tmx") == 0 ||
+	    strcmp(a->from, "csv") == 0) {
+		enum map_format fmt = a->from[1] == 'm' ? MAP_TMX : a->from[0] == 'c' ? MAP_CSV : MAP_TILED;
+		if (a->mo.caller_include_count || a->mo.caller_exclude_count || a->mo.symbols)
+			return agbsim_usage_error("convert", "caller options need --from mtrace");
 		a->so.name = a->mo.name;
 		a->so.source = a->mo.source;
-		return convert_map(input, a->out, strcmp(a->from, "csv") == 0, a->cell_px, &a->so);
+		return convert_map(input, a->out, fmt, a->cell_px, &a->so);
 	}
 	if (strcmp(a->from, "mtrace") != 0)
-		return agbsim_usage_error("convert", "unknown source format '%s' (mtrace, tiled, csv)",
-					  a->from);
+		return agbsim_usage_error("convert",
+					  "unknown source format '%s' (mtrace, tiled, tmx, csv)", a->from);
 	if (a->map_opts)
-		return agbsim_usage_error("convert", "map options need --from tiled or --from csv");
+		return agbsim_usage_error("convert", "map options need a map (--from tiled, tmx or csv)");
 	return convert_mtrace(input, a->out, &a->mo);
 }
 
@@ -326,24 +435,40 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"path", required_argument, NULL, 'P'},     {"speed", required_argument, NULL, 'S'},
 		{"frames", required_argument, NULL, 'N'},   {"bpp", required_argument, NULL, 'B'},
 		{"layer-bpp", required_argument, NULL, 'Y'}, {"cell", required_argument, NULL, 'W'},
+		{"caller-include", required_argument, NULL, 'I'},
+		{"caller-exclude", required_argument, NULL, 'X'},
+		{"symbols", required_argument, NULL, 'Z'},
 		{NULL, 0, NULL, 0},
 	};
-	struct convert_args a = {.from = "mtrace", .cell_px = 8};
+	struct convert_args a = {.from = NULL, .cell_px = 8};
 	static const struct agbsim_cli_text texts[] = {
 		AGBSIM_CLI_TEXT('F', struct convert_args, from),
 		AGBSIM_CLI_TEXT('o', struct convert_args, out),
 		AGBSIM_CLI_TEXT('n', struct convert_args, mo.name),
-		AGBSIM_CLI_TEXT('s', struct convert_args, mo.source), {0, 0}};
+		AGBSIM_CLI_TEXT('s', struct convert_args, mo.source),
+		AGBSIM_CLI_TEXT('Z', struct convert_args, mo.symbols), {0, 0}};
 	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL,
 				       texts};
 	int first, rc;
 	agb_mtrace_options_init(&a.mo);
 	agb_stream_options_init(&a.so);
+	a.include = calloc((size_t)argc + 1u, sizeof *a.include);
+	a.exclude = calloc((size_t)argc + 1u, sizeof *a.exclude);
+	if (a.include == NULL || a.exclude == NULL) {
+		free(a.include);
+		free(a.exclude);
+		agbsim_error("out of memory");
+		return AGBSIM_EXIT_IO;
+	}
+	a.mo.caller_include = a.include;
+	a.mo.caller_exclude = a.exclude;
 	rc = agbsim_cli_parse(&cli, argc, argv, &first);
 	if (rc == AGBSIM_CLI_RUN)
 		rc = first != argc - 1 ? agbsim_usage_error("convert", "exactly one input file expected")
 				       : convert(&a, argv[first]);
 	free(a.layer_bpp);
 	free(a.layer_spec);
+	free(a.include);
+	free(a.exclude);
 	return rc;
 }

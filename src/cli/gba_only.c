@@ -271,7 +271,9 @@ static void fill_metrics(struct agbsim_run *run, const struct gba_run *g, uint32
 		o.outcome = (uint8_t)(ge->info & 0xFFu);
 		o.result = ge->info >> 8;
 		o.id = e->id;
-		o.requested = e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC ? e->size : 0u;
+		o.requested = e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC || e->op == AGB_OP_FRAME
+				      ? e->size
+				      : 0u;
 		o.addr = ge->addr;
 		o.granted = ge->granted;
 		o.live_bytes = ge->live;

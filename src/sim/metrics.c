@@ -73,9 +73,17 @@ static void sample(struct agb_metrics_acc *acc, const struct agb_heap_stats *s)
 	acc->have_last = 1;
 }
 
-static void end_frame(struct agb_metrics_acc *acc)
+/* Closes the current frame: a loading frame is kept apart from the budget. */
+static void end_frame(struct agb_metrics_acc *acc, int loading)
 {
 	struct agb_metrics *o = acc->out;
+	if (loading) {
+		o->load_frames++;
+		if (acc->frame_cycles > o->load_frame_max_cycles)
+			o->load_frame_max_cycles = acc->frame_cycles;
+		acc->frame_cycles = 0;
+		return;
+	}
 	if (acc->frame_cycles > o->frame_max_cycles)
 		o->frame_max_cycles = acc->frame_cycles;
 	if ((double)acc->frame_cycles * 100.0 > AGB_FRAME_BUDGET_PCT * AGB_FRAME_CYCLES)
@@ -161,7 +169,7 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 	case AGB_OP_FRAME:
 		o->frames++;
 		acc->any_frame = 1;
-		end_frame(acc);
+		end_frame(acc, obs->requested == AGB_FRAME_LOAD);
 		break;
 	case AGB_OP_REF:
 		o->refs++;
@@ -270,13 +278,14 @@ void agb_metrics_end(struct agb_metrics_acc *acc, const struct agb_replay_result
 	struct agb_metrics *o = acc->out;
 	/* The stretch after the last frame event is a partial frame; it still counts. */
 	if (acc->frame_cycles != 0)
-		end_frame(acc);
+		end_frame(acc, 0);
 	if (!acc->any_frame) {
 		/* Without frames there is no frame budget to judge. */
 		o->frames_over_budget = 0;
 		o->frame_max_cycles = 0;
 	}
 	o->max_frame_pct = (double)o->frame_max_cycles * 100.0 / (double)AGB_FRAME_CYCLES;
+	o->max_load_frame_pct = (double)o->load_frame_max_cycles * 100.0 / (double)AGB_FRAME_CYCLES;
 	o->arena_bytes = res->arena_bytes;
 	o->overhead_bytes = res->overhead_bytes;
 	o->overhead_ratio = res->arena_bytes != 0

@@ -1,7 +1,9 @@
 /* mtrace.c - convert a glibc mtrace log into an agbsim v1 trace (JSON).
  * See mtrace.h for the accepted input and the produced output. */
 #include "mtrace.h"
+#include "trace/elf_syms.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +14,10 @@
 #define DEFAULT_ARENA_BYTES 262144UL
 #define MAX_ID 0x7fffffffUL
 
-enum ev_op { EV_ALLOC, EV_FREE, EV_REALLOC };
+enum ev_op { EV_ALLOC, EV_FREE, EV_REALLOC, EV_FRAME, EV_FRAME_LOAD };
+
+/* The id of a block the caller filter left out: its frees and reallocs are not written. */
+#define FILTERED 0xffffffffU
 
 struct ev {
     uint32_t id;
@@ -113,6 +118,57 @@ static void map_remove_at(struct addrmap *m, size_t i)
     m->count--;
 }
 
+/* ---- call sites: one entry per distinct caller text, holding its name and filter decision ---- */
+struct site {
+    char *raw;                /* the caller as printed, without "@ " */
+    char name[96];            /* BASENAME:SYMBOL or BASENAME:[0xADDR] */
+    unsigned long allocs, bytes;
+    int keep;
+};
+
+/* An object's symbols, loaded once (ok 0: it could not be read). */
+struct objsyms {
+    char *path;
+    int ok;
+    struct agb_elf_symbols syms;
+};
+
+struct sites {
+    struct site *v;
+    size_t n, cap;
+    size_t *index;            /* open addressing over v, SIZE_MAX empty */
+    size_t index_cap;         /* power of two */
+    struct objsyms *objs;
+    size_t nobjs;
+};
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+static void sites_release(struct sites *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i].raw);
+    for (size_t i = 0; i < t->nobjs; i++) {
+        free(t->objs[i].path);
+        agb_elf_symbols_release(&t->objs[i].syms);
+    }
+    free(t->v);
+    free(t->index);
+    free(t->objs);
+}
+
 /* ---- converter state ---- */
 struct conv {
     const char *in_name;
@@ -121,6 +177,7 @@ struct conv {
     struct agb_mtrace_options opt;
     struct agb_mtrace_result res;
     struct addrmap map;
+    struct sites sites;
     uint32_t *sizes;    /* requested size by id (valid while live) */
     size_t nids, ids_cap;
     uint32_t *free_ids; /* LIFO of released ids */
@@ -226,6 +283,10 @@ static int do_free_slot(struct conv *c, size_t slot)
 {
     uint32_t id = c->map.slots[slot].id;
     map_remove_at(&c->map, slot);
+    if (id == FILTERED) {
+        c->res.filtered_frees++;
+        return 0;
+    }
     c->live -= c->sizes[id];
     c->live_count--;
     if (push_ev(c, EV_FREE, id, 0) || release_id(c, id))
@@ -256,8 +317,26 @@ static int check_size(struct conv *c, unsigned long size, unsigned long line, si
     return 0;
 }
 
-static int ev_alloc(struct conv *c, uint64_t addr, unsigned long size, unsigned long line, size_t size_col)
+/* A block the caller filter leaves out: remembered, so its free and reallocs are left out too. */
+static int ev_alloc_filtered(struct conv *c, uint64_t addr)
 {
+    size_t slot = map_find(&c->map, addr);
+    if (slot != (size_t)-1) {
+        c->res.implicit_frees++;
+        if (do_free_slot(c, slot))
+            return NOMEM;
+    }
+    if (map_insert(&c->map, addr, FILTERED))
+        return NOMEM;
+    c->res.filtered_allocs++;
+    return 0;
+}
+
+static int ev_alloc(struct conv *c, uint64_t addr, unsigned long size, unsigned long line, size_t size_col,
+                    int keep)
+{
+    if (!keep)
+        return ev_alloc_filtered(c, addr);
     if (size == 0) {
         size = 1; /* malloc(0) returns a real, unique block */
         c->res.zero_sizes++;
@@ -296,7 +375,7 @@ static int ev_free(struct conv *c, uint64_t addr)
 }
 
 static int ev_realloc(struct conv *c, uint64_t old, uint64_t addr, unsigned long size,
-                      unsigned long line, size_t size_col)
+                      unsigned long line, size_t size_col, int keep)
 {
     size_t slot = map_find(&c->map, old);
     if (slot == (size_t)-1) {
@@ -305,9 +384,17 @@ static int ev_realloc(struct conv *c, uint64_t old, uint64_t addr, unsigned long
         if (c->stopped)
             return 0;
         unsigned long before = c->res.allocs;
-        int r = ev_alloc(c, addr, size, line, size_col);
+        int r = ev_alloc(c, addr, size, line, size_col, keep);
         if (c->res.allocs != before)
             c->res.unknown_reallocs++;
+        return r;
+    }
+    if (c->map.slots[slot].id == FILTERED) {
+        /* Left out when allocated: it moves, still left out. */
+        map_remove_at(&c->map, slot);
+        c->res.filtered_reallocs++;
+        int r = ev_alloc_filtered(c, addr);
+        c->res.filtered_allocs--; /* the same block, not another one */
         return r;
     }
     if (size == 0) { /* not produced by glibc (realloc(p,0) logs "- p") */
@@ -416,7 +503,237 @@ static size_t parse_hex(const char *s, uint64_t *v, int allow_nil, int allow_zer
     return i;
 }
 
+/* ---- callers ---- */
+
+/* A caller as glibc prints it: "FILE:(SYMBOL+0xOFF)[0xADDR]", "FILE:[0xOFF]" or "[0xADDR]". */
+struct caller {
+    char object[256];
+    char symbol[128];
+    char offset[24];          /* "+0x1f" after the symbol, as printed or resolved */
+    uint64_t addr;
+    int has_addr;
+};
+
+static void copy_span(char *dst, size_t cap, const char *from, const char *to)
+{
+    size_t n = (size_t)(to - from);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, from, n);
+    dst[n] = '\0';
+}
+
+/* The last occurrence of CH in [from, to), or NULL. */
+static const char *last_of(const char *from, const char *to, char ch)
+{
+    while (to > from)
+        if (*--to == ch)
+            return to;
+    return NULL;
+}
+
+static void parse_caller(const char *raw, size_t n, struct caller *k)
+{
+    memset(k, 0, sizeof *k);
+    const char *end = raw + n, *lb = last_of(raw, end, '[');
+    if (!lb)
+        return;
+    size_t m = parse_hex(lb + 1, &k->addr, 0, 0);
+    k->has_addr = m != 0 && m != (size_t)-1 && lb + 1 + m < end && lb[1 + m] == ']';
+    const char *head = lb;
+    if (head > raw && head[-1] == ')') {
+        const char *lp = last_of(raw, head - 1, '(');
+        if (lp) {
+            const char *plus = last_of(lp + 1, head - 1, '+'), *minus = last_of(lp + 1, head - 1, '-');
+            const char *sign = plus > minus ? plus : minus;
+            copy_span(k->symbol, sizeof k->symbol, lp + 1, sign ? sign : head - 1);
+            if (sign)
+                copy_span(k->offset, sizeof k->offset, sign, head - 1);
+            head = lp;
+        }
+    }
+    if (head > raw && head[-1] == ':')
+        head--;
+    copy_span(k->object, sizeof k->object, raw, head);
+}
+
+static char *dup_text(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* The symbols naming callers in object PATH: --symbols when its basename is PATH's, else PATH
+ * itself. NULL when they cannot be read (loaded once per object). */
+static const struct agb_elf_symbols *object_symbols(struct conv *c, const char *path)
+{
+    const char *file = path;
+    if (c->opt.symbols && strcmp(base_name(c->opt.symbols), base_name(path)) == 0)
+        file = c->opt.symbols;
+    for (size_t i = 0; i < c->sites.nobjs; i++)
+        if (strcmp(c->sites.objs[i].path, file) == 0)
+            return c->sites.objs[i].ok ? &c->sites.objs[i].syms : NULL;
+    struct objsyms *n = realloc(c->sites.objs, (c->sites.nobjs + 1) * sizeof *n);
+    if (!n)
+        return NULL;
+    c->sites.objs = n;
+    struct objsyms *o = &n[c->sites.nobjs];
+    memset(o, 0, sizeof *o);
+    o->path = dup_text(file, strlen(file));
+    if (!o->path)
+        return NULL;
+    c->sites.nobjs++;
+    char why[128];
+    o->ok = agb_elf_symbols_load(file, &o->syms, why, sizeof why) == 0;
+    return o->ok ? &o->syms : NULL;
+}
+
+/* Whether PAT names this caller: an address range "0xLO-0xHI", else a glob on the symbol, the
+ * object's basename or NAME. */
+static int pattern_matches(const char *pat, const struct caller *k, const char *name)
+{
+    unsigned long long lo, hi;
+    char tail;
+    if (sscanf(pat, "0x%llx-0x%llx%c", &lo, &hi, &tail) == 2)
+        return k->has_addr && k->addr >= lo && k->addr < hi;
+    return (k->symbol[0] && fnmatch(pat, k->symbol, 0) == 0) ||
+           (k->object[0] && fnmatch(pat, base_name(k->object), 0) == 0) || fnmatch(pat, name, 0) == 0;
+}
+
+static int caller_kept(const struct conv *c, const struct caller *k, const char *name)
+{
+    int keep = c->opt.caller_include_count == 0;
+    for (size_t i = 0; i < c->opt.caller_include_count && !keep; i++)
+        keep = pattern_matches(c->opt.caller_include[i], k, name);
+    for (size_t i = 0; i < c->opt.caller_exclude_count && keep; i++)
+        keep = !pattern_matches(c->opt.caller_exclude[i], k, name);
+    return keep;
+}
+
+/* Fills a new site from its caller text: name (resolved from the object's symbols when glibc
+ * printed none) and filter decision. */
+static void site_init(struct conv *c, struct site *st)
+{
+    struct caller k;
+    uint64_t off = 0;
+    parse_caller(st->raw, strlen(st->raw), &k);
+    if (!k.symbol[0] && k.object[0] && k.has_addr) {
+        const struct agb_elf_symbols *syms = object_symbols(c, k.object);
+        const char *sym = syms ? agb_elf_symbol_at(syms, k.addr, &off) : NULL;
+        if (sym) {
+            copy_span(k.symbol, sizeof k.symbol, sym, sym + strlen(sym));
+            snprintf(k.offset, sizeof k.offset, "+%#llx", (unsigned long long)off);
+        }
+    }
+    if (k.symbol[0])
+        snprintf(st->name, sizeof st->name, "%.32s:%.40s%.20s", base_name(k.object), k.symbol, k.offset);
+    else
+        snprintf(st->name, sizeof st->name, "%.40s%s[%#llx]", base_name(k.object), k.object[0] ? ":" : "",
+                 (unsigned long long)k.addr);
+    st->keep = caller_kept(c, &k, st->name);
+}
+
+static int sites_grow_index(struct sites *t)
+{
+    size_t ncap = t->index_cap ? t->index_cap * 2 : 256;
+    size_t *ix = malloc(ncap * sizeof *ix);
+    if (!ix)
+        return -1;
+    for (size_t i = 0; i < ncap; i++)
+        ix[i] = SIZE_MAX;
+    for (size_t k = 0; k < t->n; k++) {
+        size_t i = (size_t)hash_text(t->v[k].raw, strlen(t->v[k].raw)) & (ncap - 1);
+        while (ix[i] != SIZE_MAX)
+            i = (i + 1) & (ncap - 1);
+        ix[i] = k;
+    }
+    free(t->index);
+    t->index = ix;
+    t->index_cap = ncap;
+    return 0;
+}
+
+/* The site of caller text RAW (N bytes), created on first sight; SIZE_MAX when out of memory. */
+static size_t site_of(struct conv *c, const char *raw, size_t n)
+{
+    struct sites *t = &c->sites;
+    if ((t->n + 1) * 2 > t->index_cap && sites_grow_index(t))
+        return SIZE_MAX;
+    size_t mask = t->index_cap - 1;
+    for (size_t i = (size_t)hash_text(raw, n) & mask;; i = (i + 1) & mask) {
+        size_t k = t->index[i];
+        if (k != SIZE_MAX) {
+            if (strncmp(t->v[k].raw, raw, n) == 0 && t->v[k].raw[n] == '\0')
+                return k;
+            continue;
+        }
+        if (t->n == t->cap) {
+            size_t ncap = t->cap ? t->cap * 2 : 64;
+            struct site *v = realloc(t->v, ncap * sizeof *v);
+            if (!v)
+                return SIZE_MAX;
+            t->v = v;
+            t->cap = ncap;
+        }
+        struct site *st = &t->v[t->n];
+        memset(st, 0, sizeof *st);
+        st->raw = dup_text(raw, n);
+        if (!st->raw)
+            return SIZE_MAX;
+        site_init(c, st);
+        t->index[i] = t->n;
+        return t->n++;
+    }
+}
+
+/* Whether an allocation made from this line's caller is kept; counts it for the summary.
+ * -1 when out of memory. */
+static int allocation_kept(struct conv *c, const char *raw, size_t n, unsigned long size)
+{
+    if (!raw)
+        return c->opt.caller_include_count == 0;
+    size_t k = site_of(c, raw, n);
+    if (k == SIZE_MAX)
+        return -1;
+    c->sites.v[k].allocs++;
+    c->sites.v[k].bytes += size;
+    return c->sites.v[k].keep;
+}
+
+/* The call sites with the most allocations, into the result. O(sites x AGB_MTRACE_TOP_CALLERS). */
+static void top_callers(struct conv *c)
+{
+    const struct sites *t = &c->sites;
+    size_t chosen[AGB_MTRACE_TOP_CALLERS] = {0};
+    c->res.call_sites = (unsigned long)t->n;
+    c->res.top_count = 0;
+    for (size_t slot = 0; slot < AGB_MTRACE_TOP_CALLERS; slot++) {
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < t->n; k++) {
+            int taken = 0;
+            for (size_t j = 0; j < slot; j++)
+                taken |= chosen[j] == k;
+            if (!taken && t->v[k].allocs && (best == SIZE_MAX || t->v[k].allocs > t->v[best].allocs))
+                best = k;
+        }
+        if (best == SIZE_MAX)
+            break;
+        chosen[slot] = best;
+        struct agb_mtrace_caller *o = &c->res.top[c->res.top_count++];
+        snprintf(o->name, sizeof o->name, "%s", t->v[best].name);
+        o->allocs = t->v[best].allocs;
+        o->bytes = t->v[best].bytes;
+        o->kept = t->v[best].keep;
+    }
+}
+
 struct parsed {
+    const char *caller;       /* the text after "@ ", up to its ']'; NULL: no caller */
+    size_t caller_len;
     char op;
     uint64_t addr;
     uint64_t size;
@@ -427,6 +744,8 @@ struct parsed {
 static int parse_line(struct conv *c, const char *s, size_t len, unsigned long line, struct parsed *p)
 {
     size_t i = 0;
+    p->caller = NULL;
+    p->caller_len = 0;
     if (len == 0 || s[0] == '=')
         return 1; /* "= Start", "= End", blank */
     if (s[0] == '@') {
@@ -442,6 +761,8 @@ static int parse_line(struct conv *c, const char *s, size_t len, unsigned long l
             return -1;
         }
         i = (size_t)(rb - s) + 1;
+        p->caller = s + 2;
+        p->caller_len = i - 2;
         if (s[i] != ' ') {
             set_err(c, line, i + 1, "expected a space after the caller");
             return -1;
@@ -517,6 +838,15 @@ static void write_stats(struct agbsim_json *w, const struct conv *c)
     }
     agbsim_json_key(w, "truncated");
     agbsim_json_bool(w, r->truncated);
+    if (r->frames) {
+        agbsim_json_member_u64(w, "frames", r->frames);
+        agbsim_json_member_u64(w, "load_frames", r->load_frames);
+    }
+    if (c->opt.caller_include_count || c->opt.caller_exclude_count) {
+        agbsim_json_member_u64(w, "filtered_allocs", r->filtered_allocs);
+        agbsim_json_member_u64(w, "filtered_frees", r->filtered_frees);
+        agbsim_json_member_u64(w, "filtered_reallocs", r->filtered_reallocs);
+    }
     if (c->opt.max_live) {
         agbsim_json_member_u64(w, "max_live", c->opt.max_live);
     }
@@ -529,7 +859,8 @@ static void write_stats(struct agbsim_json *w, const struct conv *c)
 static int write_trace(struct conv *c, FILE *out)
 {
     static const char *const op_name[] = {[EV_ALLOC] = "alloc", [EV_FREE] = "free",
-                                          [EV_REALLOC] = "realloc"};
+                                          [EV_REALLOC] = "realloc", [EV_FRAME] = "frame",
+                                          [EV_FRAME_LOAD] = "frame"};
     struct agbsim_json w;
     agbsim_json_init(&w, out);
     agbsim_json_object(&w, AGBSIM_JSON_LINES);
@@ -548,8 +879,11 @@ static int write_trace(struct conv *c, FILE *out)
         const struct ev *e = &c->evs[i];
         agbsim_json_array(&w, AGBSIM_JSON_COMPACT);
         agbsim_json_string(&w, op_name[e->op]);
-        agbsim_json_u64(&w, e->id);
-        if (e->op != EV_FREE)
+        if (e->op == EV_FRAME_LOAD)
+            agbsim_json_string(&w, "load");
+        if (e->op != EV_FRAME && e->op != EV_FRAME_LOAD)
+            agbsim_json_u64(&w, e->id);
+        if (e->op == EV_ALLOC || e->op == EV_REALLOC)
             agbsim_json_u64(&w, e->size);
         agbsim_json_end(&w);
     }
@@ -571,6 +905,7 @@ static int finish(struct conv *c, int have_old, unsigned long old_line)
         set_err(c, old_line, 1, "'<' (realloc) without the following '>' line");
         return AGB_MTRACE_EPARSE;
     }
+    top_callers(c);
     c->res.final_live_bytes = c->live;
     c->res.final_live_count = c->live_count;
     c->res.ids_used = (unsigned long)c->nids;
@@ -598,6 +933,24 @@ static int next_line(struct conv *c, FILE *in, size_t *len, unsigned long *line)
     return 1;
 }
 
+static int is_frame_mark(uint64_t size)
+{
+    return size == AGB_MTRACE_FRAME_SIZE64 || size == AGB_MTRACE_FRAME_SIZE64 + 1 ||
+           size == AGB_MTRACE_FRAME_SIZE32 || size == AGB_MTRACE_FRAME_SIZE32 + 1;
+}
+
+/* A frame mark (AGBSIM_FRAME / AGBSIM_LOAD_FRAME): a frame event. */
+static int frame_mark(struct conv *c, uint64_t size)
+{
+    int load = (size & 1u) != 0;
+    if (push_ev(c, load ? EV_FRAME_LOAD : EV_FRAME, 0, 0))
+        return NOMEM;
+    if (load)
+        c->res.load_frames++;
+    c->res.frames++;
+    return 0;
+}
+
 /* One complete mtrace event (a '>' with the address of its '<' in old_addr) into the trace.
  * Returns AGB_MTRACE_OK or the error. */
 static int apply_event(struct conv *c, const struct parsed *p, uint64_t old_addr,
@@ -605,13 +958,20 @@ static int apply_event(struct conv *c, const struct parsed *p, uint64_t old_addr
 {
     unsigned long size = p->size > 0xffffffffUL ? 0xffffffffUL /* rejected by the arena check */
                                                 : (unsigned long)p->size;
-    int rr = 0;
+    int rr = 0, keep = 1;
+    if ((p->op == '+' && p->addr != 0) || p->op == '>') {
+        keep = allocation_kept(c, p->caller, p->caller_len, size);
+        if (keep < 0)
+            return AGB_MTRACE_ENOMEM;
+    }
     switch (p->op) {
     case '+':
-        if (p->addr == 0)
+        if (p->addr == 0 && is_frame_mark(p->size))
+            rr = c->stopped ? 0 : frame_mark(c, p->size);
+        else if (p->addr == 0)
             c->res.dropped_failed++;
         else if (!c->stopped)
-            rr = ev_alloc(c, p->addr, size, line, p->size_col);
+            rr = ev_alloc(c, p->addr, size, line, p->size_col, keep);
         break;
     case '-':
         if (p->addr != 0 && !c->stopped)
@@ -622,7 +982,7 @@ static int apply_event(struct conv *c, const struct parsed *p, uint64_t old_addr
         break;
     case '>':
         if (!c->stopped)
-            rr = ev_realloc(c, old_addr, p->addr, size, line, p->size_col);
+            rr = ev_realloc(c, old_addr, p->addr, size, line, p->size_col, keep);
         break;
     default:
         break;
@@ -704,6 +1064,7 @@ int agb_mtrace_convert(FILE *in, const char *in_name, FILE *out,
     if (res)
         *res = c.res;
     free(c.map.slots);
+    sites_release(&c.sites);
     free(c.sizes);
     free(c.free_ids);
     free(c.evs);

@@ -13,6 +13,18 @@
  * malloc ("+ ADDR SIZE"); the alignment is not in the log, so the converter
  * never emits the 4-element ["alloc", id, size, align] form.
  *
+ * Frame marks: a failed allocation of one of the magic sizes below ("+ (nil) 0xa6b5f00000000000",
+ * written by AGBSIM_FRAME() of scripts/agbsim-frame.h) becomes ["frame"]; the size plus one
+ * (AGBSIM_LOAD_FRAME()) becomes ["frame", "load"].
+ *
+ * Callers: every event line may start with glibc's caller ("@ FILE:(SYMBOL+0xOFF)[0xADDR]",
+ * "@ FILE:[0xOFF]" with OFF relative to FILE's load address, or "@ [0xADDR]"). A caller without a
+ * symbol is named from FILE's ELF symbols (or those of --symbols). An allocation is kept when its
+ * caller matches one of caller_include (if any) and none of caller_exclude; a pattern is a glob
+ * (fnmatch) on the symbol, on FILE's basename or on "BASENAME:SYMBOL", or an address range
+ * "0xLO-0xHI" (object-relative, as printed). A block's fate is decided by the call that allocated
+ * it: its frees and reallocs follow it, whoever calls them.
+ *
  * Output: {"version":1, "arena":..., "arena_bytes":..., "name":...,
  * "source":..., "mtrace":{statistics}, "events":[...]} with one compact
  * event per line.  Addresses become small dense ids (reused after free).
@@ -37,7 +49,26 @@ struct agb_mtrace_options {
                                   pointers allocated there become "unknown" afterwards */
     unsigned long max_live;    /* 0 = no limit; else stop the trace before the first event that
                                   would make the live bytes exceed this */
+    const char *const *caller_include; /* patterns (see above); count 0 = keep every caller */
+    size_t caller_include_count;
+    const char *const *caller_exclude;
+    size_t caller_exclude_count;
+    const char *symbols;       /* ELF file naming the callers in the object of the same basename;
+                                  NULL: each caller's FILE as printed, when it can be read */
 };
+
+/* Magic sizes of the frame marks (64-bit hosts, 32-bit hosts); +1: a loading frame. */
+#define AGB_MTRACE_FRAME_SIZE64 0xa6b5f00000000000ULL
+#define AGB_MTRACE_FRAME_SIZE32 0xa6b5f000ULL
+
+/* One call site's share of the allocations, for the converter's summary. */
+struct agb_mtrace_caller {
+    char name[96];            /* "BASENAME:SYMBOL", or "BASENAME:[0xADDR]" when unnamed */
+    unsigned long allocs, bytes;
+    int kept;                 /* its allocations passed the caller filter */
+};
+
+#define AGB_MTRACE_TOP_CALLERS 8
 
 struct agb_mtrace_result {
     unsigned long lines;              /* input lines read */
@@ -55,6 +86,13 @@ struct agb_mtrace_result {
     unsigned long peak_live_count;    /* max number of live allocations */
     unsigned long final_live_bytes, final_live_count;  /* at the end of the written trace */
     unsigned long ids_used;           /* ids are 0 .. ids_used-1 */
+    unsigned long frames, load_frames;   /* frame marks written */
+    unsigned long filtered_allocs;    /* allocations the caller filter left out (with their */
+    unsigned long filtered_frees;     /* frees and reallocs, not written) */
+    unsigned long filtered_reallocs;
+    unsigned long call_sites;         /* distinct callers of allocations */
+    struct agb_mtrace_caller top[AGB_MTRACE_TOP_CALLERS]; /* by allocations, most first */
+    size_t top_count;
     int truncated;                    /* 1 if max_live cut the trace */
     unsigned long truncated_at_line;  /* input line of the first event not written */
 };

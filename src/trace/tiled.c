@@ -1,6 +1,8 @@
 /* Level maps (Tiled JSON, CSV grids) into tile-streaming traces; see tiled.h. */
 #include "trace/tiled.h"
 #include "trace/json_util.h"
+#include "trace/tiled_build.h"
+#include "trace/tiled_data.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -37,7 +39,13 @@ void agb_tilemap_release(struct agb_tilemap *map)
 		free(map->layers[i].name);
 		free(map->layers[i].gid);
 	}
+	for (uint32_t i = 0; i < map->tileset_count; i++) {
+		free(map->tilesets[i].name);
+		free(map->tilesets[i].source);
+		free(map->tilesets[i].image);
+	}
 	free(map->layers);
+	free(map->tilesets);
 	memset(map, 0, sizeof *map);
 }
 
@@ -145,23 +153,114 @@ static int int_member(const struct src *s, size_t at, const cJSON *obj, const ch
 	return 0;
 }
 
+/* A signed integer member in [lo, hi] (an infinite map's chunk position). */
+static int sint_member(const struct src *s, size_t at, const cJSON *obj, const char *key,
+		       double lo, double hi, int32_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (v == NULL)
+		return fail_at(s, at, "chunk has no \"%s\"", key);
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
+	    v->valuedouble > hi)
+		return fail_at(s, key_at(s, at, key), "\"%s\" must be an integer in %.0f..%.0f", key, lo,
+			       hi);
+	*out = (int32_t)v->valuedouble;
+	return 0;
+}
+
+static const char *string_member(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 struct walk {
 	const struct src *s;
 	struct agb_tilemap *map;
+	struct agb_tiled_build *b;
 	size_t cursor; /* text offset of the layer being read: keys are searched from here */
 };
+
+/* The `data` of `holder` (a finite layer, or a chunk of an infinite one) into n gids: an array of
+ * ids, or a string encoded as the layer says ("encoding", "compression"). */
+static int layer_data(struct walk *w, const cJSON *layer, const cJSON *holder, size_t data_at,
+		      uint32_t *gid, uint32_t n, const char *lname)
+{
+	const struct src *s = w->s;
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(holder, "data"), *e;
+	uint32_t i = 0;
+	if (data == NULL)
+		return fail_at(s, data_at, "tile layer \"%s\" has no \"data\"", lname);
+	if (cJSON_IsString(data)) {
+		char why[160];
+		size_t at;
+		if (agb_tiled_decode_data(data->valuestring, strlen(data->valuestring),
+					  string_member(layer, "encoding"),
+					  string_member(layer, "compression"), gid, n, why, sizeof why,
+					  &at) != 0)
+			return fail_at(s, data_at, "tile layer \"%s\": %s", lname, why);
+		return AGB_LOAD_OK;
+	}
+	if (!cJSON_IsArray(data))
+		return fail_at(s, data_at, "\"data\" must be an array of tile ids or an encoded string");
+	if ((uint32_t)cJSON_GetArraySize(data) != n)
+		return fail_at(s, data_at, "\"data\" has %d tile ids, the layer needs %u",
+			       cJSON_GetArraySize(data), n);
+	cJSON_ArrayForEach(e, data)
+	{
+		double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
+		if (d != floor(d) || d < 0 || d > 4294967295.0)
+			return fail_at(s, element_at(s, data_at, i),
+				       "tile id %u of layer \"%s\" is not an integer in 0..4294967295", i,
+				       lname);
+		gid[i++] = (uint32_t)d;
+	}
+	return AGB_LOAD_OK;
+}
+
+/* An infinite map's layer: every chunk at its position. */
+static int add_chunks(struct walk *w, const cJSON *layer, const char *lname)
+{
+	const struct src *s = w->s;
+	const cJSON *chunks = cJSON_GetObjectItemCaseSensitive(layer, "chunks"), *c;
+	size_t at = key_at(s, w->cursor, "chunks");
+	if (!cJSON_IsArray(chunks))
+		return fail_at(s, w->cursor, "tile layer \"%s\" of an infinite map has no \"chunks\"",
+			       lname);
+	cJSON_ArrayForEach(c, chunks)
+	{
+		int32_t x, y;
+		uint32_t cw, ch, *gid;
+		at = key_at(s, at + 1u, "data");
+		if (sint_member(s, at, c, "x", -1e7, 1e7, &x) != 0 ||
+		    sint_member(s, at, c, "y", -1e7, 1e7, &y) != 0 ||
+		    int_member(s, at, c, "width", 1, 65536, &cw, 1) != 0 ||
+		    int_member(s, at, c, "height", 1, 65536, &ch, 1) != 0)
+			return AGB_LOAD_BAD_INPUT;
+		if ((uint64_t)cw * ch > 0x1000000u)
+			return fail_at(s, at, "chunk too large (%ux%u cells)", cw, ch);
+		if (agb_tiled_build_chunk(w->b, x, y, cw, ch, &gid) != 0)
+			return AGB_LOAD_IO_ERROR;
+		int rc = layer_data(w, layer, c, at, gid, cw * ch, lname);
+		if (rc != AGB_LOAD_OK)
+			return rc;
+	}
+	return AGB_LOAD_OK;
+}
 
 static int add_layer(struct walk *w, const cJSON *layer)
 {
 	const struct src *s = w->s;
 	struct agb_tilemap *map = w->map;
-	const cJSON *data = cJSON_GetObjectItemCaseSensitive(layer, "data");
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(layer, "name");
-	size_t data_at = key_at(s, w->cursor, "data");
-	uint32_t lw = map->width, lh = map->height, n = map->width * map->height, i = 0;
-	struct agb_tilemap_layer *grown, *l;
-	const cJSON *e;
+	const char *lname = string_member(layer, "name");
+	uint32_t lw = map->width, lh = map->height, *gid;
 
+	if (lname == NULL)
+		lname = "";
+	if (agb_tiled_build_layer(w->b, lname) != 0)
+		return AGB_LOAD_IO_ERROR;
+	if (map->infinite)
+		return add_chunks(w, layer, lname);
 	if (int_member(s, w->cursor, layer, "width", 1, 1e6, &lw, 0) != 0 ||
 	    int_member(s, w->cursor, layer, "height", 1, 1e6, &lh, 0) != 0)
 		return AGB_LOAD_BAD_INPUT;
@@ -169,39 +268,10 @@ static int add_layer(struct walk *w, const cJSON *layer)
 		return fail_at(s, key_at(s, w->cursor, "width"),
 			       "layer is %ux%u cells, the map %ux%u (offset layers are not supported)", lw,
 			       lh, map->width, map->height);
-	if (data == NULL)
-		return fail_at(s, w->cursor, "tile layer has no \"data\" (infinite maps are not supported)");
-	if (cJSON_IsString(data))
-		return fail_at(s, data_at,
-			       "tile layer data is encoded; save the map with the CSV layer format");
-	if (!cJSON_IsArray(data))
-		return fail_at(s, data_at, "\"data\" must be an array of tile ids");
-	if ((uint32_t)cJSON_GetArraySize(data) != n)
-		return fail_at(s, data_at, "\"data\" has %d tile ids, the map needs %u",
-			       cJSON_GetArraySize(data), n);
-	grown = realloc(map->layers, (map->layer_count + 1u) * sizeof *grown);
-	if (grown == NULL)
+	if (agb_tiled_build_chunk(w->b, 0, 0, map->width, map->height, &gid) != 0)
 		return AGB_LOAD_IO_ERROR;
-	map->layers = grown;
-	l = &map->layers[map->layer_count];
-	l->name = dup_str(cJSON_IsString(name) ? name->valuestring : "");
-	l->gid = malloc((size_t)n * sizeof *l->gid);
-	if (l->name == NULL || l->gid == NULL) {
-		free(l->name);
-		free(l->gid);
-		return AGB_LOAD_IO_ERROR;
-	}
-	map->layer_count++;
-	cJSON_ArrayForEach(e, data)
-	{
-		double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
-		if (d != floor(d) || d < 0 || d > 4294967295.0)
-			return fail_at(s, element_at(s, data_at, i),
-				       "tile id %u of layer \"%s\" is not an integer in 0..4294967295", i,
-				       l->name);
-		l->gid[i++] = (uint32_t)d & GID_MASK;
-	}
-	return AGB_LOAD_OK;
+	return layer_data(w, layer, layer, key_at(s, w->cursor, "data"), gid, map->width * map->height,
+			  lname);
 }
 
 /* Tile layers in document order; group layers are entered. */
@@ -230,15 +300,139 @@ static int add_layers(struct walk *w, const cJSON *layers)
 	return AGB_LOAD_OK;
 }
 
+static uint32_t u32_member(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 4294967295.0
+		       ? (uint32_t)v->valuedouble
+		       : 0u;
+}
+
+/* A tileset's fields from a JSON object (inline, or a .tsj file's). */
+static void json_tileset(const cJSON *o, struct agb_tileset *t)
+{
+	t->tile_w = u32_member(o, "tilewidth");
+	t->tile_h = u32_member(o, "tileheight");
+	t->columns = u32_member(o, "columns");
+	t->margin = u32_member(o, "margin");
+	t->spacing = u32_member(o, "spacing");
+	t->tilecount = u32_member(o, "tilecount");
+	t->name = (char *)string_member(o, "name");
+	t->image = (char *)string_member(o, "image");
+}
+
+/* An external tileset (.tsx: TMX's XML; else Tiled JSON) next to the map: its fields, or
+ * tile_w 0 when it cannot be read (a warning, not an error: streaming needs no tileset). */
+static int external_tileset(struct walk *w, const char *source, uint32_t firstgid)
+{
+	struct agb_tileset t = {firstgid, 0, 0, 0, 0, 0, 0, NULL, (char *)source, NULL};
+	char *path = agb_tiled_build_path(w->b, source);
+	size_t n = strlen(source);
+	int rc;
+	if (path == NULL)
+		return AGB_LOAD_IO_ERROR;
+	if (n >= 4u && strcmp(source + n - 4u, ".tsx") == 0) {
+		rc = agb_tiled_build_tileset_tsx(w->b, path, &t);
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		const char *json_end = NULL;
+		cJSON *o = agb_tiled_read_file(path, &text, &len) == 0 ? agb_cjson_parse(text, len, &json_end)
+								      : NULL;
+		if (cJSON_IsObject(o)) {
+			json_tileset(o, &t);
+			t.source = (char *)source;
+		}
+		rc = agb_tiled_build_tileset(w->b, &t);
+		cJSON_Delete(o);
+		free(text);
+	}
+	free(path);
+	return rc != 0 ? AGB_LOAD_IO_ERROR : AGB_LOAD_OK;
+}
+
+static int add_tilesets(struct walk *w, const cJSON *root)
+{
+	const cJSON *sets = cJSON_GetObjectItemCaseSensitive(root, "tilesets"), *o;
+	size_t at = key_at(w->s, 0, "tilesets");
+	if (sets == NULL)
+		return AGB_LOAD_OK;
+	if (!cJSON_IsArray(sets))
+		return fail_at(w->s, at, "\"tilesets\" must be an array");
+	cJSON_ArrayForEach(o, sets)
+	{
+		uint32_t firstgid = 0;
+		at = key_at(w->s, at + 1u, "firstgid");
+		if (int_member(w->s, at, o, "firstgid", 1, GID_MASK, &firstgid, 1) != 0)
+			return AGB_LOAD_BAD_INPUT;
+		const char *source = string_member(o, "source");
+		int rc;
+		if (source != NULL) {
+			rc = external_tileset(w, source, firstgid);
+		} else {
+			struct agb_tileset t = {firstgid, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+			json_tileset(o, &t);
+			rc = agb_tiled_build_tileset(w->b, &t) != 0 ? AGB_LOAD_IO_ERROR : AGB_LOAD_OK;
+		}
+		if (rc != AGB_LOAD_OK)
+			return rc;
+	}
+	return AGB_LOAD_OK;
+}
+
+/* The map's own members: orientation, size (not of an infinite map), square cells. */
+static int map_header(const struct src *s, const cJSON *root, struct agb_tilemap *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "orientation");
+	uint32_t th = 0;
+	out->infinite = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "infinite"));
+	if (cJSON_IsString(v) && strcmp(v->valuestring, "orthogonal") != 0)
+		return fail_at(s, key_at(s, 0, "orientation"),
+			       "only orthogonal maps are supported, not %s", v->valuestring);
+	/* Layers also have "width"/"height": a bad top-level value is placed at the first such
+	 * key, which in Tiled's own output may be a layer's (best effort without positions). */
+	if ((!out->infinite && (int_member(s, 0, root, "width", 1, 65536, &out->width, 1) != 0 ||
+				int_member(s, 0, root, "height", 1, 65536, &out->height, 1) != 0)) ||
+	    int_member(s, 0, root, "tilewidth", 8, 256, &out->cell_px, 1) != 0 ||
+	    int_member(s, 0, root, "tileheight", 8, 256, &th, 1) != 0)
+		return AGB_LOAD_BAD_INPUT;
+	if (out->cell_px != th || out->cell_px % 8u != 0)
+		return fail_at(s, key_at(s, 0, "tilewidth"),
+			       "cells must be square and a multiple of 8 px, not %ux%u", out->cell_px,
+			       th);
+	if ((uint64_t)out->width * out->height > 0x1000000u)
+		return fail_at(s, key_at(s, 0, "width"), "map too large (%ux%u cells)", out->width,
+			       out->height);
+	return AGB_LOAD_OK;
+}
+
+/* The whole document: header, tilesets, layers, then the build's finish. */
+static int read_map(struct walk *w, const cJSON *root)
+{
+	char why[160];
+	int rc = map_header(w->s, root, w->map);
+	if (rc == AGB_LOAD_OK)
+		rc = add_tilesets(w, root);
+	if (rc != AGB_LOAD_OK)
+		return rc;
+	w->cursor = key_at(w->s, 0, "layers");
+	rc = add_layers(w, cJSON_GetObjectItemCaseSensitive(root, "layers"));
+	if (rc != AGB_LOAD_OK)
+		return rc;
+	if (agb_tiled_build_finish(w->b, why, sizeof why) != 0)
+		return strcmp(why, "out of memory") == 0 ? AGB_LOAD_IO_ERROR
+							  : fail_at(w->s, key_at(w->s, 0, "layers"), "%s", why);
+	return AGB_LOAD_OK;
+}
+
 int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, struct agb_tilemap *out,
 			    struct agb_diag *diag)
 {
 	struct src s = {name, text, len, diag};
-	struct walk w = {&s, out, 0};
+	struct agb_tiled_build b;
+	struct walk w = {&s, out, &b, 0};
 	const char *end = NULL;
 	cJSON *root;
-	const cJSON *v;
-	uint32_t th = 0;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -253,43 +447,16 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 			cJSON_Delete(root);
 			return fail_at(&s, i, "text after the map's JSON object");
 		}
-	rc = AGB_LOAD_BAD_INPUT;
 	if (!cJSON_IsObject(root)) {
-		fail_at(&s, 0, "a Tiled map is a JSON object");
-		goto out;
+		cJSON_Delete(root);
+		return fail_at(&s, 0, "a Tiled map is a JSON object");
 	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "infinite");
-	if (cJSON_IsTrue(v)) {
-		fail_at(&s, key_at(&s, 0, "infinite"), "infinite maps are not supported");
-		goto out;
+	if (agb_tiled_build_begin(&b, out, name) != 0) {
+		rc = AGB_LOAD_IO_ERROR;
+	} else {
+		rc = read_map(&w, root);
+		agb_tiled_build_abort(&b); /* nothing left after a finish */
 	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "orientation");
-	if (cJSON_IsString(v) && strcmp(v->valuestring, "orthogonal") != 0) {
-		fail_at(&s, key_at(&s, 0, "orientation"), "only orthogonal maps are supported, not %s",
-			v->valuestring);
-		goto out;
-	}
-	/* Layers also have "width"/"height": a bad top-level value is placed at the first such
-	 * key, which in Tiled's own output may be a layer's (best effort without positions). */
-	if (int_member(&s, 0, root, "width", 1, 65536, &out->width, 1) != 0 ||
-	    int_member(&s, 0, root, "height", 1, 65536, &out->height, 1) != 0 ||
-	    int_member(&s, 0, root, "tilewidth", 8, 256, &out->cell_px, 1) != 0 ||
-	    int_member(&s, 0, root, "tileheight", 8, 256, &th, 1) != 0)
-		goto out;
-	if (out->cell_px != th || out->cell_px % 8u != 0) {
-		fail_at(&s, key_at(&s, 0, "tilewidth"),
-			"cells must be square and a multiple of 8 px, not %ux%u", out->cell_px, th);
-		goto out;
-	}
-	if ((uint64_t)out->width * out->height > 0x1000000u) {
-		fail_at(&s, key_at(&s, 0, "width"), "map too large (%ux%u cells)", out->width, out->height);
-		goto out;
-	}
-	w.cursor = key_at(&s, 0, "layers");
-	rc = add_layers(&w, cJSON_GetObjectItemCaseSensitive(root, "layers"));
-	if (rc == AGB_LOAD_OK && out->layer_count == 0)
-		rc = fail_at(&s, key_at(&s, 0, "layers"), "map has no tile layers");
-out:
 	cJSON_Delete(root);
 	if (rc != AGB_LOAD_OK) {
 		if (rc == AGB_LOAD_IO_ERROR) {
@@ -679,11 +846,13 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 		camera_at(opt, &cam, f, &x, &y);
 		for (uint32_t li = 0; li < map->layer_count; li++)
 			emit_layer_move(&st, map, &map->layers[li], k, bpp[li], f == 0, x, y, ox, oy);
-		emit(&st, AGB_OP_FRAME, 0, 0);
+		/* The first frame fills the screen maps: a loading frame, as the level exit is. */
+		emit(&st, AGB_OP_FRAME, 0, f == 0 ? AGB_FRAME_LOAD : 0u);
 		ox = x;
 		oy = y;
 	}
 	emit_level_exit(&st, map, k, bpp, ox, oy);
+	emit(&st, AGB_OP_FRAME, 0, AGB_FRAME_LOAD);
 	free(bpp);
 	if (st.oom) {
 		free(st.ev);
@@ -695,7 +864,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 	out->arena_bytes = VRAM_BG_SIZE;
 	out->event_count = (uint32_t)st.count;
 	out->slots = 0;
-	out->frame_count = frames + 1u;
+	out->frame_count = frames + 2u;
 	out->events = st.ev;
 	out->name = opt->name;
 	out->source = opt->source;

@@ -3,7 +3,15 @@
  * A map cell of W px is (W/8)^2 GBA 8x8 tiles: ROM tile number (gid - 1) * (W/8)^2 + k + 1 for the
  * k-th tile of the cell in row-major order, so ROM tile 0 stays the transparent tile; gid 0 (an
  * empty cell) is transparent and never ref'd. The high three bits of a Tiled gid are flip flags
- * and are masked off (0x1FFFFFFF): a flipped tile is the same tile data on the GBA too.
+ * and are masked off (0x1FFFFFFF): a horizontally or vertically flipped tile is the same tile
+ * data on the GBA too (the screen map flips it for free). A diagonal flip (Tiled's 90-degree
+ * rotation) has no GBA equivalent: such a cell is streamed as its unflipped tile and counted in
+ * agb_tilemap.diagonal_cells so the converter can warn.
+ *
+ * Maps are read as Tiled saves them: JSON (.tmj/.json) or TMX (.tmx, XML), tile layer data as CSV
+ * or base64 (uncompressed, zlib, gzip or zstd), finite or infinite (chunks: the map becomes the
+ * bounding box of every layer's chunks), tilesets inline or external (.tsx/.tsj, resolved next to
+ * the map file).
  *
  * Each tile layer is a BG layer with a 32x32-tile screen map used as a ring buffer: the map holds
  * the 256x256 px window at the camera, slot (x mod 32, y mod 32) holding level tile (x, y). When
@@ -26,12 +34,39 @@ struct agb_tilemap_layer {
 	uint32_t *gid; /* width * height cells, row-major, flip bits already masked */
 };
 
+/* A tileset as the map names it. An external one (source != NULL) that could not be read has
+ * tile_w == 0. */
+struct agb_tileset {
+	uint32_t firstgid;
+	uint32_t tile_w, tile_h; /* px */
+	uint32_t columns, margin, spacing, tilecount;
+	char *name;   /* "" when unnamed */
+	char *source; /* the external tileset file as the map names it, or NULL when inline */
+	char *image;  /* the tileset image as its file names it (relative to that file), or NULL */
+};
+
 struct agb_tilemap {
 	uint32_t width, height; /* cells */
 	uint32_t cell_px;       /* multiple of 8 */
 	uint32_t layer_count;
 	struct agb_tilemap_layer *layers;
+	uint32_t tileset_count;
+	struct agb_tileset *tilesets;
+	uint32_t flipped_cells;  /* cells with a horizontal or vertical flip (free on the GBA) */
+	uint32_t diagonal_cells; /* cells with a diagonal flip (streamed unflipped) */
+	int infinite;            /* read from chunks */
 };
+
+/* The warnings a map deserves before it is streamed: more tile layers than a GBA's four
+ * backgrounds, diagonal flips, tilesets whose tile size is not the map's cell size, external
+ * tilesets that could not be read. Writes up to `max` messages of `len` bytes each into `out`
+ * (row i at out + i * len) and returns how many there are (possibly more than max). */
+size_t agb_tilemap_warnings(const struct agb_tilemap *map, char *out, size_t len, size_t max);
+
+/* Parses a TMX map (Tiled's XML; same rules and returns as agb_tilemap_parse_tiled, positions
+ * from the XML parser's lines). External tilesets are read relative to `name`. */
+int agb_tilemap_parse_tmx(const char *name, const char *text, size_t len, struct agb_tilemap *out,
+			  struct agb_diag *diag);
 
 enum agb_camera_path {
 	AGB_PATH_RIGHT,    /* along the bottom edge, left to right */
@@ -68,9 +103,9 @@ void agb_stream_options_init(struct agb_stream_options *o);
 /* "right", "left", "pingpong", "down", "diagonal". Returns 0, or -1 when unknown. */
 int agb_camera_path_parse(const char *s, enum agb_camera_path *out);
 
-/* Parses a Tiled JSON map (orthogonal, finite, square cells of a multiple of 8 px, CSV-style
- * `data` arrays; group layers are entered, other layer types ignored). `name` is the file name
- * used in *diag. Returns AGB_LOAD_OK, or AGB_LOAD_BAD_INPUT with a positioned message (the
+/* Parses a Tiled JSON map (orthogonal, square cells of a multiple of 8 px; group layers are
+ * entered, other layer types ignored; external tilesets read relative to `name`). `name` is the
+ * file name used in *diag. Returns AGB_LOAD_OK, or AGB_LOAD_BAD_INPUT with a positioned message (the
  * position of the offending key, or cJSON's error position for malformed JSON), or
  * AGB_LOAD_IO_ERROR when out of memory. On failure *out is empty. */
 int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, struct agb_tilemap *out,

@@ -47,7 +47,8 @@ enum arg_kind {
 	ARG_MARKER, /* mark/reset marker: 0 .. 2^31-1 */
 	ARG_SIDE,   /* stack2 side: 0 (low, grows up) or 1 (high, grows down); palette side */
 	ARG_KEY,    /* palette colour key: 0 .. 2^31-1 */
-	ARG_COLORS  /* palette colours: 1 .. 256 */
+	ARG_COLORS, /* palette colours: 1 .. 256 */
+	ARG_FRAME   /* frame kind: the string "load" (a loading frame), stored as AGB_FRAME_LOAD */
 };
 
 #define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
@@ -71,7 +72,8 @@ static const struct op_spec op_table[] = {
 	 {ARG_ID, ARG_SIZE, ARG_ALIGN}},
 	{"free", AGB_OP_FREE, 1, 1, ARENAS_HEAP, "[\"free\", id]", {ARG_ID}},
 	{"realloc", AGB_OP_REALLOC, 2, 2, ARENAS_HEAP, "[\"realloc\", id, size]", {ARG_ID, ARG_SIZE}},
-	{"frame", AGB_OP_FRAME, 0, 0, ARENAS_ALL | ARENAS_PAL, "[\"frame\"]", {ARG_ID}},
+	{"frame", AGB_OP_FRAME, 0, 1, ARENAS_ALL | ARENAS_PAL, "[\"frame\"] or [\"frame\", \"load\"]",
+	 {ARG_FRAME}},
 	{"ref", AGB_OP_REF, 2, 2, ARENAS_TILES, "[\"ref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
 	{"unref", AGB_OP_UNREF, 2, 2, ARENAS_TILES, "[\"unref\", rom_tile, bpp]", {ARG_TILE, ARG_BPP}},
 	/* Shadow-OAM extension (docs/trace-format.md). */
@@ -764,7 +766,7 @@ static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t
 }
 
 static const char *const arg_names[] = {"id",     "size", "align", "rom_tile", "bpp",
-					"z",      "marker", "side", "key",   "colors"};
+					"z",      "marker", "side", "key",   "colors", "frame kind"};
 
 /* Checks argument EL of event EV against its kind; stores the value in *OUT. */
 static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
@@ -772,6 +774,18 @@ static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum ar
 {
 	const char *what = arg_names[kind];
 	uint32_t lo = 0, hi = AGB_TRACE_MAX_ID;
+	if (kind == ARG_FRAME) {
+		if (cJSON_IsString(v) && strcmp(v->valuestring, "load") == 0) {
+			*out = AGB_FRAME_LOAD;
+			return AGB_LOAD_OK;
+		}
+		if (cJSON_IsString(v))
+			return fail_event(L, ev, el,
+					  "frame kind must be \"load\" (a loading frame), got \"%.32s\"",
+					  v->valuestring);
+		return fail_event(L, ev, el, "frame kind must be \"load\" (a loading frame), got %s",
+				  kind_name(v));
+	}
 	if (kind == ARG_SIZE || kind == ARG_ALIGN) {
 		lo = 1;
 		hi = L->arena_bytes;
@@ -1406,6 +1420,7 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 	case AGB_OP_SPR_HIDE:
 		return apply_sprites(L, n, spec, v, out, lf);
 	case AGB_OP_FRAME:
+		out->events[n].size = v[0]; /* 0: gameplay, AGB_FRAME_LOAD: loading */
 		out->trace.frame_count++;
 		return AGB_LOAD_OK;
 	case AGB_OP_PAL_LOAD:

@@ -51,6 +51,9 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 		agbsim_json_u32(w, AGB_PAL_EV_SIDE(e->align));
 		break;
 	case AGB_OP_FRAME:
+		if (e->size == AGB_FRAME_LOAD)
+			agbsim_json_string(w, "load");
+		break;
 	case AGB_OP_COUNT:
 		break;
 	}

@@ -1,6 +1,7 @@
-/* Fuzz target: the level-map converters (src/trace/tiled.c): Tiled JSON and CSV grids.
+/* Fuzz target: the level-map converters (src/trace/tiled.c, tmx.c): Tiled JSON, TMX and CSV.
  *
- * Byte 0 picks the parser (bit 0: CSV), the camera path and speed; the rest is the map text.
+ * Byte 0 picks the parser (bit 0: CSV, else bit 6: TMX, else JSON), the camera path and speed;
+ * the rest is the map text (every layer encoding: base64, zlib, gzip, zstd, infinite chunks).
  * An accepted map is streamed into a bg_vram trace (at most 64 camera moves, so a huge map
  * costs the fuzzer no more than a few ms) and that trace is replayed, checked after every event,
  * on the bg_vram default core: the converter's traces are balanced and loadable by contract. */
@@ -43,9 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data + 1, len);
 	struct agb_tilemap map;
 	struct agb_diag d;
-	int st = (mode & 1) ? agb_tilemap_parse_csv("fuzz.csv", text, len, 8u << ((mode >> 1) & 1),
-						    &map, &d)
-			    : agb_tilemap_parse_tiled("fuzz.json", text, len, &map, &d);
+	int st = (mode & 1)      ? agb_tilemap_parse_csv("fuzz.csv", text, len, 8u << ((mode >> 1) & 1),
+							 &map, &d)
+		 : (mode & 0x40) ? agb_tilemap_parse_tmx("fuzz.tmx", text, len, &map, &d)
+				 : agb_tilemap_parse_tiled("fuzz.json", text, len, &map, &d);
 	free(text);
 	if (st == AGB_LOAD_OK) {
 		stream(&map, mode);

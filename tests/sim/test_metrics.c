@@ -224,6 +224,48 @@ static void modelled_cycles_per_op_and_frame(void **state)
 	assert_int_equal(m.frames_over_budget, 0);
 }
 
+/* ["frame", "load"] closes a loading frame: kept out of the budget (worst gameplay frame, frames
+ * over budget) and reported as the worst loading frame. Observations are fed by hand. */
+static void loading_frames_are_kept_out_of_the_budget(void **state)
+{
+	static const struct agb_event ev[] = {
+		EV(AGB_OP_ALLOC, 1, 0, 16),
+		EV(AGB_OP_FRAME, 0, 0, AGB_FRAME_LOAD), /* the level load: far over budget */
+		EV(AGB_OP_ALLOC, 2, 1, 8),
+		EV(AGB_OP_FRAME, 0, 0, 0), /* gameplay */
+		EV(AGB_OP_FREE, 1, 0, 0),
+		EV(AGB_OP_FREE, 2, 1, 0),
+		EV(AGB_OP_FRAME, 0, 0, AGB_FRAME_LOAD), /* teardown */
+	};
+	static const uint32_t cost[] = {100000, 0, 500, 0, 40000, 2000, 0};
+	static uint32_t cycles[sizeof ev / sizeof ev[0]];
+	struct agb_trace t = {AGB_ARENA_EWRAM, UNITS * UNIT, sizeof ev / sizeof ev[0], 2, 3, ev, "load",
+			      NULL};
+	struct agb_replay_result res = {0};
+	struct agb_metrics_acc acc;
+	struct agb_metrics m;
+	(void)state;
+	agb_metrics_begin(&acc, &m, &t, UNIT, cycles);
+	for (uint32_t i = 0; i < t.event_count; i++) {
+		struct agb_replay_obs o = {0};
+		o.index = i;
+		o.op = ev[i].op;
+		o.requested = ev[i].size;
+		o.cycles = cost[i];
+		o.sampled = AGB_SAMPLE_NONE;
+		agb_metrics_observe(&acc, &o);
+	}
+	agb_metrics_end(&acc, &res);
+	assert_int_equal(m.frames, 3);
+	assert_int_equal(m.frame_max_cycles, 500);
+	assert_int_equal(m.frames_over_budget, 0);
+	assert_float_equal(m.max_frame_pct, 500.0 * 100.0 / 280896.0, 1e-9);
+	assert_int_equal(m.load_frames, 2);
+	assert_int_equal(m.load_frame_max_cycles, 100000);
+	assert_float_equal(m.max_load_frame_pct, 100000.0 * 100.0 / 280896.0, 1e-9);
+	assert_int_equal(m.total_cycles, 142500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +274,7 @@ int main(void)
 		cmocka_unit_test(fragmentation_is_sampled_at_frames),
 		cmocka_unit_test(frag_formulas),
 		cmocka_unit_test(modelled_cycles_per_op_and_frame),
+		cmocka_unit_test(loading_frames_are_kept_out_of_the_budget),
 	};
 	return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

@@ -213,7 +213,10 @@ static void wrong_arity(void **state)
 	check_bad(HEAP "[\"alloc\",1,8],[\"free\",1,2]]}", 2, 25,
 		  "wrong number of arguments: \"free\" takes 1 argument");
 	check_bad(HEAP "[\"alloc\",1]]}", 2, 1, "\"alloc\" takes 2 or 3 arguments");
-	check_bad(HEAP "[\"frame\",1]]}", 2, 10, "\"frame\" takes 0 arguments");
+	check_bad(HEAP "[\"frame\",\"load\",1]]}", 2, 17, "\"frame\" takes 0 or 1 arguments");
+	/* The one argument of frame is its kind: "load" and nothing else. */
+	check_bad(HEAP "[\"frame\",1]]}", 2, 10, "frame kind must be \"load\" (a loading frame), got a number");
+	check_bad(HEAP "[\"frame\",\"Load\"]]}", 2, 10, "got \"Load\"");
 	check_bad(TILES "[\"ref\",1,4,4]]}", 2, 12, "\"ref\" takes 2 arguments");
 }
 
@@ -662,8 +665,10 @@ static void writer_round_trips(void **state)
 	load_ok("{\"version\":1,\"arena\":\"ewram\",\"arena_bytes\":4096,\"name\":\"tab\\there\","
 		"\"source\":\"q\\\"b\\\\s\\u0001 \xe2\x82\xac\",\"events\":[\n"
 		"[\"alloc\",1,24],[\"alloc\",2147483647,4096,32],[\"realloc\",1,40],[\"free\",2147483647],"
-		"[\"frame\"],[\"alloc\",9,1,4096],[\"free\",1]]}",
+		"[\"frame\"],[\"alloc\",9,1,4096],[\"free\",1],[\"frame\",\"load\"]]}",
 		&a);
+	assert_int_equal(a.trace.events[a.trace.event_count - 1u].size, AGB_FRAME_LOAD);
+	assert_int_equal(a.trace.events[4].size, 0);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/elf_syms.h"
 #include "trace/mtrace.h"
 
 struct run {
@@ -194,6 +195,111 @@ static void test_errors(void **state)
                  "use a max-live limit to truncate the trace");
 }
 
+/* Frame marks (the failed mallocs of scripts/agbsim-frame.h) become frame events; other failed
+ * mallocs are still dropped. */
+static void test_frame_marks(void **state)
+{
+    (void)state;
+    const char *log =
+        "= Start\n"
+        "@ ./game:[0x11bb] + 0x5581a0 0x1000\n"
+        "@ ./game:[0x1190] + (nil) 0xa6b5f00000000001\n"
+        "@ ./game:[0x11d2] + 0x5581c0 0x18\n"
+        "@ ./game:[0x1190] + (nil) 0xa6b5f00000000000\n"
+        "+ (nil) 0xa6b5f000\n"
+        "+ (nil) 0xffffffffffff\n"
+        "- 0x5581c0\n"
+        "- 0x5581a0\n"
+        "+ (nil) 0xa6b5f001\n";
+    struct run r = convert(log, NULL);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_int_equal(r.res.frames, 4);
+    assert_int_equal(r.res.load_frames, 2);
+    assert_int_equal(r.res.dropped_failed, 1);
+    assert_non_null(strstr(r.json, "\"frames\": 4, \"load_frames\": 2"));
+    assert_non_null(strstr(r.json, "[\"alloc\",0,4096],\n[\"frame\",\"load\"],\n[\"alloc\",1,24],\n"
+                                   "[\"frame\"],\n[\"frame\"],\n[\"free\",1],\n[\"free\",0],\n"
+                                   "[\"frame\",\"load\"]\n"));
+    free(r.json);
+}
+
+/* The caller filter: globs on symbols and object names, address ranges; a block's free and
+ * realloc follow its allocation; the summary names the top call sites. */
+static void test_caller_filter(void **state)
+{
+    (void)state;
+    const char *log =
+        "= Start\n"
+        "@ ./game:(spawn+0x1c)[0x1149] + 0x1000 0x18\n"                      /* kept */
+        "@ /lib/x86_64-linux-gnu/libc.so.6:(strdup+0x1a)[0x7f0] + 0x2000 0x10\n" /* libc */
+        "@ ./game:[0x2040] + 0x3000 0x40\n"                                   /* range */
+        "@ ./game:(spawn+0x1c)[0x1149] + 0x4000 0x18\n"                      /* kept */
+        "@ ./game:[0x1150] < 0x2000\n"
+        "@ ./game:[0x1150] > 0x5000 0x20\n"
+        "@ ./game:(kill+0x8)[0x1190] - 0x5000\n"
+        "- 0x3000\n"
+        "- 0x1000\n";
+    const char *exclude[] = {"libc.so*", "0x2000-0x2100"};
+    struct agb_mtrace_options o;
+    agb_mtrace_options_init(&o);
+    o.caller_exclude = exclude;
+    o.caller_exclude_count = 2;
+    struct run r = convert(log, &o);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_int_equal(r.res.allocs, 2);
+    assert_int_equal(r.res.frees, 1);
+    assert_int_equal(r.res.reallocs, 0);
+    assert_int_equal(r.res.filtered_allocs, 2);
+    assert_int_equal(r.res.filtered_reallocs, 1);
+    assert_int_equal(r.res.filtered_frees, 2);
+    assert_int_equal(r.res.dropped_unknown_frees, 0);
+    assert_int_equal(r.res.call_sites, 4);
+    assert_int_equal(r.res.top_count, 4);
+    assert_string_equal(r.res.top[0].name, "game:spawn+0x1c");
+    assert_int_equal(r.res.top[0].allocs, 2);
+    assert_int_equal(r.res.top[0].kept, 1);
+    free(r.json);
+
+    /* Include: only spawn's blocks; a caller-less event cannot match an include. */
+    const char *include[] = {"spawn"};
+    agb_mtrace_options_init(&o);
+    o.caller_include = include;
+    o.caller_include_count = 1;
+    r = convert(log, &o);
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_int_equal(r.res.allocs, 2);
+    assert_int_equal(r.res.filtered_allocs, 2);
+    free(r.json);
+
+    /* A glob on BASENAME:SYMBOL. */
+    const char *by_name[] = {"game:sp*"};
+    o.caller_include = by_name;
+    r = convert(log, &o);
+    assert_int_equal(r.res.allocs, 2);
+    free(r.json);
+}
+
+/* The ELF reader names an object-relative address: this test program's own main. */
+static void test_elf_symbols(void **state)
+{
+    (void)state;
+    struct agb_elf_symbols syms;
+    char err[128];
+    uint64_t off = 1;
+    assert_int_equal(agb_elf_symbols_load("/proc/self/exe", &syms, err, sizeof err), 0);
+    assert_true(syms.count > 0);
+    uint64_t main_addr = 0;
+    for (size_t i = 0; i < syms.count; i++)
+        if (strcmp(syms.syms[i].name, "main") == 0)
+            main_addr = syms.syms[i].addr;
+    assert_true(main_addr != 0);
+    assert_string_equal(agb_elf_symbol_at(&syms, main_addr + 4, &off), "main");
+    assert_int_equal(off, 4);
+    agb_elf_symbols_release(&syms);
+    assert_int_equal(agb_elf_symbols_load("/nonexistent", &syms, err, sizeof err), -1);
+    assert_int_equal(agb_elf_symbols_load("/proc/self/status", &syms, err, sizeof err), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +308,9 @@ int main(void)
         cmocka_unit_test(test_skip_and_truncate),
         cmocka_unit_test(test_id_reuse_and_implicit_free),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_frame_marks),
+        cmocka_unit_test(test_caller_filter),
+        cmocka_unit_test(test_elf_symbols),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

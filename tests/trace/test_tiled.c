@@ -70,8 +70,9 @@ static void golden_tiny_map(void **state)
 	o.name = "tiny-map";
 	o.source = "golden";
 	assert_int_equal(agb_tilemap_stream(&map, &o, &t, &ev, err, sizeof err), 0);
-	/* 320 px wide: 64 px of scrolling at 8 px per frame, plus the first frame. */
-	assert_int_equal(t.frame_count, 9);
+	/* 320 px wide: 64 px of scrolling at 8 px per frame, plus the first frame (the screen fill,
+	 * a loading frame) and the level exit's loading frame. */
+	assert_int_equal(t.frame_count, 10);
 	/* Cell (0,0) gid 1 of 16 px: ROM tiles 1, 2 (row 0), then cell (1,0) again 1, 2. */
 	assert_int_equal(ev[0].op, AGB_OP_REF);
 	assert_int_equal(ev[0].id, 1);
@@ -151,18 +152,21 @@ static void csv_grid(void **state)
 	char err[256];
 	const uint32_t want[][2] = {{AGB_OP_REF, 1}, {AGB_OP_REF, 2}, {AGB_OP_REF, 3}, {AGB_OP_REF, 4},
 				    {AGB_OP_FRAME, 0}, {AGB_OP_UNREF, 1}, {AGB_OP_UNREF, 2},
-				    {AGB_OP_UNREF, 3}, {AGB_OP_UNREF, 4}};
+				    {AGB_OP_UNREF, 3}, {AGB_OP_UNREF, 4}, {AGB_OP_FRAME, 0}};
 	/* 8 px cells: the ROM tile is the gid itself; the trailing commas are Tiled's CSV style. */
 	assert_int_equal(agb_tilemap_parse_csv("tiny-grid.csv", text, len, 8, &map, &diag), AGB_LOAD_OK);
 	assert_int_equal(map.width, 3);
 	assert_int_equal(map.height, 2);
 	agb_stream_options_init(&o);
 	assert_int_equal(agb_tilemap_stream(&map, &o, &t, &ev, err, sizeof err), 0);
-	assert_int_equal(t.event_count, 9);
-	for (uint32_t i = 0; i < 9; i++) {
+	assert_int_equal(t.event_count, 10);
+	for (uint32_t i = 0; i < 10; i++) {
 		assert_int_equal(ev[i].op, want[i][0]);
 		assert_int_equal(ev[i].id, want[i][1]);
 	}
+	/* The screen fill and the level exit are loading frames. */
+	assert_int_equal(ev[4].size, AGB_FRAME_LOAD);
+	assert_int_equal(ev[9].size, AGB_FRAME_LOAD);
 	free(ev);
 	agb_tilemap_release(&map);
 	/* 16 px cells: 4 ROM tiles per cell. */
@@ -203,14 +207,23 @@ static void errors_are_positioned(void **state)
 	expect_error(0,
 		     "{\"width\":2,\"height\":1,\"tilewidth\":8,\"tileheight\":8,\"layers\":[\n"
 		     " {\"type\":\"tilelayer\",\"name\":\"L\",\"data\":[1,2,3]}]}",
-		     2, 33, "has 3 tile ids, the map needs 2");
+		     2, 33, "has 3 tile ids, the layer needs 2");
 	expect_error(0,
 		     "{\"width\":2,\"height\":1,\"tilewidth\":8,\"tileheight\":8,\"layers\":[\n"
 		     " {\"type\":\"tilelayer\",\"data\":\"eJzt\"}]}",
-		     2, 22, "CSV layer format");
+		     2, 22, "expected a tile id");
 	expect_error(0, "{\"width\":2,\"height\":1,\"tilewidth\":8,\"tileheight\":8,\"layers\":[]}", 1, 52,
 		     "no tile layers");
-	expect_error(0, "{\"infinite\":true}", 1, 2, "infinite");
+	expect_error(0, "{\"infinite\":true}", 1, 1, "no \"tilewidth\"");
+	expect_error(0,
+		     "{\"width\":2,\"height\":1,\"tilewidth\":8,\"tileheight\":8,\"layers\":[\n"
+		     " {\"type\":\"tilelayer\",\"encoding\":\"base64\",\"compression\":\"zlib\",\n"
+		     "  \"data\":\"AAAA\"}]}",
+		     3, 3, "does not decompress");
+	expect_error(0,
+		     "{\"width\":2,\"height\":1,\"tilewidth\":8,\"tileheight\":8,\"layers\":[\n"
+		     " {\"type\":\"tilelayer\",\"encoding\":\"base64\",\"data\":\"AQAAAA==\"}]}",
+		     2, 42, "does not hold one gid per cell");
 	expect_error(1, "1,2,3\n4,5\n", 2, 1, "row has 2 tile ids, the first row 3");
 	expect_error(1, "1,2\n3,x\n", 2, 3, "expected a tile id");
 	expect_error(1, "1,99999999999\n", 1, 3, "32 bits");
@@ -243,12 +256,141 @@ static void bad_options(void **state)
 	assert_int_equal(agb_camera_path_parse("up", &p), -1);
 }
 
+/* The converter's trace of `file` (a JSON or TMX map) as the golden test writes it. */
+static char *convert_to_json(const char *file, struct agb_tilemap *map, size_t *out_len)
+{
+	char path[1200], err[256], *got = NULL;
+	size_t len, n = strlen(file);
+	struct agb_diag diag;
+	struct agb_stream_options o;
+	struct agb_layer_bpp front8 = {"Front", 8};
+	struct agb_trace t;
+	struct agb_event *ev;
+	char *text = read_all(file, &len);
+	int rc;
+	snprintf(path, sizeof path, "%s/%s", data_dir, file);
+	rc = n > 4 && strcmp(file + n - 4, ".tmx") == 0 ? agb_tilemap_parse_tmx(path, text, len, map, &diag)
+							: agb_tilemap_parse_tiled(path, text, len, map, &diag);
+	if (rc != AGB_LOAD_OK)
+		fail_msg("%s: %u:%u: %s", file, diag.line, diag.col, diag.message);
+	agb_stream_options_init(&o);
+	o.layer_bpp = &front8;
+	o.layer_bpp_count = 1;
+	o.name = "tiny-map";
+	o.source = "golden";
+	assert_int_equal(agb_tilemap_stream(map, &o, &t, &ev, err, sizeof err), 0);
+	FILE *out = open_memstream(&got, out_len);
+	assert_non_null(out);
+	assert_int_equal(agb_trace_write_json(out, &t), 0);
+	fclose(out);
+	free(ev);
+	free(text);
+	return got;
+}
+
+/* Every way Tiled saves the tiny map (data/encodings, made by its make.py) streams to the golden
+ * trace: base64 layers plain and zlib/gzip/zstd-compressed, infinite maps (chunks at negative x),
+ * TMX with CSV, base64+zlib and <tile> layers, external .tsx and .tsj tilesets. */
+static void every_encoding_streams_the_same_trace(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"encodings/tiny-map.b64.json",      "encodings/tiny-map.b64-zlib.json",
+		"encodings/tiny-map.b64-gzip.json", "encodings/tiny-map.b64-zstd.json",
+		"encodings/tiny-map.infinite.json", "encodings/tiny-map.tsj.json",
+		"encodings/tiny-map.csv.tmx",       "encodings/tiny-map.b64-zlib.tmx",
+		"encodings/tiny-map.xml.tmx",       "encodings/tiny-map.infinite.tmx",
+	};
+	size_t want_len, got_len;
+	char *want = read_all("tiny-map.trace.json", &want_len);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		struct agb_tilemap map;
+		char *got = convert_to_json(files[i], &map, &got_len);
+		if (got_len != want_len || memcmp(got, want, want_len) != 0)
+			fail_msg("%s streams another trace than tiny-map.json", files[i]);
+		/* The tileset, inline or external, with its tile size and image. */
+		assert_int_equal(map.tileset_count, 1);
+		assert_int_equal(map.tilesets[0].firstgid, 1);
+		assert_int_equal(map.tilesets[0].tile_w, 16);
+		assert_string_equal(map.tilesets[0].image, "tiny.png");
+		/* Front's 0x80000004 (H) and 0x60000005 (V and diagonal): one warning. */
+		assert_int_equal(map.flipped_cells, 2);
+		assert_int_equal(map.diagonal_cells, 1);
+		assert_int_equal(agb_tilemap_warnings(&map, NULL, 0, 0), 1);
+		agb_tilemap_release(&map);
+		free(got);
+	}
+	free(want);
+}
+
+/* More layers than backgrounds, diagonal flips, a tileset of another tile size and one that
+ * cannot be read are each worth a warning. */
+static void warnings(void **state)
+{
+	(void)state;
+	const char *text =
+		"{\"width\":1,\"height\":1,\"tilewidth\":16,\"tileheight\":16,\"tilesets\":["
+		"{\"firstgid\":1,\"name\":\"big\",\"tilewidth\":32,\"tileheight\":32},"
+		"{\"firstgid\":9,\"source\":\"missing.tsx\"}],\"layers\":["
+		"{\"type\":\"tilelayer\",\"name\":\"a\",\"data\":[536870913]},"
+		"{\"type\":\"tilelayer\",\"name\":\"b\",\"data\":[1]},"
+		"{\"type\":\"tilelayer\",\"name\":\"c\",\"data\":[1]},"
+		"{\"type\":\"tilelayer\",\"name\":\"d\",\"data\":[1]},"
+		"{\"type\":\"tilelayer\",\"name\":\"e\",\"data\":[0]}]}";
+	struct agb_tilemap map;
+	struct agb_diag diag;
+	char w[8][160];
+	assert_int_equal(agb_tilemap_parse_tiled("/nonexistent/w.json", text, strlen(text), &map, &diag),
+			 AGB_LOAD_OK);
+	assert_int_equal(map.layers[0].gid[0], 1); /* the flags are masked */
+	assert_int_equal(agb_tilemap_warnings(&map, &w[0][0], sizeof w[0], 8), 4);
+	assert_non_null(strstr(w[0], "5 tile layers"));
+	assert_non_null(strstr(w[1], "1 cells are flipped diagonally"));
+	assert_non_null(strstr(w[2], "32x32 px tiles, the map 16 px cells"));
+	assert_non_null(strstr(w[3], "missing.tsx could not be read"));
+	agb_tilemap_release(&map);
+}
+
+static void expect_tmx_error(const char *text, unsigned line, unsigned col, const char *what)
+{
+	struct agb_tilemap map;
+	struct agb_diag diag;
+	assert_int_equal(agb_tilemap_parse_tmx("bad.tmx", text, strlen(text), &map, &diag),
+			 AGB_LOAD_BAD_INPUT);
+	if (diag.line != line || diag.col != col || strstr(diag.message, what) == NULL)
+		fail_msg("got %u:%u: %s; want %u:%u: ...%s...", diag.line, diag.col, diag.message, line,
+			 col, what);
+	assert_int_equal(map.layer_count, 0);
+}
+
+static void tmx_errors_are_positioned(void **state)
+{
+	(void)state;
+	expect_tmx_error("<map width=\"2\"\n  height=\"1\" <layer/></map>", 2, 14, "malformed XML");
+	expect_tmx_error("<tileset/>", 1, 1, "root element is <map>");
+	expect_tmx_error("<map width=\"2\" height=\"1\"\n tilewidth=\"12\" tileheight=\"12\"/>", 2, 2,
+			 "multiple of 8");
+	expect_tmx_error("<map width=\"2\" height=\"x\" tilewidth=\"8\" tileheight=\"8\"/>", 1, 16,
+			 "height must be an integer");
+	expect_tmx_error("<map width=\"2\" height=\"1\" tilewidth=\"8\" tileheight=\"8\">\n"
+			 " <layer name=\"L\" width=\"2\" height=\"1\">\n  <data encoding=\"csv\">1,2,3</data>\n"
+			 " </layer>\n</map>",
+			 3, 3, "more tile ids than the layer's cells");
+	expect_tmx_error("<map width=\"2\" height=\"1\" tilewidth=\"8\" tileheight=\"8\">\n"
+			 " <layer name=\"L\" width=\"2\" height=\"1\">\n  <data encoding=\"base64\" "
+			 "compression=\"lz4\">AAAA</data>\n </layer>\n</map>",
+			 3, 3, "unknown layer data compression");
+	expect_tmx_error("<map width=\"2\" height=\"1\" tilewidth=\"8\" tileheight=\"8\"/>", 1, 1,
+			 "no tile layers");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(golden_tiny_map),     cmocka_unit_test(balanced_on_every_path),
 		cmocka_unit_test(csv_grid),            cmocka_unit_test(errors_are_positioned),
-		cmocka_unit_test(bad_options),
+		cmocka_unit_test(bad_options),         cmocka_unit_test(every_encoding_streams_the_same_trace),
+		cmocka_unit_test(warnings),            cmocka_unit_test(tmx_errors_are_positioned),
 	};
 	const char *slash;
 	/* The data sit beside this file; __FILE__ is the absolute path CMake compiled. */

@@ -1,0 +1,176 @@
+/* Function symbols of an ELF64 little-endian object; see elf_syms.h. Reads the file whole and
+ * checks every offset against its size before use. */
+#include "trace/elf_syms.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHT_SYMTAB 2u
+#define SHT_DYNSYM 11u
+#define STT_FUNC 2u
+#define SHDR_BYTES 64u
+#define SYM_BYTES 24u
+
+static uint64_t rd(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int fail(char *err, size_t err_len, const char *why)
+{
+	snprintf(err, err_len, "%s", why);
+	return -1;
+}
+
+/* The whole file in a malloc'd buffer; NULL on error. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	size_t cap = 0, n = 0;
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap != 0 ? cap * 2u : 1u << 16;
+			unsigned char *b = realloc(buf, ncap);
+			if (b == NULL || ncap > (size_t)1 << 31) {
+				free(b != NULL ? b : buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+			cap = ncap;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Section header I's (type, offset, size, link, entsize); 0 when it lies inside the file. */
+struct shdr {
+	uint64_t type, off, size, link, entsize;
+};
+
+static int section(const unsigned char *b, size_t len, uint64_t shoff, uint64_t i, struct shdr *s)
+{
+	uint64_t at = shoff + i * SHDR_BYTES;
+	if (at > len || len - at < SHDR_BYTES)
+		return -1;
+	const unsigned char *h = b + at;
+	s->type = rd(h + 4, 4);
+	s->off = rd(h + 24, 8);
+	s->size = rd(h + 32, 8);
+	s->link = rd(h + 40, 4);
+	s->entsize = rd(h + 56, 8);
+	return s->off > len || len - s->off < s->size ? -1 : 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct agb_elf_sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Copies the function symbols of symbol table `tab` (strings in `str`) into out. */
+static int collect(const unsigned char *b, const struct shdr *tab, const struct shdr *str,
+		   struct agb_elf_symbols *out)
+{
+	size_t n = (size_t)(tab->size / SYM_BYTES), k = 0;
+	out->syms = calloc(n != 0 ? n : 1u, sizeof *out->syms);
+	out->strings = malloc(str->size + 1u);
+	if (out->syms == NULL || out->strings == NULL)
+		return -1;
+	memcpy(out->strings, b + str->off, str->size);
+	out->strings[str->size] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *s = b + tab->off + i * SYM_BYTES;
+		uint64_t name = rd(s, 4), value = rd(s + 8, 8);
+		if ((s[4] & 0xFu) != STT_FUNC || value == 0 || name >= str->size)
+			continue;
+		out->syms[k++] = (struct agb_elf_sym){value, rd(s + 16, 8), out->strings + name};
+	}
+	out->count = k;
+	qsort(out->syms, k, sizeof *out->syms, by_addr);
+	return 0;
+}
+
+int agb_elf_symbols_load(const char *path, struct agb_elf_symbols *out, char *err, size_t err_len)
+{
+	size_t len = 0;
+	struct shdr tab = {0}, str;
+	int found = 0;
+	memset(out, 0, sizeof *out);
+	unsigned char *b = slurp(path, &len);
+	if (b == NULL)
+		return fail(err, err_len, "cannot read the file");
+	if (len < 64u || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2u || b[5] != 1u) {
+		free(b);
+		return fail(err, err_len, "not an ELF64 little-endian file");
+	}
+	uint64_t shoff = rd(b + 40, 8), shnum = rd(b + 60, 2);
+	for (uint64_t i = 0; i < shnum; i++) {
+		struct shdr s;
+		if (section(b, len, shoff, i, &s) != 0) {
+			free(b);
+			return fail(err, err_len, "truncated section table");
+		}
+		/* .symtab names every function; .dynsym only the exported ones. */
+		if (s.type == SHT_SYMTAB || (s.type == SHT_DYNSYM && !found)) {
+			tab = s;
+			found = s.type == SHT_SYMTAB ? 2 : 1;
+		}
+	}
+	if (!found || section(b, len, shoff, tab.link, &str) != 0 || tab.entsize != SYM_BYTES) {
+		free(b);
+		return fail(err, err_len, "no symbol table");
+	}
+	int rc = collect(b, &tab, &str, out);
+	free(b);
+	if (rc != 0) {
+		agb_elf_symbols_release(out);
+		return fail(err, err_len, "out of memory");
+	}
+	return 0;
+}
+
+const char *agb_elf_symbol_at(const struct agb_elf_symbols *s, uint64_t addr, uint64_t *offset)
+{
+	size_t lo = 0, hi = s->count;
+	while (lo < hi) { /* the last symbol at or below addr */
+		size_t mid = lo + (hi - lo) / 2u;
+		if (s->syms[mid].addr <= addr)
+			lo = mid + 1u;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct agb_elf_sym *y = &s->syms[lo - 1u];
+	if (y->size != 0 && addr - y->addr >= y->size)
+		return NULL;
+	if (offset != NULL)
+		*offset = addr - y->addr;
+	return y->name;
+}
+
+void agb_elf_symbols_release(struct agb_elf_symbols *s)
+{
+	free(s->syms);
+	free(s->strings);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,1 @@
+convert tests/cli/data/bad-layer.tmx -o -

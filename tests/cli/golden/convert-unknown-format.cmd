@@ -1,0 +1,1 @@
+convert tests/trace/data/frames-demo.c -o -

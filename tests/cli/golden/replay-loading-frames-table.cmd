@@ -1,0 +1,1 @@
+replay tests/cli/data/loading-frames.json --allocator=tree
