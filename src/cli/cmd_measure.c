@@ -48,7 +48,7 @@ void agbsim_measured_free(struct agbsim_measured *m)
 
 #ifdef AGB_MEASURE_ENABLED
 
-#define fail agbsim_run_fail /* gba_only.h: run->error, run->status */
+#define fail agbsim_run_fail /* run.c: run->error, run->status */
 
 /* What one side decided at one event. */
 struct decision {
