@@ -46,7 +46,8 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr);
  * O(free blocks) + O(old size) when it moves. */
 uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uint32_t *granted);
 
-/* From the counters; the largest block is rescanned (uncounted) only when invalidated. */
+/* From the counters; the largest block is rescanned (uncounted) only when invalidated.
+ * Observation only. O(1), O(free blocks) after a change to the largest. */
 void agb_firstfit_stats(agb_firstfit *f, struct agb_heap_stats *out);
 
 /* META head padding, every block, META sentinel + tail. Uncounted. O(blocks). */

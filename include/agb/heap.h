@@ -332,6 +332,15 @@ struct agb_heap_core {
 	AGB_BASE_CORE_MEMBERS, .alloc = core_alloc, .free = NULL, .realloc = core_realloc,         \
 	.mark = core_mark, .reset = core_reset
 
+/* In a core's check(): sets *why to the static message `msg` (when the caller asked for one)
+ * and returns 1 from the checker. */
+#define AGB_CHECK_FAIL(why, msg)                                                                    \
+	do {                                                                                       \
+		if ((why) != NULL)                                                                 \
+			*(why) = (msg);                                                            \
+		return 1;                                                                          \
+	} while (0)
+
 /* Copies `bytes` from `from` to `to` a word at a time through the machine (both 4-aligned; a
  * tail short of a word is copied whole): the move of a realloc that cannot stay in place. One
  * work unit per word. O(bytes). */

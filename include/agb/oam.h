@@ -62,7 +62,8 @@ typedef struct agb_oam {
  * AGB_HEAP_META_TOO_SMALL or obj-fast's failure. O(entries + words). */
 int agb_oam_init(agb_oam *o, agb_machine *m, const struct agb_heap_config *cfg);
 
-/* Sprite graphics: agb_obj_fast_alloc / _free on the embedded allocator (same contracts). */
+/* Sprite graphics: agb_obj_fast_alloc / _free on the embedded allocator (same contracts and
+ * complexity). */
 uint32_t agb_oam_alloc(agb_oam *o, uint32_t size, uint32_t align, uint32_t *granted);
 void agb_oam_free(agb_oam *o, uint32_t addr);
 
@@ -84,11 +85,11 @@ void agb_oam_hide(agb_oam *o, uint32_t slot);
  * previous frame. Returns the number of sprites copied. O(shown + previously shown). */
 uint32_t agb_oam_copy(agb_oam *o);
 
-/* The per-frame verb: agb_oam_copy. Returns AGB_VERB_DONE. */
+/* The per-frame verb: agb_oam_copy. Returns AGB_VERB_DONE. O(shown + previously shown). */
 int agb_oam_frame(agb_oam *o);
 
 /* GBA address of a slot's shadow entry (attr0 at +0, attr1 +2, attr2 +4): where the game writes
- * position, tile and flags. Bits 10-11 of attr2 (priority) are owned by the manager. */
+ * position, tile and flags. Bits 10-11 of attr2 (priority) are owned by the manager. O(1). */
 uint32_t agb_oam_shadow_addr(const agb_oam *o, uint32_t slot);
 
 /* Sets the depths of BG0..BG3 and recomputes the priority bits of every shown sprite.
@@ -99,10 +100,11 @@ void agb_oam_set_layer_depths(agb_oam *o, const uint16_t depth[4]);
 uint32_t agb_oam_priority(const agb_oam *o, uint32_t z);
 
 /* Shown sprites, in Z order, for observers: fills up to `max` slots, returns the count.
- * Observation only (uncounted). */
+ * Observation only (uncounted). O(shown). */
 uint32_t agb_oam_order(const agb_oam *o, uint8_t *slots, uint32_t max);
 
-/* obj-fast's free runs and map (the shadow OAM is outside the arena). Observation only. */
+/* obj-fast's free runs and map (the shadow OAM is outside the arena). Observation only.
+ * O(blocks). */
 void agb_oam_stats(agb_oam *o, struct agb_heap_stats *out);
 void agb_oam_walk(agb_oam *o, agb_walk_fn fn, void *ctx);
 

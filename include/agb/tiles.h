@@ -105,7 +105,8 @@ typedef struct agb_tiles {
  * _META_TOO_SMALL. O(blocks + N). */
 int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
 
-/* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead). */
+/* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead): the
+ * upload of a first ref, O(bpp * 8) bytes copied; the release of a last unref, O(1). */
 uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map, uint32_t *detail);
 void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp);
 
@@ -197,10 +198,11 @@ void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out);
 void agb_tiles_walk(agb_tiles *t, agb_walk_fn fn, void *ctx);
 
 /* Returns 0 when the counts, the free lists, the two maps and the transparent tile agree; else 1
- * with *why set (*why may be cleared on success). Observation only. O(blocks + N). */
+ * with *why set (*why is untouched on success). Observation only. O(blocks + N). */
 int agb_tiles_check(agb_tiles *t, const char **why);
 
-/* Metadata bytes, the screen maps and the transparent pair: bytes the pool cannot hand out. */
+/* Metadata bytes, the screen maps and the transparent pair: bytes the pool cannot hand out.
+ * O(1). */
 uint32_t agb_tiles_overhead_bytes(agb_tiles *t);
 
 extern const struct agb_heap_core agb_tiles_core;

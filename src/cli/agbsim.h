@@ -79,8 +79,12 @@ void agbsim_report(FILE *out, enum agbsim_format fmt, const struct agbsim_run *r
 /* The run's name in reports: the trace's "name", else its path. */
 const char *agbsim_trace_name(const struct agbsim_run *r);
 
-/* One run as a JSON object, the next value of w (json_out.h): the report's keys. */
 struct agbsim_json;
+
+/* The members that name a run in every JSON document: trace, path, allocator, arena. */
+void agbsim_json_run_identity(struct agbsim_json *w, const struct agbsim_run *r);
+
+/* One run as a JSON object, the next value of w (json_out.h): the report's keys. */
 void agbsim_report_json_run(struct agbsim_json *w, const struct agbsim_run *r);
 
 /* The --events-out writer: ctx is the FILE and the event array. */

@@ -117,7 +117,7 @@ static int rom_path(const struct agb_heap_core *core, enum agbsim_placement pl, 
 struct subst {
 	struct agb_metrics_acc acc;
 	const uint32_t *mgba;
-	const struct decision *g;
+	const struct agbsim_rom_event *g;
 	struct agbsim_events_out *eo;
 };
 
@@ -129,7 +129,7 @@ static void subst_observe(void *ctx, const struct agb_replay_obs *obs)
 	agb_metrics_observe(&s->acc, &o);
 	if (s->eo != NULL) {
 		/* --events-out reports what the GBA decided (the host's is checked against it). */
-		const struct decision *g = &s->g[o.index];
+		const struct agbsim_rom_event *g = &s->g[o.index];
 		o.addr = g->addr;
 		o.granted = g->granted;
 		o.outcome = (uint8_t)(g->info & 0xFFu);
@@ -151,7 +151,7 @@ struct measure {
 	const struct agb_trace *t;
 	uint32_t n;                /* t->event_count */
 	struct host_ref host;      /* host decisions and model cycles */
-	struct decision *gba;      /* the GBA's decisions */
+	struct agbsim_rom_event *gba; /* the GBA's decisions and cycles */
 	uint32_t *mgba;            /* measured cycles, marker overhead subtracted */
 	uint32_t *cyc2;            /* the metrics pass's cycle samples */
 	struct walk_list hw, gw;   /* final memory maps: host, GBA */
@@ -254,71 +254,6 @@ static int gba_run(struct measure *s, const char *rom, const struct agbsim_measu
 	return agbsim_gba_rom_run(run, rom, &opt, s->n, &s->res);
 }
 
-/* Marker-reading state: the op being timed and the observation being reported. */
-struct marker_cursor {
-	uint32_t op;  /* AGB_MARK_CALIB_INDEX: a calibration pair */
-	uint64_t t0;  /* cycle of its OP_BEGIN */
-	uint32_t obs; /* event of the observation in progress, UINT32_MAX: none */
-};
-
-/* OP_BEGIN/OP_END: a timed core call. Calibration pairs come first: the overhead is known by
- * the time an event is timed. */
-static void read_timing_marker(struct measure *s, struct marker_cursor *c,
-			       const struct agb_mgba_marker *mk)
-{
-	uint64_t d;
-	if (mk->id == AGB_MARK_OP_BEGIN) {
-		c->op = mk->value;
-		c->t0 = mk->cycle;
-		return;
-	}
-	d = mk->cycle - c->t0;
-	if (c->op == AGB_MARK_CALIB_INDEX) {
-		if (d < s->overhead)
-			s->overhead = (uint32_t)d;
-	} else if (c->op < s->n) {
-		s->mgba[c->op] = d > s->overhead ? (uint32_t)(d - s->overhead) : 0u;
-	}
-	c->op = AGB_MARK_CALIB_INDEX;
-}
-
-/* OBS*: the GBA's decision at an event; WALK*: its final memory map. */
-static void read_report_marker(struct measure *s, struct marker_cursor *c,
-			       const struct agb_mgba_marker *mk)
-{
-	struct decision *g = c->obs != UINT32_MAX ? &s->gba[c->obs] : NULL;
-	switch (mk->id) {
-	case AGB_MARK_OBS:
-		c->obs = mk->value < s->n ? mk->value : UINT32_MAX;
-		if (c->obs != UINT32_MAX)
-			s->gba[c->obs].seen = 1;
-		break;
-	case AGB_MARK_OBS_ADDR:
-		if (g != NULL)
-			g->addr = mk->value;
-		break;
-	case AGB_MARK_OBS_GRANTED:
-		if (g != NULL)
-			g->granted = mk->value;
-		break;
-	case AGB_MARK_OBS_INFO:
-		if (g != NULL)
-			g->info = mk->value;
-		break;
-	case AGB_MARK_WALK_ADDR:
-		walk_push(&s->gw, mk->value, 0, AGB_RUN_FREE);
-		break;
-	case AGB_MARK_WALK_BYTES:
-		if (s->gw.n != 0) {
-			s->gw.runs[s->gw.n - 1].bytes = mk->value >> 2;
-			s->gw.runs[s->gw.n - 1].kind = mk->value & 3u;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
 static void debug_dump(const struct measure *s)
 {
 	fprintf(stderr, "measure: marker pair overhead %u cycles, %zu markers, %llu emulated cycles\n",
@@ -334,17 +269,9 @@ static void debug_dump(const struct measure *s)
  * the model's figure: a model that predicts 0 must not erase a measurement. */
 static void read_markers(struct measure *s)
 {
-	struct marker_cursor c = {AGB_MARK_CALIB_INDEX, 0, UINT32_MAX};
-	s->overhead = UINT32_MAX;
-	for (size_t k = 0; k < s->res.marker_count; k++) {
-		const struct agb_mgba_marker *mk = &s->res.markers[k];
-		if (mk->id == AGB_MARK_OP_BEGIN || mk->id == AGB_MARK_OP_END)
-			read_timing_marker(s, &c, mk);
-		else
-			read_report_marker(s, &c, mk);
-	}
-	if (s->overhead == UINT32_MAX)
-		s->overhead = 0;
+	agbsim_rom_read_markers(&s->res, s->n, s->gba, &s->overhead, walk_push, &s->gw);
+	for (uint32_t i = 0; i < s->n; i++)
+		s->mgba[i] = s->gba[i].cycles;
 	if (getenv("AGBSIM_MEASURE_DEBUG") != NULL)
 		debug_dump(s);
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -363,7 +290,8 @@ static int check_agreement(struct measure *s)
 	struct agbsim_run *run = s->run;
 	int same = s->hw.n == s->gw.n && !s->hw.oom && !s->gw.oom;
 	for (uint32_t i = 0; i < s->n; i++) {
-		const struct decision *h = &s->host.d[i], *g = &s->gba[i];
+		const struct decision *h = &s->host.d[i];
+		const struct agbsim_rom_event *g = &s->gba[i];
 		if (!g->seen || h->addr != g->addr || h->granted != g->granted || h->info != g->info)
 			return fail(run, AGBSIM_EXIT_IO,
 				    "%s: core '%s': the GBA and the host disagree at event %u (%s): host "

@@ -14,7 +14,7 @@
 #include "cli/gate_metrics.h"
 #include "cli/gate_report.h"
 #include "cli/gate_traces.h"
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
 
@@ -26,16 +26,8 @@ struct tolerance {
 static void write_error_run(struct agbsim_json *w, const struct agbsim_run *r)
 {
 	agbsim_json_object(w, AGBSIM_JSON_INLINE);
-	agbsim_json_key(w, "trace");
-	agbsim_json_string(w, agbsim_trace_name(r));
-	agbsim_json_key(w, "path");
-	agbsim_json_string(w, r->trace_path);
-	agbsim_json_key(w, "allocator");
-	agbsim_json_string(w, r->core->name);
-	agbsim_json_key(w, "arena");
-	agbsim_json_string(w, agb_arena_name(r->trace->arena));
-	agbsim_json_key(w, "error");
-	agbsim_json_string(w, r->error);
+	agbsim_json_run_identity(w, r);
+	agbsim_json_member_string(w, "error", r->error);
 	agbsim_json_end(w);
 }
 
@@ -59,10 +51,8 @@ int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
 	int rc = 0;
 	agbsim_json_init(&w, out);
 	agbsim_json_object(&w, AGBSIM_JSON_LINES);
-	agbsim_json_key(&w, "agbsim_bench");
-	agbsim_json_u32(&w, 1);
-	agbsim_json_key(&w, "cycles");
-	agbsim_json_string(&w, n ? runs[0].cycle_source : "model");
+	agbsim_json_member_u32(&w, "agbsim_bench", 1);
+	agbsim_json_member_string(&w, "cycles", n ? runs[0].cycle_source : "model");
 	if (tolerances != NULL) {
 		agbsim_json_key(&w, "tolerances");
 		rc = agbsim_json_cjson(&w, tolerances);
@@ -571,11 +561,9 @@ static int export_run(struct agbsim_json *w, int bmf, const struct agbsim_run *r
 			if (name == NULL)
 				return -1;
 			agbsim_json_object(w, AGBSIM_JSON_INLINE);
-			agbsim_json_key(w, "name");
-			agbsim_json_string(w, name);
+			agbsim_json_member_string(w, "name", name);
 			free(name);
-			agbsim_json_key(w, "unit");
-			agbsim_json_string(w, d->unit);
+			agbsim_json_member_string(w, "unit", d->unit);
 		}
 		agbsim_json_key(w, "value");
 		agbsim_json_sig(w, v, 6);

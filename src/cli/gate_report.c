@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 #include "cli/options.h"
 #include "trace/json_util.h"
 
@@ -95,8 +95,7 @@ static void json_finding_value(struct agbsim_json *w, double v, int is_null)
 /* A string member of the object being written. */
 static void json_member(struct agbsim_json *w, const char *key, const char *s)
 {
-	agbsim_json_key(w, key);
-	agbsim_json_string(w, s);
+	agbsim_json_member_string(w, key, s);
 }
 
 static void json_findings(struct agbsim_json *w, const char *key, const struct agbsim_findings *f)
@@ -327,8 +326,7 @@ int agbsim_gate_write_diff(const char *path, const struct agbsim_gate_result *g)
 		return rc;
 	agbsim_json_init(&w, o.f);
 	agbsim_json_object(&w, AGBSIM_JSON_LINES);
-	agbsim_json_key(&w, "baseline");
-	agbsim_json_string(&w, g->baseline);
+	agbsim_json_member_string(&w, "baseline", g->baseline);
 	agbsim_json_key(&w, "pairs_compared");
 	agbsim_json_size(&w, g->compared);
 	json_findings(&w, "regressions", &g->reg);

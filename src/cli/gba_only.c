@@ -120,46 +120,34 @@ int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb
 	return AGBSIM_EXIT_OK;
 }
 
-/* What the ROM reported for one event. */
-struct gba_event {
-	uint32_t addr, granted, info, live, live_granted, cycles;
-	int seen;
-};
-
-/* One ROM run's figures. */
-struct gba_run {
-	struct gba_event *ev;
-	uint32_t peak, failures, overhead;
-	uint64_t emulated_cycles;
-	uint32_t marker_overhead;
-	struct agb_heap_stats final_stats;
-};
-
-static void read_markers(const struct agb_mgba_result *res, uint32_t n, struct gba_run *g)
+void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
+			     struct agbsim_rom_event *ev, uint32_t *overhead, agb_walk_fn walk,
+			     void *ctx)
 {
-	uint32_t cur = AGB_MARK_CALIB_INDEX, obs = UINT32_MAX, overhead = UINT32_MAX, walk_addr = 0;
+	uint32_t cur = AGB_MARK_CALIB_INDEX, obs = UINT32_MAX, least = UINT32_MAX, walk_addr = 0;
 	uint64_t t0 = 0;
 	for (size_t k = 0; k < res->marker_count; k++) {
 		const struct agb_mgba_marker *mk = &res->markers[k];
-		struct gba_event *e = obs != UINT32_MAX ? &g->ev[obs] : NULL;
+		struct agbsim_rom_event *e = obs != UINT32_MAX ? &ev[obs] : NULL;
 		switch (mk->id) {
 		case AGB_MARK_OP_BEGIN:
 			cur = mk->value;
 			t0 = mk->cycle;
 			break;
 		case AGB_MARK_OP_END: {
+			/* Calibration pairs come first: the overhead is known when an event is timed. */
 			uint64_t d = mk->cycle - t0;
 			if (cur == AGB_MARK_CALIB_INDEX)
-				overhead = d < overhead ? (uint32_t)d : overhead;
-			else if (cur < n) /* calibration pairs come first */
-				g->ev[cur].cycles = d > overhead ? (uint32_t)(d - overhead) : 0u;
+				least = d < least ? (uint32_t)d : least;
+			else if (cur < n)
+				ev[cur].cycles = d > least ? (uint32_t)(d - least) : 0u;
 			cur = AGB_MARK_CALIB_INDEX;
 			break;
 		}
 		case AGB_MARK_OBS:
 			obs = mk->value < n ? mk->value : UINT32_MAX;
 			if (obs != UINT32_MAX)
-				g->ev[obs].seen = 1;
+				ev[obs].seen = 1;
 			break;
 		case AGB_MARK_OBS_ADDR:
 			if (e != NULL)
@@ -184,24 +172,37 @@ static void read_markers(const struct agb_mgba_result *res, uint32_t n, struct g
 		case AGB_MARK_WALK_ADDR:
 			walk_addr = mk->value;
 			break;
-		case AGB_MARK_WALK_BYTES: {
-			/* The final walk gives the final free-space summary. */
-			uint32_t bytes = mk->value >> 2;
-			(void)walk_addr;
-			if ((mk->value & 3u) == AGB_RUN_FREE) {
-				g->final_stats.free_bytes += bytes;
-				g->final_stats.free_runs++;
-				g->final_stats.free_sq_sum += (uint64_t)bytes * bytes;
-				if (bytes > g->final_stats.largest_free)
-					g->final_stats.largest_free = bytes;
-			}
+		case AGB_MARK_WALK_BYTES:
+			walk(ctx, walk_addr, mk->value >> 2, (enum agb_run_kind)(mk->value & 3u));
 			break;
-		}
 		default:
 			break;
 		}
 	}
-	g->marker_overhead = overhead == UINT32_MAX ? 0u : overhead;
+	*overhead = least == UINT32_MAX ? 0u : least;
+}
+
+/* One ROM run's figures. */
+struct gba_run {
+	struct agbsim_rom_event *ev;
+	uint32_t peak, failures, overhead;
+	uint64_t emulated_cycles;
+	uint32_t marker_overhead;
+	struct agb_heap_stats final_stats;
+};
+
+/* The final walk gives the final free-space summary. */
+static void walk_stats(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct agb_heap_stats *st = ctx;
+	(void)addr;
+	if (kind != AGB_RUN_FREE)
+		return;
+	st->free_bytes += bytes;
+	st->free_runs++;
+	st->free_sq_sum += (uint64_t)bytes * bytes;
+	if (bytes > st->largest_free)
+		st->largest_free = bytes;
 }
 
 /* Runs the ROM once with cfg; fills g (g->ev must hold n entries, zeroed). */
@@ -233,7 +234,8 @@ static int run_rom(struct agbsim_run *run, const char *rom, const struct agb_rep
 	opt.extra_frames = mo->png_path != NULL ? 2u : 0u;
 	rc = agbsim_gba_rom_run(run, rom, &opt, t->event_count, &res);
 	if (rc == AGBSIM_EXIT_OK) {
-		read_markers(&res, t->event_count, g);
+		agbsim_rom_read_markers(&res, t->event_count, g->ev, &g->marker_overhead, walk_stats,
+					&g->final_stats);
 		g->peak = res.results.values[AGB_BENCH_V_HEAP_PEAK];
 		g->failures = res.results.values[AGB_BENCH_V_FAILURES];
 		g->overhead = res.results.values[AGB_BENCH_V_OVERHEAD];
@@ -260,7 +262,7 @@ static void fill_metrics(struct agbsim_run *run, const struct gba_run *g, uint32
 	agb_metrics_begin(&acc, &run->metrics, t, run->core->unit, cyc);
 	for (uint32_t i = 0; i < t->event_count; i++) {
 		const struct agb_event *e = &t->events[i];
-		const struct gba_event *ge = &g->ev[i];
+		const struct agbsim_rom_event *ge = &g->ev[i];
 		struct agb_replay_obs o = {0};
 		int passive = e->op == AGB_OP_FRAME || e->op == AGB_OP_SPR_SHOW ||
 			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE;

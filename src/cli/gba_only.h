@@ -44,6 +44,22 @@ struct agb_mgba_result;
 int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb_mgba_options *opt,
 		       uint32_t events, struct agb_mgba_result *res);
 
+/* What the bench ROM reported for one event: its decision (addr, granted, info = outcome |
+ * result << 8), the live bytes after it (with AGB_BENCH_OBS_LIVE), the core call's cycles less
+ * the marker overhead; seen when an observation came at all. */
+struct agbsim_rom_event {
+	uint32_t addr, granted, info, live, live_granted, cycles;
+	int seen;
+};
+
+/* Reads the markers of a ROM run: per event ev[0..n-1] (zeroed by the caller) its observation
+ * and timed cycles; the marker overhead (the cheapest calibration pair, 0 without one) into
+ * *overhead; each run of the final walk to walk(ctx, ...). O(markers). Only with
+ * AGB_MEASURE_ENABLED. */
+void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
+			     struct agbsim_rom_event *ev, uint32_t *overhead, agb_walk_fn walk,
+			     void *ctx);
+
 /* agbsim_measure_run for a GBA-only core: the ROM replays run->trace once with the configured
  * arena (decisions, failures, measured cycles, live bytes, the final walk, the peak sbrk break);
  * with RUN_MIN_ARENA and failures, once more with the whole EWRAM region. min_arena_bytes is the

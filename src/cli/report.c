@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/agbsim.h"
-#include "cli/json_out.h"
+#include "trace/json_out.h"
 
 static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
 					   AGB_OP_UNREF};
@@ -47,20 +47,14 @@ static void json_cycles(struct agbsim_json *w, const char *key, const struct agb
 {
 	agbsim_json_key(w, key);
 	agbsim_json_object(w, AGBSIM_JSON_INLINE);
-	agbsim_json_key(w, "count");
-	agbsim_json_u32(w, c->count);
+	agbsim_json_member_u32(w, "count", c->count);
 	agbsim_json_key(w, "mean");
 	agbsim_json_fixed(w, c->mean, 1);
-	agbsim_json_key(w, "p50");
-	agbsim_json_u32(w, c->p50);
-	agbsim_json_key(w, "p95");
-	agbsim_json_u32(w, c->p95);
-	agbsim_json_key(w, "p99");
-	agbsim_json_u32(w, c->p99);
-	agbsim_json_key(w, "max");
-	agbsim_json_u32(w, c->max);
-	agbsim_json_key(w, "total");
-	agbsim_json_u64(w, c->total);
+	agbsim_json_member_u32(w, "p50", c->p50);
+	agbsim_json_member_u32(w, "p95", c->p95);
+	agbsim_json_member_u32(w, "p99", c->p99);
+	agbsim_json_member_u32(w, "max", c->max);
+	agbsim_json_member_u64(w, "total", c->total);
 	agbsim_json_end(w);
 }
 
@@ -83,8 +77,7 @@ static void json_u32_row(struct agbsim_json *w, const char *const *keys, const u
 	for (size_t i = 0; i < n; i++) {
 		if (i != 0)
 			agbsim_json_same_line(w);
-		agbsim_json_key(w, keys[i]);
-		agbsim_json_u32(w, v[i]);
+		agbsim_json_member_u32(w, keys[i], v[i]);
 	}
 }
 
@@ -97,6 +90,14 @@ static void json_u32_or_null(struct agbsim_json *w, const char *key, uint32_t v,
 		agbsim_json_null(w);
 }
 
+void agbsim_json_run_identity(struct agbsim_json *w, const struct agbsim_run *r)
+{
+	agbsim_json_member_string(w, "trace", agbsim_trace_name(r));
+	agbsim_json_member_string(w, "path", r->trace_path);
+	agbsim_json_member_string(w, "allocator", r->core->name);
+	agbsim_json_member_string(w, "arena", agb_arena_name(r->trace->arena));
+}
+
 /* Who, where and how many: the run's identity and event counts. */
 static void json_run_header(struct agbsim_json *w, const struct agbsim_run *r)
 {
@@ -104,16 +105,8 @@ static void json_run_header(struct agbsim_json *w, const struct agbsim_run *r)
 	static const char *const counts[] = {"events", "allocs", "frees", "reallocs", "frames"};
 	static const char *const live[] = {"peak_live_bytes", "internal_bytes"};
 	static const char *const fails[] = {"failures", "frag_failures", "skipped"};
-	agbsim_json_key(w, "trace");
-	agbsim_json_string(w, agbsim_trace_name(r));
-	agbsim_json_key(w, "path");
-	agbsim_json_string(w, r->trace_path);
-	agbsim_json_key(w, "allocator");
-	agbsim_json_string(w, r->core->name);
-	agbsim_json_key(w, "arena");
-	agbsim_json_string(w, agb_arena_name(r->trace->arena));
-	agbsim_json_key(w, "arena_bytes");
-	agbsim_json_u32(w, m->arena_bytes);
+	agbsim_json_run_identity(w, r);
+	agbsim_json_member_u32(w, "arena_bytes", m->arena_bytes);
 	json_u32_row(w, counts, (const uint32_t[]){m->events, m->allocs, m->frees, m->reallocs, m->frames}, 5);
 	json_u32_row(w, live, (const uint32_t[]){m->peak_live_bytes, m->internal_bytes}, 2);
 	json_u32_row(w, fails, (const uint32_t[]){m->failures, m->frag_failures, m->skipped}, 3);
@@ -133,14 +126,12 @@ static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
 	json_u32_or_null(w, "live_bytes_at_first_failure", m->live_bytes_at_first_failure, failed);
 	json_frag(w, "frag_external", &m->frag_external);
 	json_frag(w, "frag_umm", &m->frag_umm);
-	agbsim_json_key(w, "overhead_bytes");
-	agbsim_json_u32(w, m->overhead_bytes);
+	agbsim_json_member_u32(w, "overhead_bytes", m->overhead_bytes);
 	agbsim_json_same_line(w);
 	agbsim_json_key(w, "overhead_ratio");
 	agbsim_json_fixed(w, m->overhead_ratio, 6);
 	json_u32_or_null(w, "min_arena_bytes", m->min_arena_bytes, m->min_arena_bytes != 0);
-	agbsim_json_key(w, "corrupted_bytes");
-	agbsim_json_u32(w, m->corrupted_bytes);
+	agbsim_json_member_u32(w, "corrupted_bytes", m->corrupted_bytes);
 	if (is_tile_trace(r)) {
 		static const char *const tiles[] = {"tile_uploads", "peak_resident_tiles",
 						    "tile_failures"};
@@ -169,8 +160,7 @@ static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
 	const struct agb_metrics *m = &r->metrics;
 	agbsim_json_key(w, "cycles");
 	agbsim_json_object(w, AGBSIM_JSON_LINES);
-	agbsim_json_key(w, "source");
-	agbsim_json_string(w, r->cycle_source);
+	agbsim_json_member_string(w, "source", r->cycle_source);
 	for (size_t i = 0; i < REPORTED_OP_COUNT; i++)
 		if (m->cycles[reported_ops[i]].count != 0)
 			json_cycles(w, agb_op_name(reported_ops[i]), &m->cycles[reported_ops[i]]);
@@ -184,21 +174,16 @@ static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
 	json_cycles(w, "all_ops", &m->all_ops);
 	agbsim_json_key(w, "frame");
 	agbsim_json_object(w, AGBSIM_JSON_INLINE);
-	agbsim_json_key(w, "max");
-	agbsim_json_u32(w, m->frame_max_cycles);
+	agbsim_json_member_u32(w, "max", m->frame_max_cycles);
 	agbsim_json_key(w, "max_frame_pct");
 	agbsim_json_fixed(w, m->max_frame_pct, 4);
-	agbsim_json_key(w, "over_budget");
-	agbsim_json_u32(w, m->frames_over_budget);
-	agbsim_json_key(w, "load_frames");
-	agbsim_json_u32(w, m->load_frames);
-	agbsim_json_key(w, "load_max");
-	agbsim_json_u32(w, m->load_frame_max_cycles);
+	agbsim_json_member_u32(w, "over_budget", m->frames_over_budget);
+	agbsim_json_member_u32(w, "load_frames", m->load_frames);
+	agbsim_json_member_u32(w, "load_max", m->load_frame_max_cycles);
 	agbsim_json_key(w, "max_load_frame_pct");
 	agbsim_json_fixed(w, m->max_load_frame_pct, 4);
 	agbsim_json_end(w);
-	agbsim_json_key(w, "total");
-	agbsim_json_u64(w, m->total_cycles);
+	agbsim_json_member_u64(w, "total", m->total_cycles);
 	agbsim_json_end(w);
 }
 

@@ -5,6 +5,7 @@
 
 #include "agb/cycle_model.h"
 #include "cli/agbsim.h"
+#include "trace/json_out.h"
 #include "trace/trace_load.h"
 
 uint32_t agbsim_min_arena_step(enum agb_arena arena)
@@ -165,39 +166,58 @@ void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n)
 	fputs("; measure them with --cycles=mgba (about half a second per trace)\n", stderr);
 }
 
+/* offset and granted of a served request (offset null, granted 0 for one that failed). */
+static void member_block(struct agbsim_json *w, const struct agbsim_events_out *e,
+			 const struct agb_replay_obs *o)
+{
+	agbsim_json_key(w, "offset");
+	if (o->outcome == AGB_OUTCOME_OK)
+		agbsim_json_u32(w, o->addr - e->arena_addr);
+	else
+		agbsim_json_null(w);
+	agbsim_json_member_u32(w, "granted", o->outcome == AGB_OUTCOME_OK ? o->granted : 0u);
+}
+
 void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 {
 	struct agbsim_events_out *e = ctx;
 	static const char *const outcome[] = {"ok", "failed", "skipped"};
-	fprintf(e->out, "{\"event\":%u,\"op\":\"%s\"", o->index, agb_op_name(o->op));
+	struct agbsim_json w;
+	agbsim_json_init(&w, e->out);
+	agbsim_json_object(&w, AGBSIM_JSON_COMPACT);
+	agbsim_json_member_u32(&w, "event", o->index);
+	agbsim_json_member_string(&w, "op", agb_op_name(o->op));
 	switch (o->op) {
 	case AGB_OP_ALLOC:
 	case AGB_OP_REALLOC:
-		fprintf(e->out, ",\"id\":%u,\"size\":%u", o->id, o->requested);
-		if (o->outcome == AGB_OUTCOME_OK)
-			fprintf(e->out, ",\"offset\":%u,\"granted\":%u", o->addr - e->arena_addr,
-				o->granted);
-		else
-			fprintf(e->out, ",\"offset\":null,\"granted\":0");
+		agbsim_json_member_u32(&w, "id", o->id);
+		agbsim_json_member_u32(&w, "size", o->requested);
+		member_block(&w, e, o);
 		break;
 	case AGB_OP_FREE:
-		fprintf(e->out, ",\"id\":%u", o->id);
+		agbsim_json_member_u32(&w, "id", o->id);
 		if (o->outcome == AGB_OUTCOME_OK)
-			fprintf(e->out, ",\"offset\":%u,\"granted\":%u", o->addr - e->arena_addr,
-				o->granted);
+			member_block(&w, e, o);
 		break;
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
-		fprintf(e->out, ",\"tile\":%u,\"bpp\":%u,\"result\":%u", o->id, o->requested,
-			o->result);
+		agbsim_json_member_u32(&w, "tile", o->id);
+		agbsim_json_member_u32(&w, "bpp", o->requested);
+		agbsim_json_member_u32(&w, "result", o->result);
 		break;
 	default:
 		break;
 	}
-	fprintf(e->out, ",\"outcome\":\"%s\",\"cycles\":%u,\"bus_cycles\":%u,\"accesses\":%u",
-		outcome[o->outcome], o->cycles, o->bus_cycles, o->accesses);
-	if (e->features)
-		fprintf(e->out, ",\"stores\":%u,\"rom_reads\":%u,\"size_log2\":%u,\"work\":%u",
-			o->stores, o->rom_reads, agb_cycle_size_log2(o->requested), o->work);
-	fputs("}\n", e->out);
+	agbsim_json_member_string(&w, "outcome", outcome[o->outcome]);
+	agbsim_json_member_u32(&w, "cycles", o->cycles);
+	agbsim_json_member_u32(&w, "bus_cycles", o->bus_cycles);
+	agbsim_json_member_u32(&w, "accesses", o->accesses);
+	if (e->features) {
+		agbsim_json_member_u32(&w, "stores", o->stores);
+		agbsim_json_member_u32(&w, "rom_reads", o->rom_reads);
+		agbsim_json_member_u32(&w, "size_log2", agb_cycle_size_log2(o->requested));
+		agbsim_json_member_u32(&w, "work", o->work);
+	}
+	agbsim_json_end(&w);
+	agbsim_json_finish(&w);
 }

@@ -225,12 +225,7 @@ void agb_buddy_walk(agb_buddy *b, agb_walk_fn fn, void *ctx)
 		fn(ctx, b->arena + b->bytes, b->tail, AGB_RUN_META);
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_buddy_check(agb_buddy *b, const char **why)
 {

@@ -291,12 +291,7 @@ void agb_firstfit_walk(agb_firstfit *f, agb_walk_fn fn, void *ctx)
 	fn(ctx, f->sentinel, f->arena_end - f->sentinel, AGB_RUN_META);
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_firstfit_check(agb_firstfit *f, const char **why)
 {

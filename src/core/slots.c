@@ -144,12 +144,7 @@ void agb_slots_walk(agb_slots *s, agb_walk_fn fn, void *ctx)
 		fn(ctx, s->end, s->arena_end - s->end, AGB_RUN_META);
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_slots_check(agb_slots *s, const char **why)
 {

@@ -159,12 +159,7 @@ void agb_stack2_walk(agb_stack2 *s, agb_walk_fn fn, void *ctx)
 		fn(ctx, s->high, s->arena_end - s->high, AGB_RUN_USED);
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_stack2_check(agb_stack2 *s, const char **why)
 {

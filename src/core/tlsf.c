@@ -369,12 +369,7 @@ void agb_tlsf_walk(agb_tlsf *t, agb_walk_fn fn, void *ctx)
 	fn(ctx, t->sentinel, t->arena_end - t->sentinel, AGB_RUN_META);
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_tlsf_check(agb_tlsf *t, const char **why)
 {

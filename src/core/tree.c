@@ -915,12 +915,7 @@ static int tree_holds(const agb_tree *t, uint32_t root, uint32_t b, uint32_t siz
 	return 0;
 }
 
-#define FAIL(msg)                                                                                  \
-	do {                                                                                       \
-		if (why != NULL)                                                                   \
-			*why = (msg);                                                              \
-		return 1;                                                                          \
-	} while (0)
+#define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
 int agb_tree_check(agb_tree *t, const char **why)
 {

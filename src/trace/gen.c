@@ -838,20 +838,26 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 		free(g);
 		return -2;
 	}
-	out->events = g->ev;
+	agb_gen_fill(out, scenario, seed, frames, arena, arena_bytes, g->ev, g->n);
+	free(g);
+	return 0;
+}
+
+void agb_gen_fill(struct agb_gen_trace *out, const char *scenario, uint32_t seed, uint32_t frames,
+		  enum agb_arena arena, uint32_t arena_bytes, struct agb_event *events, size_t n)
+{
+	out->events = events;
 	snprintf(out->name, sizeof out->name, "%s", scenario);
 	snprintf(out->source, sizeof out->source,
 		 "agbsim gen %s --seed %lu --frames %lu (MT19937 scenario generator)", scenario,
 		 (unsigned long)seed, (unsigned long)frames);
 	out->trace.arena = arena;
 	out->trace.arena_bytes = arena_bytes;
-	out->trace.event_count = (uint32_t)g->n;
+	out->trace.event_count = (uint32_t)n;
 	out->trace.frame_count = frames;
-	out->trace.events = g->ev;
+	out->trace.events = events;
 	out->trace.name = out->name;
 	out->trace.source = out->source;
-	free(g);
-	return 0;
 }
 
 void agb_gen_release(struct agb_gen_trace *t)

@@ -24,6 +24,7 @@
 #ifndef AGB_TRACE_GEN_H
 #define AGB_TRACE_GEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agb/trace.h"
@@ -51,5 +52,11 @@ void agb_gen_release(struct agb_gen_trace *t);
  * agb_gen_default_frames: same contracts. */
 uint32_t agb_gen_pal_default_frames(const char *scenario);
 int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
+
+/* The end of every generator: *out takes the N generated events (malloc'd; out owns them
+ * now), the scenario's name and source line ("agbsim gen SCENARIO --seed S --frames F") and the
+ * trace header. O(1). */
+void agb_gen_fill(struct agb_gen_trace *out, const char *scenario, uint32_t seed, uint32_t frames,
+		  enum agb_arena arena, uint32_t arena_bytes, struct agb_event *events, size_t n);
 
 #endif

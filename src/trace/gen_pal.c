@@ -18,7 +18,6 @@
  * Deterministic: integer arithmetic on MT19937 outputs only. */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "agb/mt19937.h"
 #include "trace/gen.h"
@@ -211,18 +210,7 @@ int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb
 		free(g);
 		return -2;
 	}
-	out->events = g->ev;
-	snprintf(out->name, sizeof out->name, "%s", scenario);
-	snprintf(out->source, sizeof out->source,
-		 "agbsim gen %s --seed %lu --frames %lu (MT19937 scenario generator)", scenario,
-		 (unsigned long)seed, (unsigned long)frames);
-	out->trace.arena = AGB_ARENA_PAL_RAM;
-	out->trace.arena_bytes = PAL_SIZE;
-	out->trace.event_count = (uint32_t)g->n;
-	out->trace.frame_count = frames;
-	out->trace.events = g->ev;
-	out->trace.name = out->name;
-	out->trace.source = out->source;
+	agb_gen_fill(out, scenario, seed, frames, AGB_ARENA_PAL_RAM, PAL_SIZE, g->ev, g->n);
 	free(g);
 	return 0;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/json_out.h"
+
 #define DEFAULT_ARENA_BYTES 262144UL
 #define MAX_ID 0x7fffffffUL
 
@@ -816,66 +818,78 @@ static int parse_line(struct conv *c, const char *s, size_t len, unsigned long l
 
 /* ---- output ---- */
 
-static void put_json_string(FILE *out, const char *s)
+/* The converter's figures, one line in the trace's "mtrace" member. */
+static void write_stats(struct agbsim_json *w, const struct conv *c)
 {
-    putc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", (unsigned)*p);
-            else
-                putc((int)*p, out);
-        }
+    const struct agb_mtrace_result *r = &c->res;
+    const struct {
+        const char *key;
+        unsigned long v;
+    } figures[] = {
+        {"events_in", r->mtrace_events},           {"skipped", r->skipped},
+        {"dropped_unknown_frees", r->dropped_unknown_frees},
+        {"unknown_reallocs", r->unknown_reallocs}, {"dropped_failed", r->dropped_failed},
+        {"zero_sizes", r->zero_sizes},             {"implicit_frees", r->implicit_frees},
+        {"peak_live_bytes", r->peak_live_bytes},   {"peak_live_count", r->peak_live_count},
+    };
+    agbsim_json_object(w, AGBSIM_JSON_INLINE);
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+        agbsim_json_member_u64(w, figures[i].key, figures[i].v);
     }
-    putc('"', out);
+    agbsim_json_key(w, "truncated");
+    agbsim_json_bool(w, r->truncated);
+    if (r->frames) {
+        agbsim_json_member_u64(w, "frames", r->frames);
+        agbsim_json_member_u64(w, "load_frames", r->load_frames);
+    }
+    if (c->opt.caller_include_count || c->opt.caller_exclude_count) {
+        agbsim_json_member_u64(w, "filtered_allocs", r->filtered_allocs);
+        agbsim_json_member_u64(w, "filtered_frees", r->filtered_frees);
+        agbsim_json_member_u64(w, "filtered_reallocs", r->filtered_reallocs);
+    }
+    if (c->opt.max_live) {
+        agbsim_json_member_u64(w, "max_live", c->opt.max_live);
+    }
+    if (r->truncated) {
+        agbsim_json_member_u64(w, "truncated_at_line", r->truncated_at_line);
+    }
+    agbsim_json_end(w);
 }
 
 static int write_trace(struct conv *c, FILE *out)
 {
-    const struct agb_mtrace_result *r = &c->res;
-    fputs("{\n  \"version\": 1,\n  \"arena\": ", out);
-    put_json_string(out, c->opt.arena);
-    fprintf(out, ",\n  \"arena_bytes\": %lu,\n  \"name\": ", c->opt.arena_bytes);
-    put_json_string(out, c->opt.name);
+    static const char *const op_name[] = {[EV_ALLOC] = "alloc", [EV_FREE] = "free",
+                                          [EV_REALLOC] = "realloc", [EV_FRAME] = "frame",
+                                          [EV_FRAME_LOAD] = "frame"};
+    struct agbsim_json w;
+    agbsim_json_init(&w, out);
+    agbsim_json_object(&w, AGBSIM_JSON_LINES);
+    agbsim_json_member_u32(&w, "version", 1);
+    agbsim_json_member_string(&w, "arena", c->opt.arena);
+    agbsim_json_member_u64(&w, "arena_bytes", c->opt.arena_bytes);
+    agbsim_json_member_string(&w, "name", c->opt.name);
     if (c->opt.source) {
-        fputs(",\n  \"source\": ", out);
-        put_json_string(out, c->opt.source);
+        agbsim_json_member_string(&w, "source", c->opt.source);
     }
-    fprintf(out,
-            ",\n  \"mtrace\": {\"events_in\": %lu, \"skipped\": %lu, \"dropped_unknown_frees\": %lu, "
-            "\"unknown_reallocs\": %lu, \"dropped_failed\": %lu, \"zero_sizes\": %lu, \"implicit_frees\": %lu, "
-            "\"peak_live_bytes\": %lu, \"peak_live_count\": %lu, \"truncated\": %s",
-            r->mtrace_events, r->skipped, r->dropped_unknown_frees, r->unknown_reallocs, r->dropped_failed,
-            r->zero_sizes, r->implicit_frees, r->peak_live_bytes, r->peak_live_count,
-            r->truncated ? "true" : "false");
-    if (r->frames)
-        fprintf(out, ", \"frames\": %lu, \"load_frames\": %lu", r->frames, r->load_frames);
-    if (c->opt.caller_include_count || c->opt.caller_exclude_count)
-        fprintf(out, ", \"filtered_allocs\": %lu, \"filtered_frees\": %lu, \"filtered_reallocs\": %lu",
-                r->filtered_allocs, r->filtered_frees, r->filtered_reallocs);
-    if (c->opt.max_live)
-        fprintf(out, ", \"max_live\": %lu", c->opt.max_live);
-    if (r->truncated)
-        fprintf(out, ", \"truncated_at_line\": %lu", r->truncated_at_line);
-    fputs("},\n  \"events\": [\n", out);
+    agbsim_json_key(&w, "mtrace");
+    write_stats(&w, c);
+    agbsim_json_key(&w, "events");
+    agbsim_json_array(&w, AGBSIM_JSON_ROWS);
     for (size_t i = 0; i < c->nev; i++) {
         const struct ev *e = &c->evs[i];
-        const char *sep = (i + 1 < c->nev) ? "," : "";
-        switch (e->op) {
-        case EV_ALLOC: fprintf(out, "[\"alloc\",%lu,%lu]%s\n", (unsigned long)e->id, (unsigned long)e->size, sep); break;
-        case EV_FREE: fprintf(out, "[\"free\",%lu]%s\n", (unsigned long)e->id, sep); break;
-        case EV_FRAME: fprintf(out, "[\"frame\"]%s\n", sep); break;
-        case EV_FRAME_LOAD: fprintf(out, "[\"frame\",\"load\"]%s\n", sep); break;
-        default: fprintf(out, "[\"realloc\",%lu,%lu]%s\n", (unsigned long)e->id, (unsigned long)e->size, sep); break;
-        }
+        agbsim_json_array(&w, AGBSIM_JSON_COMPACT);
+        agbsim_json_string(&w, op_name[e->op]);
+        if (e->op == EV_FRAME_LOAD)
+            agbsim_json_string(&w, "load");
+        else if (e->op != EV_FRAME)
+            agbsim_json_u64(&w, e->id);
+        if (e->op == EV_ALLOC || e->op == EV_REALLOC)
+            agbsim_json_u64(&w, e->size);
+        agbsim_json_end(&w);
     }
-    fputs("  ]\n}\n", out);
+    agbsim_json_end(&w);
+    agbsim_json_end(&w);
+    agbsim_json_finish(&w);
     return (fflush(out) || ferror(out)) ? -1 : 0;
 }
 

@@ -475,108 +475,145 @@ static int diag_number(const char *s, size_t n, size_t *pi, size_t *off, char *m
 	return 0;
 }
 
+/* A scalar at s[*pi]: a string, a number, or true/false/null; leaves *pi after it. */
+static int diag_scalar(const char *s, size_t n, size_t *pi, size_t *off, char *msg, size_t msgn)
+{
+	unsigned char c = (unsigned char)s[*pi];
+	const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
+	size_t ll = strlen(lit), k = 0;
+	if (c == '"')
+		return diag_string(s, n, pi, off, msg, msgn);
+	if (c == '-' || (c >= '0' && c <= '9'))
+		return diag_number(s, n, pi, off, msg, msgn);
+	while (k < ll && *pi + k < n && s[*pi + k] == lit[k])
+		k++;
+	if (k < ll && *pi + k >= n)
+		DIAG(n, "unexpected end of file inside '%s'", lit);
+	if (k < ll)
+		DIAG(*pi, "invalid literal (expected true, false or null)");
+	*pi += ll;
+	return 0;
+}
+
+/* The syntax scan: the text, the position, the open containers and what may come next. */
+struct syn {
+	const char *s;
+	size_t n, i, sp;
+	char stack[AGB_TRACE_MAX_DEPTH + 1];
+	enum expect state;
+	char what[16]; /* the byte at i, described for messages */
+};
+
+/* Closes the innermost container at y->i; a value has ended. */
+static void syn_close(struct syn *y, int *done)
+{
+	y->sp--;
+	y->i++;
+	*done = 1;
+}
+
+/* X_VALUE, X_VALUE_OR_CLOSE: a container opens, a scalar is scanned (*done), or an empty
+ * array closes (*done). Returns 1 with the diagnosis, else 0. */
+static int syn_value(struct syn *y, unsigned char c, int *done, size_t *off, char *msg,
+		     size_t msgn)
+{
+	if (y->state == X_VALUE_OR_CLOSE && c == ']') {
+		syn_close(y, done);
+		return 0;
+	}
+	if (c == '{' || c == '[') {
+		if (y->sp >= AGB_TRACE_MAX_DEPTH)
+			DIAG(y->i, "nesting too deep");
+		y->stack[y->sp++] = (char)c;
+		y->i++;
+		y->state = c == '{' ? X_KEY_OR_CLOSE : X_VALUE_OR_CLOSE;
+		return 0;
+	}
+	if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+		*done = 1;
+		return diag_scalar(y->s, y->n, &y->i, off, msg, msgn);
+	}
+	if ((c == ']' || c == '}') && y->state == X_VALUE && y->sp > 0)
+		DIAG(y->i, "expected a value after ',', got %s (trailing comma?)", y->what);
+	DIAG(y->i, "expected a value, got %s", y->what);
+}
+
+/* X_KEY, X_KEY_OR_CLOSE: a key string, or an empty object closes (*done). */
+static int syn_key(struct syn *y, unsigned char c, char top, int *done, size_t *off, char *msg,
+		   size_t msgn)
+{
+	if (c == '}' && y->state == X_KEY_OR_CLOSE) {
+		syn_close(y, done);
+		return 0;
+	}
+	if (c == '"') {
+		y->state = X_COLON;
+		return diag_string(y->s, y->n, &y->i, off, msg, msgn);
+	}
+	if (c == '}')
+		DIAG(y->i, "expected a string key after ',', got '}' (trailing comma?)");
+	DIAG(y->i, "expected %s, got %s (keys must be double-quoted strings)",
+	     describe_expect(y->state, top), y->what);
+}
+
+/* X_COMMA_OR_CLOSE: the next member or element, or the container closes (*done). */
+static int syn_comma(struct syn *y, unsigned char c, char top, int *done, size_t *off, char *msg,
+		     size_t msgn)
+{
+	if (c == ',') {
+		y->i++;
+		y->state = top == '[' ? X_VALUE : X_KEY;
+		return 0;
+	}
+	if ((c == ']' && top == '[') || (c == '}' && top == '{')) {
+		syn_close(y, done);
+		return 0;
+	}
+	DIAG(y->i, "expected %s, got %s", describe_expect(y->state, top), y->what);
+}
+
 static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size_t msgn)
 {
-	char stack[AGB_TRACE_MAX_DEPTH + 1];
-	size_t sp = 0, i = 0;
-	enum expect state = X_VALUE;
-	char what[16];
+	struct syn y = {.s = s, .n = n, .state = X_VALUE};
 	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-		i = 3; /* cJSON skips a UTF-8 byte order mark too */
+		y.i = 3; /* cJSON skips a UTF-8 byte order mark too */
 	for (;;) {
-		while (i < n && is_ws(s[i]))
-			i++;
-		/* cppcheck-suppress uninitvar ; stack[0, sp) is written before sp grows */
-		char top = sp > 0 ? stack[sp - 1] : 0;
-		if (i >= n) {
-			if (state == X_END)
+		int done = 0, bad = 0;
+		while (y.i < n && is_ws(s[y.i]))
+			y.i++;
+		char top = y.sp > 0 ? y.stack[y.sp - 1] : 0;
+		if (y.i >= n) {
+			if (y.state == X_END)
 				return 0;
-			DIAG(n, "unexpected end of file (expected %s)", describe_expect(state, top));
+			DIAG(n, "unexpected end of file (expected %s)", describe_expect(y.state, top));
 		}
-		unsigned char c = (unsigned char)s[i];
-		describe_byte(what, sizeof what, c);
-		int value_done = 0;
-		switch (state) {
+		unsigned char c = (unsigned char)s[y.i];
+		describe_byte(y.what, sizeof y.what, c);
+		switch (y.state) {
 		case X_VALUE_OR_CLOSE:
-			if (c == ']') {
-				sp--;
-				i++;
-				value_done = 1;
-				break;
-			}
-			/* fall through */
 		case X_VALUE:
-			if (c == '{' || c == '[') {
-				if (sp >= AGB_TRACE_MAX_DEPTH)
-					DIAG(i, "nesting too deep");
-				stack[sp++] = (char)c;
-				i++;
-				state = c == '{' ? X_KEY_OR_CLOSE : X_VALUE_OR_CLOSE;
-			} else if (c == '"') {
-				if (diag_string(s, n, &i, off, msg, msgn))
-					return 1;
-				value_done = 1;
-			} else if (c == '-' || (c >= '0' && c <= '9')) {
-				if (diag_number(s, n, &i, off, msg, msgn))
-					return 1;
-				value_done = 1;
-			} else if (c == 't' || c == 'f' || c == 'n') {
-				const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
-				size_t ll = strlen(lit), k = 0;
-				while (k < ll && i + k < n && s[i + k] == lit[k])
-					k++;
-				if (k < ll && i + k >= n)
-					DIAG(n, "unexpected end of file inside '%s'", lit);
-				if (k < ll)
-					DIAG(i, "invalid literal (expected true, false or null)");
-				i += ll;
-				value_done = 1;
-			} else if ((c == ']' || c == '}') && state == X_VALUE && sp > 0) {
-				DIAG(i, "expected a value after ',', got %s (trailing comma?)", what);
-			} else {
-				DIAG(i, "expected a value, got %s", what);
-			}
+			bad = syn_value(&y, c, &done, off, msg, msgn);
 			break;
 		case X_KEY_OR_CLOSE:
 		case X_KEY:
-			if (c == '}' && state == X_KEY_OR_CLOSE) {
-				sp--;
-				i++;
-				value_done = 1;
-			} else if (c == '"') {
-				if (diag_string(s, n, &i, off, msg, msgn))
-					return 1;
-				state = X_COLON;
-			} else if (c == '}') {
-				DIAG(i, "expected a string key after ',', got '}' (trailing comma?)");
-			} else {
-				DIAG(i, "expected %s, got %s (keys must be double-quoted strings)",
-				     describe_expect(state, top), what);
-			}
+			bad = syn_key(&y, c, top, &done, off, msg, msgn);
 			break;
 		case X_COLON:
 			if (c != ':')
-				DIAG(i, "expected ':' after the object key, got %s", what);
-			i++;
-			state = X_VALUE;
+				DIAG(y.i, "expected ':' after the object key, got %s", y.what);
+			y.i++;
+			y.state = X_VALUE;
 			break;
 		case X_COMMA_OR_CLOSE:
-			if (c == ',') {
-				i++;
-				state = top == '[' ? X_VALUE : X_KEY;
-			} else if ((c == ']' && top == '[') || (c == '}' && top == '{')) {
-				sp--;
-				i++;
-				value_done = 1;
-			} else {
-				DIAG(i, "expected %s, got %s", describe_expect(state, top), what);
-			}
+			bad = syn_comma(&y, c, top, &done, off, msg, msgn);
 			break;
 		case X_END:
-			DIAG(i, "trailing data after the JSON document: %s", what);
+			DIAG(y.i, "trailing data after the JSON document: %s", y.what);
 		}
-		if (value_done)
-			state = sp > 0 ? X_COMMA_OR_CLOSE : X_END;
+		if (bad)
+			return 1;
+		if (done)
+			y.state = y.sp > 0 ? X_COMMA_OR_CLOSE : X_END;
 	}
 }
 

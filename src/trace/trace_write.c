@@ -1,100 +1,87 @@
 /* trace_write.c - write an event array as a v1 JSON trace (docs/trace-format.md).
  *
- * Written with stdio rather than by building a cJSON tree: a generated trace can hold millions of
- * events and the output shape (one compact event per line, fixed key order, so diffs of traces
- * stay readable) is simple. The only text that needs escaping is the name and source metadata. */
+ * Streamed through the JSON writer (json_out.h) rather than built as a cJSON tree: a generated
+ * trace can hold millions of events. The shape: a COMPACT top-level object, the events as ROWS
+ * (one compact event per line, fixed member order), so diffs of traces stay readable. */
 #include "trace/trace_load.h"
 
 #include <string.h>
 
-/* Writes S as a JSON string. UTF-8 passes through; '"', '\\' and control bytes are escaped. */
-static void write_string(FILE *out, const char *s)
+#include "trace/json_out.h"
+
+/* One event as its compact array. Returns 0, or -1 for an op this format does not have. */
+static int write_event(struct agbsim_json *w, const struct agb_event *e)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p != 0; p++) {
-		unsigned c = *p;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", (int)c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c == '\r')
-			fputs("\\r", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc((int)c, out);
+	enum agb_op op = (enum agb_op)e->op;
+	if (op >= AGB_OP_COUNT)
+		return -1; /* not an op of this format: the output would not load */
+	agbsim_json_array(w, AGBSIM_JSON_COMPACT);
+	agbsim_json_string(w, agb_op_name(op));
+	switch (op) {
+	case AGB_OP_ALLOC:
+		agbsim_json_u32(w, e->id);
+		agbsim_json_u32(w, e->size);
+		if (e->align > 1)
+			agbsim_json_u32(w, e->align);
+		break;
+	case AGB_OP_REALLOC:
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+	case AGB_OP_SPR_SHOW:
+	case AGB_OP_SPR_Z:
+		agbsim_json_u32(w, e->id);
+		agbsim_json_u32(w, e->size);
+		break;
+	case AGB_OP_FREE:
+	case AGB_OP_SPR_HIDE:
+	case AGB_OP_MARK:
+	case AGB_OP_RESET:
+	case AGB_OP_SIDE:
+	case AGB_OP_PAL_FREE:
+		agbsim_json_u32(w, e->id);
+		break;
+	case AGB_OP_PAL_LOAD:
+	case AGB_OP_PAL_PUSH:
+		agbsim_json_u32(w, e->id);
+		agbsim_json_u32(w, AGB_PAL_EV_SIDE(e->align));
+		agbsim_json_u32(w, AGB_PAL_EV_KEY(e->align));
+		agbsim_json_u32(w, e->size);
+		break;
+	case AGB_OP_PAL_POP:
+		agbsim_json_u32(w, AGB_PAL_EV_SIDE(e->align));
+		break;
+	case AGB_OP_FRAME:
+		if (e->size == AGB_FRAME_LOAD)
+			agbsim_json_string(w, "load");
+		break;
+	case AGB_OP_COUNT:
+		break;
 	}
-	fputc('"', out);
+	agbsim_json_end(w);
+	return 0;
 }
 
 int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 {
-	fprintf(out, "{\"version\":1,\"arena\":\"%s\",\"arena_bytes\":%lu", agb_arena_name(t->arena),
-		(unsigned long)t->arena_bytes);
+	struct agbsim_json w;
+	int bad = 0;
+	agbsim_json_init(&w, out);
+	agbsim_json_object(&w, AGBSIM_JSON_COMPACT);
+	agbsim_json_member_u32(&w, "version", 1);
+	agbsim_json_member_string(&w, "arena", agb_arena_name(t->arena));
+	agbsim_json_member_u32(&w, "arena_bytes", t->arena_bytes);
 	if (t->name != NULL) {
-		fputs(",\"name\":", out);
-		write_string(out, t->name);
+		agbsim_json_member_string(&w, "name", t->name);
 	}
 	if (t->source != NULL) {
-		fputs(",\"source\":", out);
-		write_string(out, t->source);
+		agbsim_json_member_string(&w, "source", t->source);
 	}
-	int bad = 0;
-	fputs(",\"events\":[", out);
-	for (uint32_t i = 0; i < t->event_count; i++) {
-		const struct agb_event *e = &t->events[i];
-		const char *sep = i + 1 < t->event_count ? "," : "";
-		unsigned long id = e->id, size = e->size, align = e->align;
-		switch ((enum agb_op)e->op) {
-		case AGB_OP_ALLOC:
-			if (align > 1)
-				fprintf(out, "\n[\"alloc\",%lu,%lu,%lu]%s", id, size, align, sep);
-			else
-				fprintf(out, "\n[\"alloc\",%lu,%lu]%s", id, size, sep);
-			break;
-		case AGB_OP_FREE:
-			fprintf(out, "\n[\"free\",%lu]%s", id, sep);
-			break;
-		case AGB_OP_REALLOC:
-		case AGB_OP_REF:
-		case AGB_OP_UNREF:
-			fprintf(out, "\n[\"%s\",%lu,%lu]%s", agb_op_name((enum agb_op)e->op), id, size,
-				sep);
-			break;
-		case AGB_OP_FRAME:
-			fprintf(out, "\n[\"frame\"%s]%s", e->size == AGB_FRAME_LOAD ? ",\"load\"" : "",
-				sep);
-			break;
-		case AGB_OP_SPR_SHOW:
-		case AGB_OP_SPR_Z:
-			fprintf(out, "\n[\"%s\",%lu,%lu]%s", agb_op_name((enum agb_op)e->op), id, size,
-				sep);
-			break;
-		case AGB_OP_SPR_HIDE:
-		case AGB_OP_MARK:
-		case AGB_OP_RESET:
-		case AGB_OP_SIDE:
-			fprintf(out, "\n[\"%s\",%lu]%s", agb_op_name((enum agb_op)e->op), id, sep);
-			break;
-		case AGB_OP_PAL_LOAD:
-		case AGB_OP_PAL_PUSH:
-			fprintf(out, "\n[\"%s\",%lu,%lu,%lu,%lu]%s", agb_op_name((enum agb_op)e->op), id,
-				(unsigned long)AGB_PAL_EV_SIDE(e->align),
-				(unsigned long)AGB_PAL_EV_KEY(e->align), size, sep);
-			break;
-		case AGB_OP_PAL_FREE:
-			fprintf(out, "\n[\"pal_free\",%lu]%s", id, sep);
-			break;
-		case AGB_OP_PAL_POP:
-			fprintf(out, "\n[\"pal_pop\",%lu]%s", (unsigned long)AGB_PAL_EV_SIDE(e->align), sep);
-			break;
-		default:
-			bad = 1; /* not an op of this format: the output would not load */
-			break;
-		}
-	}
-	fputs("\n]}\n", out);
+	agbsim_json_key(&w, "events");
+	agbsim_json_array(&w, AGBSIM_JSON_ROWS);
+	for (uint32_t i = 0; i < t->event_count; i++)
+		bad |= write_event(&w, &t->events[i]) != 0;
+	agbsim_json_end(&w);
+	agbsim_json_end(&w);
+	agbsim_json_finish(&w);
 	return ferror(out) || bad ? -1 : 0;
 }

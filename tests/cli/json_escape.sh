@@ -2,7 +2,8 @@
 # Every JSON document agbsim writes stays valid JSON when a trace's name holds '"' and '\'
 # (tests/cli/data/quote-name.json): replay and bench --format=json, the gate against a baseline
 # made of that output (which reads its own results back), its --diff-out, --update-baseline and
-# both --export formats; each command exits 0.
+# both --export formats; each command exits 0. The committed goldens of that trace (replay, bench,
+# bench --baseline against tests/cli/data/quote-name-baseline.json) are checked the same way.
 # usage: json_escape.sh AGBSIM REPO_ROOT
 set -u
 agbsim=$1 root=$2
@@ -50,6 +51,12 @@ run "bench --export=bmf" "$tmp/bmf.json" bench "$trace" --allocator=all --export
 check "bench --export=bmf" "$tmp/bmf.json"
 run "bench --export=gab" "$tmp/gab.json" bench "$trace" --allocator=all --export=gab
 check "bench --export=gab" "$tmp/gab.json"
+# The goldens of the same trace (tests/cli/golden/*-quote-*) hold valid JSON too: bench's output,
+# and the --diff-out document after the gate's table in bench --baseline's.
+check "golden replay-quote-json" tests/cli/golden/replay-quote-json.out
+check "golden bench-quote-json" tests/cli/golden/bench-quote-json.out
+sed -n '/^{/,$p' tests/cli/golden/bench-quote-baseline.out >"$tmp/golden-diff.json"
+check "golden bench-quote-baseline (--diff-out)" "$tmp/golden-diff.json"
 python3 - "$tmp/bench.json" <<'PY' || fail=1
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]

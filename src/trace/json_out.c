@@ -1,5 +1,5 @@
-/* The CLI's JSON writer (json_out.h). */
-#include "cli/json_out.h"
+/* The project's JSON writer (json_out.h). */
+#include "trace/json_out.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -26,21 +26,34 @@ static void newline_indent(struct agbsim_json *w, unsigned depth)
 static void member_separator(struct agbsim_json *w)
 {
 	unsigned d = w->depth;
-	int same = w->same_line;
+	int same = w->same_line, first;
 	w->same_line = 0;
 	if (d == 0)
 		return;
-	if (w->empty[d - 1]) {
-		w->empty[d - 1] = 0;
-		if (w->lines[d - 1])
+	first = w->empty[d - 1];
+	w->empty[d - 1] = 0;
+	switch ((enum agbsim_json_layout)w->layout[d - 1]) {
+	case AGBSIM_JSON_LINES:
+		if (first) {
 			newline_indent(w, d);
-		return;
-	}
-	if (w->lines[d - 1] && !same) {
-		fputc(',', w->out);
-		newline_indent(w, d);
-	} else {
-		fputs(", ", w->out);
+		} else if (!same) {
+			fputc(',', w->out);
+			newline_indent(w, d);
+		} else {
+			fputs(", ", w->out);
+		}
+		break;
+	case AGBSIM_JSON_ROWS:
+		fputs(first ? "\n" : ",\n", w->out);
+		break;
+	case AGBSIM_JSON_COMPACT:
+		if (!first)
+			fputc(',', w->out);
+		break;
+	case AGBSIM_JSON_INLINE:
+		if (!first)
+			fputs(", ", w->out);
+		break;
 	}
 }
 
@@ -59,7 +72,7 @@ static void open_container(struct agbsim_json *w, char c, char closer,
 	value_prefix(w);
 	assert(w->depth < AGBSIM_JSON_MAX_DEPTH);
 	fputc(c, w->out);
-	w->lines[w->depth] = layout == AGBSIM_JSON_LINES;
+	w->layout[w->depth] = (unsigned char)layout;
 	w->empty[w->depth] = 1;
 	w->closer[w->depth] = closer;
 	w->depth++;
@@ -80,8 +93,14 @@ void agbsim_json_end(struct agbsim_json *w)
 	unsigned d;
 	assert(w->depth > 0);
 	d = --w->depth;
-	if (w->lines[d] && !w->empty[d])
+	if (w->layout[d] == AGBSIM_JSON_LINES && !w->empty[d]) {
 		newline_indent(w, d);
+	} else if (w->layout[d] == AGBSIM_JSON_ROWS) {
+		if (d > 0 && w->layout[d - 1] == AGBSIM_JSON_LINES)
+			newline_indent(w, d);
+		else
+			fputc('\n', w->out);
+	}
 	fputc(w->closer[d], w->out);
 }
 
@@ -91,7 +110,13 @@ static void write_escaped(FILE *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p == '\r')
+			fputs("\\r", out);
+		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(out, "\\u%04x", *p);
 		else
 			fputc(*p, out);
@@ -101,9 +126,10 @@ static void write_escaped(FILE *out, const char *s)
 
 void agbsim_json_key(struct agbsim_json *w, const char *key)
 {
+	assert(w->depth > 0);
 	member_separator(w);
 	write_escaped(w->out, key);
-	fputs(": ", w->out);
+	fputs(w->layout[w->depth - 1] == AGBSIM_JSON_COMPACT ? ":" : ": ", w->out);
 	w->after_key = 1;
 }
 
@@ -122,6 +148,12 @@ void agbsim_json_null(struct agbsim_json *w)
 {
 	value_prefix(w);
 	fputs("null", w->out);
+}
+
+void agbsim_json_bool(struct agbsim_json *w, int v)
+{
+	value_prefix(w);
+	fputs(v ? "true" : "false", w->out);
 }
 
 void agbsim_json_u32(struct agbsim_json *w, uint32_t v)
@@ -175,6 +207,24 @@ int agbsim_json_cjson(struct agbsim_json *w, const cJSON *v)
 	fputs(text, w->out);
 	cJSON_free(text);
 	return 0;
+}
+
+void agbsim_json_member_string(struct agbsim_json *w, const char *key, const char *s)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_string(w, s);
+}
+
+void agbsim_json_member_u32(struct agbsim_json *w, const char *key, uint32_t v)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_u32(w, v);
+}
+
+void agbsim_json_member_u64(struct agbsim_json *w, const char *key, uint64_t v)
+{
+	agbsim_json_key(w, key);
+	agbsim_json_u64(w, v);
 }
 
 void agbsim_json_finish(struct agbsim_json *w)

@@ -1,0 +1,1 @@
+bench tests/cli/data/quote-name.json --allocator=tree,firstfit --format=json
