@@ -1,4 +1,5 @@
 /* GBA tiles by the content of their 8x8 pixels; see tile_dedup.h. */
+#define _POSIX_C_SOURCE 200809L /* stat */
 #include "trace/tile_dedup.h"
 #include "trace/json_util.h"
 
@@ -9,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define PIECE_PX 64u           /* an 8x8 GBA tile */
-#define MAX_IMAGE_SIDE 16384u  /* px: larger images are refused (a 1 GiB RGBA buffer) */
+#define PIECE_PX 64u                      /* an 8x8 GBA tile */
+#define MAX_IMAGE_SIDE 16384u             /* px a side: larger images are refused */
+#define MAX_IMAGE_PIXELS (1u << 25)       /* 8192 x 4096: a 128 MiB RGBA buffer */
+#define MAX_IMAGE_FILE (64 * 1024 * 1024) /* bytes of a PNG file */
 #define FLIP_SHIFT 29u         /* Tiled's flags are the gid's top three bits */
 
 static int diag_set(struct agb_diag *diag, const char *file, const char *fmt, ...)
@@ -69,49 +73,53 @@ void agb_image_release(struct agb_image *img)
 int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 {
 	png_image pi;
-	unsigned char *rgba;
+	struct stat st;
 	size_t n;
 
 	memset(img, 0, sizeof *img);
+	/* Only regular files of a bounded size: a path naming a FIFO or a device cannot hang or
+	 * exhaust the converter. */
+	if (stat(path, &st) != 0)
+		return diag_set(diag, path, "cannot open: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return diag_set(diag, path, "not a regular file");
+	if (st.st_size > MAX_IMAGE_FILE)
+		return diag_set(diag, path, "PNG file larger than %d MiB", MAX_IMAGE_FILE >> 20);
 	memset(&pi, 0, sizeof pi);
 	pi.version = PNG_IMAGE_VERSION;
 	if (!png_image_begin_read_from_file(&pi, path)) {
-		/* libpng reports an fopen failure as strerror's text; anything else is the format. */
 		diag_set(diag, path, "not a readable PNG image (%s)", pi.message);
 		png_image_free(&pi);
 		return AGB_LOAD_BAD_INPUT;
 	}
 	if (pi.width == 0 || pi.height == 0 || pi.width > MAX_IMAGE_SIDE ||
-	    pi.height > MAX_IMAGE_SIDE) {
-		diag_set(diag, path, "image is %ux%u px: at most %ux%u are read", pi.width, pi.height,
-			 MAX_IMAGE_SIDE, MAX_IMAGE_SIDE);
+	    pi.height > MAX_IMAGE_SIDE || (uint64_t)pi.width * pi.height > MAX_IMAGE_PIXELS) {
+		diag_set(diag, path, "image is %ux%u px: at most %u pixels, %u a side, are read",
+			 pi.width, pi.height, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE);
 		png_image_free(&pi);
 		return AGB_LOAD_BAD_INPUT;
 	}
 	pi.format = PNG_FORMAT_RGBA;
 	n = (size_t)pi.width * pi.height;
-	rgba = malloc(n * 4u);
 	img->px = malloc(n * sizeof *img->px);
-	if (rgba == NULL || img->px == NULL) {
-		free(rgba);
+	if (img->px == NULL) {
 		png_image_free(&pi);
-		agb_image_release(img);
 		return oom(diag, path);
 	}
-	if (!png_image_finish_read(&pi, NULL, rgba, 0, NULL)) {
+	if (!png_image_finish_read(&pi, NULL, img->px, 0, NULL)) {
 		diag_set(diag, path, "not a readable PNG image (%s)", pi.message);
-		free(rgba);
 		png_image_free(&pi);
 		agb_image_release(img);
 		return AGB_LOAD_BAD_INPUT;
 	}
+	/* R, G, B, A bytes into one value each, in place (the same 4 bytes), whatever the host's
+	 * byte order; an invisible pixel becomes 0 whatever its colour. */
 	for (size_t i = 0; i < n; i++) {
-		const unsigned char *p = rgba + 4u * i;
-		img->px[i] = p[3] == 0 ? 0u
-				       : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-						 (uint32_t)p[3] << 24;
+		const unsigned char *p = (const unsigned char *)&img->px[i];
+		uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			     (uint32_t)p[3] << 24;
+		img->px[i] = p[3] == 0 ? 0u : v;
 	}
-	free(rgba);
 	img->width = pi.width;
 	img->height = pi.height;
 	return AGB_LOAD_OK;
@@ -533,7 +541,7 @@ static int find_image(struct prep *p, const struct agb_tilemap *map, uint32_t i,
 {
 	const struct agb_tileset *s = &map->tilesets[i];
 	char path[1024];
-	FILE *f;
+	struct stat st;
 	if (s->tile_w == 0)
 		snprintf(why, why_len, "tileset %s could not be read",
 			 s->source != NULL ? s->source : s->name);
@@ -548,8 +556,7 @@ static int find_image(struct prep *p, const struct agb_tilemap *map, uint32_t i,
 		return mode == AGB_DEDUP_ON
 			       ? diag_set(diag, map_path, "cannot deduplicate tiles: %s", why)
 			       : AGB_LOAD_OK;
-	f = fopen(path, "rb");
-	if (f == NULL) {
+	if (stat(path, &st) != 0) {
 		int e = errno;
 		snprintf(why, why_len, "%s: %s", path, strerror(e));
 		return mode == AGB_DEDUP_ON
@@ -557,7 +564,6 @@ static int find_image(struct prep *p, const struct agb_tilemap *map, uint32_t i,
 					  s->name, strerror(e))
 			       : AGB_LOAD_OK;
 	}
-	fclose(f);
 	p->paths[i] = dup_str(path);
 	return p->paths[i] != NULL ? AGB_LOAD_OK : oom(diag, map_path);
 }

@@ -335,6 +335,9 @@ static void png_reader(void **state)
 	snprintf(path, sizeof path, "%s/missing.png", dir);
 	assert_int_equal(agb_png_read(path, &img, &diag), AGB_LOAD_BAD_INPUT);
 	assert_null(img.px);
+	/* Devices and FIFOs are refused before they are opened (a FIFO would block). */
+	assert_int_equal(agb_png_read("/dev/zero", &img, &diag), AGB_LOAD_BAD_INPUT);
+	assert_string_equal(diag.message, "not a regular file");
 }
 
 int main(void)
