@@ -185,8 +185,14 @@ static int place_layer(struct agb_tiled_build *b, struct agb_tiled_layer_build *
 	struct agb_tilemap *m = b->map;
 	struct agb_tilemap_layer *l = &m->layers[m->layer_count];
 	l->gid = calloc((size_t)m->width * m->height, sizeof *l->gid);
-	if (l->gid == NULL)
+	l->flip = calloc((size_t)m->width * m->height, 1);
+	if (l->gid == NULL || l->flip == NULL) {
+		free(l->gid);
+		free(l->flip);
+		l->gid = NULL;
+		l->flip = NULL;
 		return -1;
+	}
 	l->name = lb->name;
 	lb->name = NULL;
 	m->layer_count++;
@@ -202,6 +208,8 @@ static int place_layer(struct agb_tiled_build *b, struct agb_tiled_layer_build *
 				m->diagonal_cells += (g & FLIP_D) != 0 && (g & GID_MASK) != 0;
 				l->gid[(size_t)(k->y - y0 + r) * m->width + (size_t)(k->x - x0 + q)] =
 					g & GID_MASK;
+				l->flip[(size_t)(k->y - y0 + r) * m->width + (size_t)(k->x - x0 + q)] =
+					(uint8_t)(g >> 29);
 			}
 	}
 	return 0;
