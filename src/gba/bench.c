@@ -12,9 +12,11 @@
  * memset is ours, below), so VRAM is safe for it.
  *
  * Screen (AGB_BENCH_SCREEN): mode 4, page 0. EWRAM and OBJ VRAM traces are drawn live (the frame
- * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, so the map is
- * drawn after the replay, from the final walk; palette RAM traces get no picture (the palette
- * is the arena). All drawing happens outside the timed calls.
+ * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, and an EWRAM trace
+ * whose slot table does not fit beside the frame buffer (a few thousand live blocks) spreads it
+ * over the frame buffer, so for those the map is drawn after the replay, from the final walk,
+ * once the VRAM is free again; palette RAM traces get no picture (the palette is the arena). All
+ * drawing happens outside the timed calls.
  */
 #include "agb_gba.h"
 #include "bench_abi.h"
@@ -212,6 +214,7 @@ struct bench {
 	struct agb_replay_config cfg;
 	void *state;
 	int screen, live;
+	int fb_busy; /* the replay uses the frame buffer's VRAM: draw only after it */
 	uint32_t arena_addr, arena_bytes;
 	uint32_t next_draw, draw_step;
 	uint32_t failures;
@@ -429,6 +432,30 @@ static int direct_tiles(struct bench *b, const struct agb_replay_result *r, uint
 }
 #endif
 
+/* Puts the slot table where neither the arena nor (if it can) the frame buffer is: EWRAM traces
+ * in VRAM, beside the frame buffer when it fits, else from 0x06000000 over it (b->fb_busy: the
+ * map is drawn after the replay); other traces at the top of EWRAM. BG VRAM traces own the frame
+ * buffer's VRAM themselves. Returns 0, or -1 when the table fits nowhere. */
+static int place_slot_table(struct bench *b, uint32_t slot_bytes)
+{
+	b->fb_busy = b->trace.arena == AGB_ARENA_BG_VRAM;
+	if (b->trace.arena == AGB_ARENA_EWRAM) {
+		uint32_t lo = b->screen ? 0x06009600u : 0x06000000u;
+		if (lo + slot_bytes > 0x06018000u) {
+			lo = 0x06000000u; /* the whole of VRAM: no live picture */
+			b->fb_busy = 1;
+		}
+		if (lo + slot_bytes > 0x06018000u)
+			return -1;
+		slot_table_addr = lo;
+		return 0;
+	}
+	if (slot_bytes > 0x20000u)
+		return -1;
+	slot_table_addr = 0x02040000u - slot_bytes;
+	return 0;
+}
+
 static int names_equal(const char *a, const char *b)
 {
 	while (*a != '\0' && *a == *b) {
@@ -500,19 +527,10 @@ static int32_t bench_run(const void *payload, uint32_t len)
 
 	/* Slot table: wherever the arena is not (see the top of this file). */
 	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
-	if (b.trace.arena == AGB_ARENA_EWRAM) {
-		uint32_t lo = b.screen ? 0x06009600u : 0x06000000u;
-		if (lo + slot_bytes > 0x06018000u) {
-			b.screen = 0; /* no room beside the frame buffer: the whole of VRAM, no picture */
-			lo = 0x06000000u;
-		}
-		if (lo + slot_bytes > 0x06018000u)
-			return AGB_BENCH_NO_ROOM;
-		slot_table_addr = lo;
-	} else {
-		if (slot_bytes > 0x20000u)
-			return AGB_BENCH_NO_ROOM;
-		slot_table_addr = 0x02040000u - slot_bytes;
+	if (place_slot_table(&b, slot_bytes) != 0) {
+		agb_printf("bench: no room for the replay's slot table: %lu bytes (%lu slots, the most "
+			   "blocks live at once)", slot_bytes, h->slots);
+		return AGB_BENCH_NO_ROOM;
 	}
 	/* The core's IWRAM meta area (EWRAM traces) must not cover this program's IWRAM. */
 	{
@@ -525,7 +543,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	}
 	agb_results.values[AGB_BENCH_V_SLOTS_ADDR] = slot_table_addr;
 
-	b.live = b.screen && b.trace.arena != AGB_ARENA_BG_VRAM;
+	b.live = b.screen && !b.fb_busy;
 	if (b.screen) {
 		pal_init();
 		if (b.live) {
@@ -533,7 +551,8 @@ static int32_t bench_run(const void *payload, uint32_t len)
 			draw_header(&b);
 			screen_on();
 		} else {
-			/* BG VRAM is the arena: keep the display blank until the replay is over. */
+			/* The replay owns the frame buffer's VRAM (the BG VRAM arena, or a large slot
+			 * table): keep the display blank until the replay is over. */
 			AGB_REG16(AGB_REG_DISPCNT) = 0x0080u;
 		}
 	}
@@ -574,7 +593,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 
 	if (b.screen) {
 		if (!b.live) {
-			/* The replay is over: BG VRAM may become the frame buffer. */
+			/* The replay is over: its VRAM may become the frame buffer. */
 			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
 			draw_header(&b);
 		}
