@@ -96,7 +96,7 @@ static uint32_t base_cols(enum agb_arena arena)
 void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
 		      struct view_layout *L)
 {
-	uint32_t cols = base_cols(arena) >> zoom;
+	uint32_t cols = view_fit_cols(base_cols(arena), units, MAP_W, MAP_H) >> zoom;
 	if (cols < 8u)
 		cols = 8u;
 	L->cols = cols;
@@ -402,7 +402,7 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
 	     L->vis_rows < L->rows ? " (scroll)" : "");
 	y += LINE;
-	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0) {
+	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0 && L->cols == 64u) {
 		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
 		text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
 	}

@@ -249,3 +249,16 @@ void view_model_refresh(struct view_model *vm)
 	vm->have_stats = 1;
 	vm->overhead = vm->core->overhead_bytes(vm->state);
 }
+
+uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h)
+{
+	uint32_t cols = base_cols;
+	while (cols > 8u) {
+		uint32_t half = cols / 2u;
+		uint64_t rows = (units + half - 1u) / half;
+		if (rows * (uint64_t)(map_w / (int)half) > (uint64_t)map_h)
+			break;
+		cols = half;
+	}
+	return cols;
+}

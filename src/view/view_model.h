@@ -69,4 +69,10 @@ void view_model_refresh(struct view_model *vm);
 
 void view_model_free(struct view_model *vm);
 
+/* Fit-to-arena: the units per row of the zoom-0 map for `units` units in a map_w x map_h area.
+ * Starts from the arena's natural width (base_cols: OBJ 32, BG 64, EWRAM 256) and halves it,
+ * down to 8, while the rows of square cells still fit the height: a small pool fills the map
+ * instead of a sliver at the top. Pure. */
+uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h);
+
 #endif
