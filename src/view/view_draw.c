@@ -346,8 +346,9 @@ static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const stru
 	if (vm->kind[u] == VK_USED && vm->owner[u] != 0) {
 		const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
 		if (rec->tile)
-			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x %u B", rec->id,
-			     rec->requested, rec->addr - vm->base, rec->granted);
+			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x, %u refs", rec->id,
+			     rec->requested, rec->addr - vm->base,
+			     view_model_tile_refs(vm, rec->id, rec->requested));
 		else
 			text(r, x, y + LINE, 0xffffffu, "id %u: +0x%x size %u (%u B)", rec->id,
 			     rec->addr - vm->base, rec->requested, rec->granted);
@@ -409,6 +410,27 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 	return y + 2 * LINE + 4;
 }
 
+/* Tile traces: resident tiles and their reference counts (what "live bytes" is for allocations:
+ * a tile is held by references, not by bytes asked for). Returns the next line's y. */
+static int panel_tiles(SDL_Renderer *r, const struct view_model *vm, int x, int y)
+{
+	struct view_tile_summary ts;
+	view_model_tile_summary(vm, &ts);
+	text(r, x, y, 0xd0d4dcu, "resident tiles %u, %u B", ts.resident, ts.bytes);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "references     %u", ts.refs);
+	y += LINE;
+	if (ts.max_refs != 0)
+		text(r, x, y, 0xb0b4bcu, "  most: tile %u %ubpp, %u refs", ts.max_tile, ts.max_bpp,
+		     ts.max_refs);
+	else
+		text(r, x, y, 0xb0b4bcu, "  no tile referenced");
+	y += LINE;
+	text(r, x, y, 0xb0b4bcu, "  by refs 1:%u 2:%u 3-4:%u 5+:%u", ts.hist[0], ts.hist[1],
+	     ts.hist[2], ts.hist[3]);
+	return y + LINE;
+}
+
 /* The event shown and the figures after it (with the free-space sparkline). Returns the next
  * line's y. */
 static int panel_figures(SDL_Renderer *r, const struct view_model *vm, int x, int y)
@@ -429,8 +451,12 @@ static int panel_figures(SDL_Renderer *r, const struct view_model *vm, int x, in
 	}
 	text(r, x, y, 0xd0d4dcu, "frame          %u/%u", vm->frames, t->frame_count);
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
-	y += LINE;
+	if (view_model_has_tiles(vm)) {
+		y = panel_tiles(r, vm, x, y);
+	} else {
+		text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
+		y += LINE;
+	}
 	text(r, x, y, 0xd0d4dcu, "free bytes     %u", vm->stats.free_bytes);
 	y += LINE;
 	text(r, x, y, 0xffdc00u, "largest free   %u", vm->stats.largest_free);

@@ -1,5 +1,5 @@
 /* The viewer's model functions behind issue 16 item 5, and the snapshots that show them: the
- * fit-to-arena zoom (a small pool fills the map). */
+ * fit-to-arena zoom (a small pool fills the map), tile reference counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +36,89 @@ static struct agb_replay_config cfg_for(const char *core)
 	c.flags = AGB_REPLAY_CANARIES;
 	assert_non_null(c.core);
 	return c;
+}
+
+struct model_run {
+	struct view_model vm;
+	void *ws;
+	int64_t stop; /* apply events up to and including this one */
+};
+
+static void model_observe(void *ctx, const struct agb_replay_obs *o)
+{
+	struct model_run *mr = ctx;
+	if ((int64_t)o->index <= mr->stop)
+		view_model_apply(&mr->vm, agb_replay_core_state(mr->ws), o);
+}
+
+/* The model after event `stop` of trace `name` on `core` (free with model_done). */
+static void model_at(struct model_run *mr, struct agb_loaded_trace *lt, const char *name,
+		     const char *core, int64_t stop)
+{
+	struct agb_replay_config c = cfg_for(core);
+	struct agb_replay_result res;
+	agb_machine *m = malloc(sizeof *m);
+	size_t wsb;
+	load(VIEW_TEST_DATA, name, lt);
+	wsb = agb_replay_workspace_bytes(&lt->trace);
+	mr->ws = malloc(wsb);
+	mr->stop = stop;
+	assert_non_null(m);
+	assert_non_null(mr->ws);
+	assert_int_equal(view_model_init(&mr->vm, &lt->trace, &c), 0);
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	agb_replay_run(&lt->trace, &c, m, mr->ws, wsb, model_observe, mr, &res);
+	assert_int_equal(res.status, AGB_REPLAY_OK);
+	free(m);
+}
+
+static void model_done(struct model_run *mr, struct agb_loaded_trace *lt)
+{
+	view_model_free(&mr->vm);
+	free(mr->ws);
+	agb_trace_release(lt);
+}
+
+static void test_tile_refcounts(void **st)
+{
+	struct model_run mr;
+	struct agb_loaded_trace lt;
+	struct view_tile_summary ts;
+	(void)st;
+	/* After ref 5, ref 9 (8bpp), ref 5: tile 5 held twice, 9 once. */
+	model_at(&mr, &lt, "small-bg.json", "tiles", 2);
+	assert_true(view_model_has_tiles(&mr.vm));
+	assert_int_equal(view_model_tile_refs(&mr.vm, 5, 4), 2);
+	assert_int_equal(view_model_tile_refs(&mr.vm, 9, 8), 1);
+	assert_int_equal(view_model_tile_refs(&mr.vm, 9, 4), 0); /* another depth, another tile */
+	assert_int_equal(view_model_tile_refs(&mr.vm, 777, 4), 0);
+	view_model_tile_summary(&mr.vm, &ts);
+	assert_int_equal(ts.resident, 2);
+	assert_int_equal(ts.bytes, 32 + 64);
+	assert_int_equal(ts.refs, 3);
+	assert_int_equal(ts.max_refs, 2);
+	assert_int_equal(ts.max_tile, 5);
+	assert_int_equal(ts.max_bpp, 4);
+	assert_int_equal(ts.hist[0], 1);
+	assert_int_equal(ts.hist[1], 1);
+	assert_int_equal(ts.hist[2] + ts.hist[3], 0);
+	model_done(&mr, &lt);
+	/* ref 12 then unref 12: uploaded and released again. */
+	model_at(&mr, &lt, "small-bg.json", "tiles", 4);
+	view_model_tile_summary(&mr.vm, &ts);
+	assert_int_equal(view_model_tile_refs(&mr.vm, 12, 4), 1);
+	assert_int_equal(ts.resident, 3);
+	model_done(&mr, &lt);
+	model_at(&mr, &lt, "small-bg.json", "tiles", 5);
+	view_model_tile_summary(&mr.vm, &ts);
+	assert_int_equal(view_model_tile_refs(&mr.vm, 12, 4), 0);
+	assert_int_equal(ts.resident, 2);
+	assert_int_equal(ts.refs, 3);
+	model_done(&mr, &lt);
+	/* An allocation trace has no tiles: the panel keeps "live bytes". */
+	model_at(&mr, &lt, "small-obj.json", "obj", 7);
+	assert_false(view_model_has_tiles(&mr.vm));
+	model_done(&mr, &lt);
 }
 
 static void test_fit_cols(void **st)
@@ -128,6 +211,7 @@ static void test_snapshot_small_pool_fills(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tile_refcounts),
 		cmocka_unit_test(test_fit_cols),
 		cmocka_unit_test(test_fit_fills_the_map),
 		cmocka_unit_test(test_snapshot_small_pool_fills),
