@@ -1,5 +1,11 @@
-/* The viewer's model functions behind issue 16 item 5, and the snapshots that show them: the
- * fit-to-arena zoom (a small pool fills the map), tile reference counts. */
+/* The viewer's whole-trace scan and the model functions behind issue 16 item 5: the moments
+ * --at names (peak, first failure, max-frag), per-frame cycles for the cycle strip, the
+ * fit-to-arena zoom, tile reference counts; and snapshots showing them.
+ *
+ * tests/view/data/small-obj.json on `obj` (see test_view.c) has live bytes 128, 192, -, 448,
+ * 320, -, 352 after events 0..6 (peak: event 3); frames end at events 2 and 5; event 7 fails;
+ * free space is one run at event 2 (frag 0), 128 + 64 + 512 bytes at event 5 (frag 0.273) and
+ * 96 + 64 + 512 at the failure (0.238): max-frag is event 5. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +42,179 @@ static struct agb_replay_config cfg_for(const char *core)
 	c.flags = AGB_REPLAY_CANARIES;
 	assert_non_null(c.core);
 	return c;
+}
+
+static void test_moments_small_obj(void **st)
+{
+	struct agb_loaded_trace lt;
+	struct agb_view_scan s;
+	struct agb_replay_config c = cfg_for("obj");
+	(void)st;
+	load(VIEW_TEST_DATA, "small-obj.json", &lt);
+	assert_int_equal(agb_view_scan_run(&s, &lt.trace, &c), 0);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_PEAK), 3);
+	assert_int_equal(s.peak_bytes, 448);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_FIRST_FAILURE), 7);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_MAX_FRAG), 5);
+	assert_true(s.max_frag_value > 0.27 && s.max_frag_value < 0.28);
+	agb_view_scan_free(&s);
+	agb_trace_release(&lt);
+}
+
+static void test_moments_none(void **st)
+{
+	/* small-bg never fails: no first failure; its peak counts resident tile bytes (live bytes
+	 * stay 0 for tiles): 5 (32 B) and 9 (64 B) are resident from event 1 on, 12 (32 B) only
+	 * at event 4. */
+	struct agb_loaded_trace lt;
+	struct agb_view_scan s;
+	struct agb_replay_config c = cfg_for("tiles");
+	(void)st;
+	load(VIEW_TEST_DATA, "small-bg.json", &lt);
+	assert_int_equal(agb_view_scan_run(&s, &lt.trace, &c), 0);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_FIRST_FAILURE), -1);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_PEAK), 4);
+	assert_int_equal(s.peak_bytes, 128);
+	agb_view_scan_free(&s);
+	agb_trace_release(&lt);
+}
+
+static void test_moment_names(void **st)
+{
+	enum agb_view_moment m;
+	(void)st;
+	assert_int_equal(agb_view_moment_parse("peak", &m), 0);
+	assert_int_equal(m, AGB_VIEW_AT_PEAK);
+	assert_int_equal(agb_view_moment_parse("first-failure", &m), 0);
+	assert_int_equal(m, AGB_VIEW_AT_FIRST_FAILURE);
+	assert_int_equal(agb_view_moment_parse("max-frag", &m), 0);
+	assert_int_equal(m, AGB_VIEW_AT_MAX_FRAG);
+	assert_int_equal(agb_view_moment_parse("Peak", &m), -1);
+	assert_int_equal(agb_view_moment_parse("bogus", &m), -1);
+	assert_int_equal(agb_view_moment_parse("", &m), -1);
+}
+
+/* Hand-made observations: ties go to the first event, failures and samples as marked. */
+static void test_moments_synthetic(void **st)
+{
+	struct agb_trace t = {0};
+	struct agb_view_scan s;
+	struct agb_replay_obs o;
+	static const struct {
+		uint8_t op, outcome;
+		uint32_t live, cycles, free_bytes, largest;
+		int sampled;
+	} ev[] = {
+		{AGB_OP_ALLOC, AGB_OUTCOME_OK, 100, 10, 900, 900, AGB_SAMPLE_NONE},
+		{AGB_OP_ALLOC, AGB_OUTCOME_OK, 300, 20, 700, 400, AGB_SAMPLE_NONE}, /* unsampled */
+		{AGB_OP_FRAME, AGB_OUTCOME_OK, 300, 5, 700, 500, AGB_SAMPLE_REGULAR},
+		{AGB_OP_FREE, AGB_OUTCOME_OK, 200, 7, 800, 400, AGB_SAMPLE_NONE},
+		{AGB_OP_ALLOC, AGB_OUTCOME_FAILED, 200, 9, 800, 400, AGB_SAMPLE_AT_FAILURE},
+		{AGB_OP_ALLOC, AGB_OUTCOME_OK, 300, 1, 700, 300, AGB_SAMPLE_NONE},
+		{AGB_OP_ALLOC, AGB_OUTCOME_FAILED, 300, 2, 700, 300, AGB_SAMPLE_AT_FAILURE},
+	};
+	(void)st;
+	t.frame_count = 1;
+	assert_int_equal(agb_view_scan_init(&s, &t), 0);
+	for (uint32_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+		memset(&o, 0, sizeof o);
+		o.index = i;
+		o.op = ev[i].op;
+		o.outcome = ev[i].outcome;
+		o.live_bytes = ev[i].live;
+		o.cycles = ev[i].cycles;
+		o.sampled = ev[i].sampled;
+		o.stats.free_bytes = ev[i].free_bytes;
+		o.stats.largest_free = ev[i].largest;
+		o.stats.free_runs = 2;
+		agb_view_scan_observe(&s, &o);
+	}
+	agb_view_scan_end(&s);
+	assert_int_equal(s.peak, 1);          /* 300 first reached at event 1 */
+	assert_int_equal(s.first_failure, 4);
+	/* frag 0.29 at 2, 0.5 at 4, 0.57 at 6 (event 1's 0.43 is no sample) */
+	assert_int_equal(s.max_frag, 6);
+	assert_int_equal(s.nframes, 2);       /* one frame event, then a partial frame */
+	assert_int_equal(s.frame_cycles[0], 35);
+	assert_int_equal(s.frame_cycles[1], 19);
+	agb_view_scan_free(&s);
+}
+
+/* Per-frame cycles agree with the frame budget the reports give (agb_metrics), loading frames
+ * included, on a shipped trace with loading frames and one without. */
+static void check_against_metrics(const char *dir, const char *name, const char *core)
+{
+	struct agb_loaded_trace lt;
+	struct agb_view_scan s;
+	struct agb_replay_config c = cfg_for(core);
+	struct agb_metrics_acc acc;
+	struct agb_metrics out;
+	struct agb_replay_result res;
+	agb_machine *m = malloc(sizeof *m);
+	size_t wsb;
+	void *ws;
+	uint32_t *cyc;
+	uint64_t sum = 0;
+	uint32_t game_max = 0, load_max = 0, loads = 0;
+	load(dir, name, &lt);
+	wsb = agb_replay_workspace_bytes(&lt.trace);
+	ws = malloc(wsb);
+	cyc = malloc(((size_t)lt.trace.event_count + 1u) * sizeof *cyc);
+	assert_non_null(m);
+	assert_non_null(ws);
+	assert_non_null(cyc);
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	agb_metrics_begin(&acc, &out, &lt.trace, c.core->unit, cyc);
+	agb_replay_run(&lt.trace, &c, m, ws, wsb, agb_metrics_observe, &acc, &res);
+	assert_int_equal(res.status, AGB_REPLAY_OK);
+	agb_metrics_end(&acc, &res);
+	assert_int_equal(agb_view_scan_run(&s, &lt.trace, &c), 0);
+	assert_true(s.nframes >= lt.trace.frame_count);
+	for (uint32_t f = 0; f < s.nframes; f++) {
+		sum += s.frame_cycles[f];
+		if (s.frame_load[f]) {
+			loads++;
+			load_max = s.frame_cycles[f] > load_max ? s.frame_cycles[f] : load_max;
+		} else if (s.frame_cycles[f] > game_max) {
+			game_max = s.frame_cycles[f];
+		}
+	}
+	assert_true(sum == out.total_cycles);
+	assert_int_equal(game_max, out.frame_max_cycles);
+	assert_int_equal(load_max, out.load_frame_max_cycles);
+	assert_int_equal(loads, out.load_frames);
+	agb_view_scan_free(&s);
+	agb_trace_release(&lt);
+	free(cyc);
+	free(ws);
+	free(m);
+}
+
+static void test_frame_cycles_match_metrics(void **st)
+{
+	(void)st;
+	check_against_metrics(VIEW_TEST_DATA, "small-ewram.json", "tree");
+	check_against_metrics(VIEW_TRACES, "ewram/ai-scratch.json", "tree");
+	check_against_metrics(VIEW_TRACES, "bg/kenney-simple-map.json", "tiles");
+}
+
+static void test_frame_cycles_small_ewram(void **st)
+{
+	/* Frames: events 0-2 (a loading frame), 3-5, 6-7, 8-9. */
+	struct agb_loaded_trace lt;
+	struct agb_view_scan s;
+	struct agb_replay_config c = cfg_for("tree");
+	(void)st;
+	load(VIEW_TEST_DATA, "small-ewram.json", &lt);
+	assert_int_equal(agb_view_scan_run(&s, &lt.trace, &c), 0);
+	assert_int_equal(s.nframes, 4);
+	assert_int_equal(s.frame_load[0], 1);
+	assert_int_equal(s.frame_load[1], 0);
+	assert_int_equal(s.frame_load[3], 0);
+	assert_true(s.frame_cycles[0] > 0 && s.frame_cycles[3] > 0);
+	assert_int_equal(agb_view_scan_moment(&s, AGB_VIEW_AT_FIRST_FAILURE), 8);
+	agb_view_scan_free(&s);
+	agb_trace_release(&lt);
 }
 
 struct model_run {
@@ -211,6 +390,12 @@ static void test_snapshot_small_pool_fills(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_moments_small_obj),
+		cmocka_unit_test(test_moments_none),
+		cmocka_unit_test(test_moment_names),
+		cmocka_unit_test(test_moments_synthetic),
+		cmocka_unit_test(test_frame_cycles_match_metrics),
+		cmocka_unit_test(test_frame_cycles_small_ewram),
 		cmocka_unit_test(test_tile_refcounts),
 		cmocka_unit_test(test_fit_cols),
 		cmocka_unit_test(test_fit_fills_the_map),
