@@ -22,7 +22,7 @@
 
 /* Size of the picture (window and snapshot), in pixels. */
 #define AGB_VIEW_WIDTH 848
-#define AGB_VIEW_HEIGHT 548
+#define AGB_VIEW_HEIGHT 612
 
 /* Colours (0xRRGGBB) the map uses, fixed so tests and README readers can rely on them. */
 #define AGB_VIEW_RGB_BACKGROUND 0x0c0c10u
@@ -33,6 +33,16 @@
 #define AGB_VIEW_RGB_UNTRACKED 0x96a0afu   /* used, but no event of the trace placed it */
 #define AGB_VIEW_RGB_LARGEST 0xffdc00u     /* outline of the largest free run */
 #define AGB_VIEW_RGB_FAIL_BORDER 0xff2828u /* map frame at a failure */
+
+/* Height of the per-frame cycle strip along the bottom of the picture (its label included). */
+#define AGB_VIEW_STRIP_H 64
+
+/* Colours of the cycle strip. */
+#define AGB_VIEW_RGB_STRIP_BAR 0x50b48cu     /* a gameplay frame within the budget */
+#define AGB_VIEW_RGB_STRIP_OVER 0xff8c3cu    /* a gameplay frame over the budget */
+#define AGB_VIEW_RGB_STRIP_LOAD 0x5a6070u    /* a loading frame (not judged) */
+#define AGB_VIEW_RGB_STRIP_CURRENT 0xffffffu /* the frame shown */
+#define AGB_VIEW_RGB_STRIP_BUDGET 0xff4646u  /* the 10% budget line */
 
 /* What one full replay says about the whole trace, for --at peak|first-failure|max-frag and the
  * per-frame cycle strip: fed by agb_view_scan_observe (an agb_replay_observer), closed by
@@ -81,6 +91,7 @@ struct agb_view_config {
 	int64_t start_at;                  /* window: pause first at this event (-1: event 0) */
 	int start_paused;                  /* window: start paused instead of playing */
 	const char *script;                /* window: synthetic key presses (see agb_view_window) */
+	const struct agb_view_scan *scan;  /* the whole trace (cycle strip); NULL: the view scans */
 };
 
 /* Renders the state right after event `at_event` (0-based; must be < event_count, or 0 for a

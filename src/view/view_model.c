@@ -306,6 +306,13 @@ void view_model_tile_summary(const struct view_model *vm, struct view_tile_summa
 	}
 }
 
+uint32_t view_model_current_frame(const struct view_model *vm)
+{
+	if (vm->index >= 0 && vm->last.op == AGB_OP_FRAME && vm->frames != 0)
+		return vm->frames - 1u;
+	return vm->frames;
+}
+
 void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
 {
 	const struct agb_event *ev = &vm->t->events[o->index];

@@ -98,4 +98,8 @@ void view_model_tile_summary(const struct view_model *vm, struct view_tile_summa
 /* Whether the trace streams tiles (ref/unref), so the panel shows tiles instead of live bytes. */
 int view_model_has_tiles(const struct view_model *vm);
 
+/* The frame the shown event belongs to (0-based, as agb_view_scan numbers them): a frame event
+ * belongs to the frame it closes. 0 before the first event. */
+uint32_t view_model_current_frame(const struct view_model *vm);
+
 #endif

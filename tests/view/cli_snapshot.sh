@@ -8,10 +8,10 @@ mkdir -p "$work"
 for at in 0 6 frame:1 frame:2 end; do
 	out="$work/at-$(echo "$at" | tr : -).png"
 	"$agbsim" view "$data/small-obj.json" --allocator=obj --snapshot "$out" --at "$at"
-	"$check" "$out" 848 548 6
+	"$check" "$out" 848 612 6
 done
 "$agbsim" view "$data/small-bg.json" --snapshot "$work/bg.png"
-"$check" "$work/bg.png" 848 548 6
+"$check" "$work/bg.png" 848 612 6
 test ! -e "$work/bg.png.part"
 for bad in 8 frame:3 frame:0 -1 soon; do
 	rc=0
@@ -35,9 +35,9 @@ for pair in peak:3 first-failure:7 max-frag:5; do
 done
 # A 4 KiB pool fills the map; a tile trace shows its peak.
 "$agbsim" view "$data/small-ewram.json" --snapshot "$work/ewram.png" --at max-frag
-"$check" "$work/ewram.png" 848 548 6
+"$check" "$work/ewram.png" 848 612 6
 "$agbsim" view "$data/small-bg.json" --snapshot "$work/bg-peak.png" --at peak
-"$check" "$work/bg-peak.png" 848 548 6
+"$check" "$work/bg-peak.png" 848 612 6
 # Bad or absent moments: one 'agbsim: ' line (plus the usage hint), exit 2, nothing on stdout,
 # no file.
 for case in "small-bg.json first-failure" "small-obj.json bogus" "small-obj.json peak:1" \

@@ -44,6 +44,8 @@ static struct agb_replay_config cfg_for(const char *core)
 	return c;
 }
 
+/* ---- moments -------------------------------------------------------------------------------- */
+
 static void test_moments_small_obj(void **st)
 {
 	struct agb_loaded_trace lt;
@@ -217,6 +219,8 @@ static void test_frame_cycles_small_ewram(void **st)
 	agb_trace_release(&lt);
 }
 
+/* ---- the model: current frame, tile reference counts -------------------------------------- */
+
 struct model_run {
 	struct view_model vm;
 	void *ws;
@@ -256,6 +260,20 @@ static void model_done(struct model_run *mr, struct agb_loaded_trace *lt)
 	view_model_free(&mr->vm);
 	free(mr->ws);
 	agb_trace_release(lt);
+}
+
+static void test_current_frame(void **st)
+{
+	/* small-obj: frame events 2 and 5; a frame event belongs to the frame it closes. */
+	static const uint32_t want[] = {0, 0, 0, 1, 1, 1, 2, 2};
+	(void)st;
+	for (int64_t e = -1; e < 8; e++) {
+		struct model_run mr;
+		struct agb_loaded_trace lt;
+		model_at(&mr, &lt, "small-obj.json", "obj", e);
+		assert_int_equal(view_model_current_frame(&mr.vm), e < 0 ? 0u : want[e]);
+		model_done(&mr, &lt);
+	}
 }
 
 static void test_tile_refcounts(void **st)
@@ -300,6 +318,8 @@ static void test_tile_refcounts(void **st)
 	model_done(&mr, &lt);
 }
 
+/* ---- fit-to-arena zoom -------------------------------------------------------------------- */
+
 static void test_fit_cols(void **st)
 {
 	(void)st;
@@ -340,6 +360,8 @@ static void test_fit_fills_the_map(void **st)
 	assert_int_equal(view_layout_hit(&L, 512, x1, y1), 511);
 	assert_int_equal(view_layout_hit(&L, 512, x0, y0), 0);
 }
+
+/* ---- snapshots ---------------------------------------------------------------------------- */
 
 static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 {
@@ -387,6 +409,77 @@ static void test_snapshot_small_pool_fills(void **st)
 	SDL_FreeSurface(s);
 }
 
+static void test_strip_columns(void **st)
+{
+	static const uint32_t counts[] = {1, 3, 829, 830, 831, 3601};
+	(void)st;
+	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+		uint32_t n = counts[k], w = 830, a, b, pa = 0, pb = 0;
+		for (uint32_t c = 0; c < w; c++) {
+			view_strip_range(c, n, w, &a, &b);
+			assert_true(a < b && b <= n);
+			if (c == 0)
+				assert_int_equal(a, 0);
+			else if (n > w)
+				assert_int_equal(a, pb); /* each frame in exactly one column */
+			else
+				assert_true(a == pa || a == pa + 1u); /* one frame over neighbouring columns */
+			pa = a;
+			pb = b;
+		}
+		assert_int_equal(pb, n);
+		view_strip_range(w, n, w, &a, &b);
+		assert_int_equal(a, b);
+	}
+}
+
+/* x of the first strip column showing frame f. */
+static int strip_x(uint32_t f, uint32_t n)
+{
+	const uint32_t iw = STRIP_W - 2;
+	uint32_t a, b;
+	for (uint32_t c = 0; c < iw; c++) {
+		view_strip_range(c, n, iw, &a, &b);
+		if (f >= a && f < b)
+			return STRIP_X + 1 + (int)c;
+	}
+	fail_msg("frame %u is in no column", f);
+	return -1;
+}
+
+static void test_snapshot_cycle_strip(void **st)
+{
+	/* small-obj has 3 frames (the last one partial). At event 3 the shown frame is frame 1:
+	 * its column has the white tick above the box and a white bar; frame 0 has neither. The
+	 * frames are far below the budget, so the scale tops out at 1.15 x the budget and the red
+	 * budget line is 42 px above the floor (48 px inside the box). */
+	SDL_Surface *s = snapshot("small-obj.json", "obj", 3);
+	const int floor_y = STRIP_BOX_Y + 1 + (STRIP_BOX_H - 2);
+	int x1 = strip_x(1, 3) + 5, x0 = strip_x(0, 3) + 5, budget_y = floor_y - 42;
+	int found_budget = 0;
+	(void)st;
+	assert_int_equal(pixel(s, x1, STRIP_BOX_Y - 2), AGB_VIEW_RGB_STRIP_CURRENT);
+	assert_int_equal(pixel(s, x1, floor_y - 1), AGB_VIEW_RGB_STRIP_CURRENT);
+	assert_int_not_equal(pixel(s, x0, STRIP_BOX_Y - 2), AGB_VIEW_RGB_STRIP_CURRENT);
+	assert_int_equal(pixel(s, x0, floor_y - 1), AGB_VIEW_RGB_STRIP_BAR);
+	for (int x = STRIP_X + 1; x < STRIP_X + 40; x++)
+		found_budget += pixel(s, x, budget_y) == AGB_VIEW_RGB_STRIP_BUDGET;
+	assert_true(found_budget >= 10);
+	SDL_FreeSurface(s);
+}
+
+static void test_snapshot_loading_frame_grey(void **st)
+{
+	/* small-ewram's first frame is a loading frame: drawn grey, not green. */
+	SDL_Surface *s = snapshot("small-ewram.json", "tree", 8);
+	const int floor_y = STRIP_BOX_Y + 1 + (STRIP_BOX_H - 2);
+	(void)st;
+	assert_int_equal(pixel(s, strip_x(0, 4) + 5, floor_y - 1), AGB_VIEW_RGB_STRIP_LOAD);
+	assert_int_equal(pixel(s, strip_x(1, 4) + 5, floor_y - 1), AGB_VIEW_RGB_STRIP_BAR);
+	assert_int_equal(pixel(s, strip_x(3, 4) + 5, STRIP_BOX_Y - 2), AGB_VIEW_RGB_STRIP_CURRENT);
+	SDL_FreeSurface(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,10 +489,14 @@ int main(void)
 		cmocka_unit_test(test_moments_synthetic),
 		cmocka_unit_test(test_frame_cycles_match_metrics),
 		cmocka_unit_test(test_frame_cycles_small_ewram),
+		cmocka_unit_test(test_current_frame),
 		cmocka_unit_test(test_tile_refcounts),
 		cmocka_unit_test(test_fit_cols),
 		cmocka_unit_test(test_fit_fills_the_map),
 		cmocka_unit_test(test_snapshot_small_pool_fills),
+		cmocka_unit_test(test_strip_columns),
+		cmocka_unit_test(test_snapshot_cycle_strip),
+		cmocka_unit_test(test_snapshot_loading_frame_grey),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
