@@ -15,7 +15,8 @@
  * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, and an EWRAM trace
  * whose slot table does not fit beside the frame buffer (a few thousand live blocks) spreads it
  * over the frame buffer, so for those the map is drawn after the replay, from the final walk,
- * once the VRAM is free again; palette RAM traces get no picture (the palette is the arena). All
+ * once the VRAM is free again. Palette RAM traces own the palette mode 4 needs: they are drawn
+ * live in mode 3 (direct 15-bit colours, 0x06000000..0x06012BFF), which never reads it. All
  * drawing happens outside the timed calls.
  */
 #include "agb_gba.h"
@@ -112,9 +113,10 @@ void *agb_replay_slot_table(void *workspace)
 
 enum { COL_BG = 0, COL_TEXT, COL_FREE, COL_USED_A, COL_USED_B, COL_META, COL_BAR, COL_BAR_BG, COL_FAIL };
 
-static void pal_init(void)
-{
-	static const uint16_t pal[] = {
+/* Mode 3 instead of mode 4 (palette RAM traces): pixels are the colours below, not indices. */
+static int direct_colour;
+
+static const uint16_t screen_colours[] = {
 		0x0000,              /* background: black */
 		0x7FFF,              /* text: white */
 		0x2882,              /* free: dark blue-grey */
@@ -124,9 +126,21 @@ static void pal_init(void)
 		0x7EC0,              /* progress bar: cyan */
 		0x1084,              /* bar background */
 		0x0BFF,              /* failure: yellow */
-	};
-	for (uint32_t i = 0; i < sizeof pal / sizeof pal[0]; i++)
-		AGB_REG16(0x05000000u + 2u * i) = pal[i];
+};
+
+static void pal_init(void)
+{
+	for (uint32_t i = 0; i < sizeof screen_colours / sizeof screen_colours[0]; i++)
+		AGB_REG16(0x05000000u + 2u * i) = screen_colours[i];
+}
+
+/* Mode 3: pixels [x0, x1) of row y in colour c, one halfword each. */
+static void hline_direct(uint32_t y, uint32_t x0, uint32_t x1, uint8_t c)
+{
+	volatile uint16_t *row = (volatile uint16_t *)(uintptr_t)(0x06000000u + y * SCREEN_W * 2u);
+	uint16_t rgb = screen_colours[c];
+	for (; x0 < x1; x0++)
+		row[x0] = rgb;
 }
 
 /* Fills pixels [x0, x1) of row y; VRAM takes no byte stores, so odd ends are read-modify-write. */
@@ -134,6 +148,10 @@ static void hline(uint32_t y, uint32_t x0, uint32_t x1, uint8_t c)
 {
 	volatile uint16_t *row = (volatile uint16_t *)(uintptr_t)(0x06000000u + y * SCREEN_W);
 	uint16_t cc = (uint16_t)(c | (c << 8));
+	if (direct_colour) {
+		hline_direct(y, x0, x1, c);
+		return;
+	}
 	if (x0 >= x1)
 		return;
 	if (x0 & 1u) {
@@ -322,8 +340,8 @@ static void draw_figures(struct bench *b, const struct agb_replay_result *r, uin
 
 static void screen_on(void)
 {
-	/* Mode 4 + BG2 (bitmap) */
-	AGB_REG16(AGB_REG_DISPCNT) = 0x0404u;
+	/* Mode 4 (or 3) + BG2 (bitmap) */
+	AGB_REG16(AGB_REG_DISPCNT) = direct_colour ? 0x0403u : 0x0404u;
 }
 
 static void observe(void *ctx, const struct agb_replay_obs *o)
@@ -522,8 +540,9 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	b.state = state_mem;
 	b.arena_addr = agb_arena_base(b.trace.arena);
 	b.arena_bytes = b.cfg.arena_bytes != 0 ? b.cfg.arena_bytes : h->arena_bytes;
-	/* Palette RAM traces own the palette the picture needs: no picture. */
-	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0 && b.trace.arena != AGB_ARENA_PAL_RAM;
+	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
+	/* Palette RAM traces own the palette mode 4 needs: mode 3 for them. */
+	direct_colour = b.trace.arena == AGB_ARENA_PAL_RAM;
 
 	/* Slot table: wherever the arena is not (see the top of this file). */
 	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
@@ -545,7 +564,8 @@ static int32_t bench_run(const void *payload, uint32_t len)
 
 	b.live = b.screen && !b.fb_busy;
 	if (b.screen) {
-		pal_init();
+		if (!direct_colour)
+			pal_init();
 		if (b.live) {
 			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
 			draw_header(&b);
