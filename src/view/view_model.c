@@ -16,6 +16,7 @@ uint32_t agb_view_unit_bytes(enum agb_arena arena)
 
 static void walk_into(struct view_model *vm, uint8_t *out, int track_largest);
 static int tiles_init(struct view_model *vm);
+static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *o);
 
 int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		    const struct agb_replay_config *cfg)
@@ -70,6 +71,9 @@ void view_model_reset(struct view_model *vm)
 	memset(vm->kind, VK_FREE, vm->units);
 	memset(vm->owner, 0, vm->units * sizeof *vm->owner);
 	memset(vm->rec, 0, vm->nrec * sizeof *vm->rec);
+	if (vm->tile_refs != NULL)
+		memset(vm->tile_refs, 0, vm->ntile_keys * sizeof *vm->tile_refs);
+	vm->resident_tiles = vm->resident_tile_bytes = vm->tile_refs_total = 0;
 	vm->state = NULL;
 	vm->index = -1;
 	memset(&vm->last, 0, sizeof vm->last);
@@ -80,21 +84,18 @@ void view_model_reset(struct view_model *vm)
 	vm->largest_addr = vm->largest_bytes = 0;
 	vm->nspark = 0;
 	vm->overhead = 0;
-	if (vm->tile_refs != NULL)
-		memset(vm->tile_refs, 0, vm->ntile_keys * sizeof *vm->tile_refs);
-	vm->resident_tiles = vm->resident_tile_bytes = vm->tile_refs_total = 0;
 }
 
 void view_model_free(struct view_model *vm)
 {
+	free(vm->tile_key);
+	free(vm->tile_refs);
 	free(vm->kind);
 	free(vm->scratch);
 	free(vm->initial);
 	free(vm->owner);
 	free(vm->rec);
 	free(vm->spark);
-	free(vm->tile_key);
-	free(vm->tile_refs);
 	memset(vm, 0, sizeof *vm);
 }
 
@@ -194,6 +195,80 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 			u = e - 1u;
 		}
 	}
+}
+
+void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
+{
+	const struct agb_event *ev = &vm->t->events[o->index];
+	vm->state = state;
+	vm->index = o->index;
+	vm->last = *o;
+	if (o->outcome == AGB_OUTCOME_FAILED) {
+		vm->failures++;
+		vm->fail_index = o->index;
+		vm->fail = *o;
+	}
+	if (o->op == AGB_OP_FRAME)
+		vm->frames++;
+	if (o->sampled == AGB_SAMPLE_REGULAR)
+		vm->spark[vm->nspark++] = (float)agb_frag_external(&o->stats);
+	if (o->outcome != AGB_OUTCOME_OK)
+		return;
+	switch (o->op) {
+	case AGB_OP_ALLOC:
+		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
+						      vm->frames, 1, 0};
+		paint(vm, ev->slot);
+		break;
+	case AGB_OP_FREE:
+		if (vm->rec[ev->slot].live)
+			unpaint(vm, ev->slot);
+		break;
+	case AGB_OP_REALLOC: {
+		/* Age counts from the first alloc: the data lives on in the moved block. */
+		uint32_t birth = vm->rec[ev->slot].live ? vm->rec[ev->slot].birth_frame : vm->frames;
+		if (vm->rec[ev->slot].live)
+			unpaint(vm, ev->slot);
+		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
+						      birth, 1, 0};
+		paint(vm, ev->slot);
+		break;
+	}
+	case AGB_OP_REF:
+	case AGB_OP_UNREF:
+		track_tile_refs(vm, o);
+		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED)) != 0)
+			resync(vm, o);
+		break;
+	case AGB_OP_RESET:
+		resync(vm, o);
+		break;
+	default:
+		break;
+	}
+}
+
+void view_model_refresh(struct view_model *vm)
+{
+	if (vm->state == NULL)
+		return;
+	walk_into(vm, vm->kind, 1);
+	vm->core->stats(vm->state, &vm->stats);
+	vm->have_stats = 1;
+	vm->overhead = vm->core->overhead_bytes(vm->state);
+}
+
+uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h)
+{
+	uint32_t cols = base_cols;
+	while (cols > 8u) {
+		uint32_t half = cols / 2u;
+		uint64_t rows = (units + half - 1u) / half;
+		if (rows * (uint64_t)(map_w / (int)half) > (uint64_t)map_h)
+			break;
+		cols = half;
+	}
+	return cols;
 }
 
 /* ---- tiles: reference counts ------------------------------------------------------------ */
@@ -311,78 +386,4 @@ uint32_t view_model_current_frame(const struct view_model *vm)
 	if (vm->index >= 0 && vm->last.op == AGB_OP_FRAME && vm->frames != 0)
 		return vm->frames - 1u;
 	return vm->frames;
-}
-
-void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
-{
-	const struct agb_event *ev = &vm->t->events[o->index];
-	vm->state = state;
-	vm->index = o->index;
-	vm->last = *o;
-	if (o->outcome == AGB_OUTCOME_FAILED) {
-		vm->failures++;
-		vm->fail_index = o->index;
-		vm->fail = *o;
-	}
-	if (o->op == AGB_OP_FRAME)
-		vm->frames++;
-	if (o->sampled == AGB_SAMPLE_REGULAR)
-		vm->spark[vm->nspark++] = (float)agb_frag_external(&o->stats);
-	if (o->outcome != AGB_OUTCOME_OK)
-		return;
-	switch (o->op) {
-	case AGB_OP_ALLOC:
-		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
-						      vm->frames, 1, 0};
-		paint(vm, ev->slot);
-		break;
-	case AGB_OP_FREE:
-		if (vm->rec[ev->slot].live)
-			unpaint(vm, ev->slot);
-		break;
-	case AGB_OP_REALLOC: {
-		/* Age counts from the first alloc: the data lives on in the moved block. */
-		uint32_t birth = vm->rec[ev->slot].live ? vm->rec[ev->slot].birth_frame : vm->frames;
-		if (vm->rec[ev->slot].live)
-			unpaint(vm, ev->slot);
-		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
-						      birth, 1, 0};
-		paint(vm, ev->slot);
-		break;
-	}
-	case AGB_OP_REF:
-	case AGB_OP_UNREF:
-		track_tile_refs(vm, o);
-		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED)) != 0)
-			resync(vm, o);
-		break;
-	case AGB_OP_RESET:
-		resync(vm, o);
-		break;
-	default:
-		break;
-	}
-}
-
-void view_model_refresh(struct view_model *vm)
-{
-	if (vm->state == NULL)
-		return;
-	walk_into(vm, vm->kind, 1);
-	vm->core->stats(vm->state, &vm->stats);
-	vm->have_stats = 1;
-	vm->overhead = vm->core->overhead_bytes(vm->state);
-}
-
-uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h)
-{
-	uint32_t cols = base_cols;
-	while (cols > 8u) {
-		uint32_t half = cols / 2u;
-		uint64_t rows = (units + half - 1u) / half;
-		if (rows * (uint64_t)(map_w / (int)half) > (uint64_t)map_h)
-			break;
-		cols = half;
-	}
-	return cols;
 }
