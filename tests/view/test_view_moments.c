@@ -389,7 +389,7 @@ static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 
 static uint32_t pixel(SDL_Surface *s, int x, int y)
 {
-	return ((uint32_t *)((uint8_t *)s->pixels + y * s->pitch))[x] & 0xffffffu;
+	return ((uint32_t *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch))[x] & 0xffffffu;
 }
 
 static void test_snapshot_small_pool_fills(void **st)
