@@ -139,6 +139,18 @@ static void free_layers(struct agb_tiled_build *b)
 	memset(b, 0, sizeof *b);
 }
 
+int agb_tiled_parse_end(int rc, const char *name, struct agb_diag *diag, struct agb_tilemap *map)
+{
+	if (rc != AGB_LOAD_OK) {
+		if (rc == AGB_LOAD_IO_ERROR) {
+			snprintf(diag->file, sizeof diag->file, "%s", name);
+			snprintf(diag->message, sizeof diag->message, "out of memory");
+		}
+		agb_tilemap_release(map);
+	}
+	return rc;
+}
+
 void agb_tiled_build_abort(struct agb_tiled_build *b)
 {
 	free_layers(b);
