@@ -67,6 +67,11 @@ enum agbsim_run_options {
  * is printed: the caller reports it). Thread-safe for distinct runs. */
 int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agbsim_tap *tap);
 
+/* Fills run->error from fmt, sets run->status = rc and returns rc: how a run fails (the replay,
+ * the measured runs). */
+int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Prints one note on stderr when any of the n runs (model cycles, status OK) had ops whose
  * inputs lie beyond the cycle model's calibration range, naming the first few. */
 void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n);

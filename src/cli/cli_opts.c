@@ -14,10 +14,16 @@ static int build_shortopts(const char *extra, char *buf, size_t n)
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
-/* One parsed option: the command's handler first, then the shared replay options. */
+/* One parsed option: a kept argument, else the command's handler, then the shared replay
+ * options. */
 static int dispatch(const struct agbsim_cli *cli, int opt, char **argv)
 {
 	int rc = AGBSIM_CLI_UNKNOWN;
+	for (const struct agbsim_cli_text *t = cli->texts; t != NULL && t->opt != 0; t++)
+		if (t->opt == opt) {
+			*(const char **)(void *)((char *)cli->ctx + t->offset) = optarg;
+			return AGBSIM_EXIT_OK;
+		}
 	if (cli->option != NULL)
 		rc = cli->option(cli->ctx, opt, optarg);
 	if (rc == AGBSIM_CLI_UNKNOWN && cli->replay_cfg != NULL) {

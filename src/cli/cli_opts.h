@@ -5,6 +5,7 @@
 #define AGBSIM_CLI_OPTS_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "agb/replay.h"
@@ -13,6 +14,14 @@
 #define AGBSIM_CLI_RUN (-1)
 /* A handler's answer for an option that is not its own. */
 #define AGBSIM_CLI_UNKNOWN (-2)
+
+/* An option whose value is only kept: its argument goes to the `const char *` at `offset` in the
+ * command's ctx. A command lists them in a table ended by {0, 0}. */
+struct agbsim_cli_text {
+	int opt;
+	size_t offset;
+};
+#define AGBSIM_CLI_TEXT(opt, type, member) {(opt), offsetof(type, member)}
 
 struct agbsim_cli {
 	const char *cmd;               /* the subcommand's name, for messages */
@@ -26,6 +35,8 @@ struct agbsim_cli {
 	/* Where the shared replay options go (options.h, AGBSIM_REPLAY_LONGOPTS), or NULL when the
 	 * command has none. */
 	struct agb_replay_config *replay_cfg;
+	/* The options that only keep their argument (in ctx), or NULL. Tried before `option`. */
+	const struct agbsim_cli_text *texts;
 };
 
 /* Parses argv[1..argc-1]. Returns AGBSIM_CLI_RUN with *operands set to the index of the first

@@ -512,9 +512,6 @@ static int bench_option(void *ctx, int opt, const char *arg)
 {
 	struct bench_args *a = ctx;
 	switch (opt) {
-	case 'a':
-		a->allocators = arg;
-		return AGBSIM_EXIT_OK;
 	case 'j':
 		if (agbsim_parse_u32(arg, &a->jobs) != 0 || a->jobs == 0 || a->jobs > BENCH_MAX_JOBS)
 			return agbsim_usage_error("bench", "--jobs wants 1..%u, not '%s'", BENCH_MAX_JOBS,
@@ -588,7 +585,9 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 		{"pool", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"bench", "j:", longopts, usage, bench_option, a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('a', struct bench_args, allocators), {0, 0}};
+	const struct agbsim_cli cli = {"bench", "j:", longopts, usage, bench_option, a, NULL, texts};
 	int rc;
 	a->format = FORMAT_TABLE;
 	a->options = RUN_MIN_ARENA;

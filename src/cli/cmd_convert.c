@@ -503,18 +503,6 @@ static int convert_option(void *ctx, int opt, const char *arg)
 	struct convert_args *a = ctx;
 	uint32_t v;
 	switch (opt) {
-	case 'F':
-		a->from = arg;
-		return AGBSIM_EXIT_OK;
-	case 'o':
-		a->out = arg;
-		return AGBSIM_EXIT_OK;
-	case 'n':
-		a->mo.name = arg;
-		return AGBSIM_EXIT_OK;
-	case 's':
-		a->mo.source = arg;
-		return AGBSIM_EXIT_OK;
 	case 'b':
 	case 'k':
 	case 'L':
@@ -527,9 +515,6 @@ static int convert_option(void *ctx, int opt, const char *arg)
 		return AGBSIM_EXIT_OK;
 	case 'X':
 		a->exclude[a->mo.caller_exclude_count++] = arg;
-		return AGBSIM_EXIT_OK;
-	case 'Z':
-		a->mo.symbols = arg;
 		return AGBSIM_EXIT_OK;
 	case 'P':
 	case 'S':
@@ -640,7 +625,14 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct convert_args a = {.from = NULL, .cell_px = 8};
-	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('F', struct convert_args, from),
+		AGBSIM_CLI_TEXT('o', struct convert_args, out),
+		AGBSIM_CLI_TEXT('n', struct convert_args, mo.name),
+		AGBSIM_CLI_TEXT('s', struct convert_args, mo.source),
+		AGBSIM_CLI_TEXT('Z', struct convert_args, mo.symbols), {0, 0}};
+	const struct agbsim_cli cli = {"convert", "o:", longopts, usage, convert_option, &a, NULL,
+				       texts};
 	int first, rc;
 	agb_mtrace_options_init(&a.mo);
 	agb_stream_options_init(&a.so);

@@ -54,9 +54,6 @@ static int gen_option(void *ctx, int opt, const char *arg)
 			return agbsim_usage_error("gen", "--frames wants an integer 1..10000000, not '%s'",
 						  arg);
 		return AGBSIM_EXIT_OK;
-	case 'o':
-		a->out_path = arg;
-		return AGBSIM_EXIT_OK;
 	case 'N':
 		if (arg[0] == '\0' || strlen(arg) >= sizeof ((struct agb_gen_trace *)0)->name)
 			return agbsim_usage_error("gen", "--name wants 1..63 characters");
@@ -75,7 +72,9 @@ static int parse_args(struct gen_args *a, int argc, char **argv)
 		{"name", required_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"gen", "o:", longopts, usage, gen_option, a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('o', struct gen_args, out_path), {0, 0}};
+	const struct agbsim_cli cli = {"gen", "o:", longopts, usage, gen_option, a, NULL, texts};
 	int first, rc;
 	a->seed = 5489;
 	rc = agbsim_cli_parse(&cli, argc, argv, &first);

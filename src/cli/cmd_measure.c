@@ -48,7 +48,7 @@ void agbsim_measured_free(struct agbsim_measured *m)
 
 #ifdef AGB_MEASURE_ENABLED
 
-#define fail agbsim_run_fail /* gba_only.h: run->error, run->status */
+#define fail agbsim_run_fail /* run.c: run->error, run->status */
 
 /* What one side decided at one event. */
 struct decision {
@@ -454,14 +454,8 @@ static int measure_option(void *ctx, int opt, const char *arg)
 {
 	struct measure_args *a = ctx;
 	switch (opt) {
-	case 'a':
-		a->allocator = arg;
-		return AGBSIM_EXIT_OK;
 	case 'f':
 		return agbsim_cli_format("measure", arg, &a->format);
-	case 'e':
-		a->events_out = arg;
-		return AGBSIM_EXIT_OK;
 	case 'p':
 		if (strcmp(arg, "rom") == 0)
 			a->mo.placement = PLACEMENT_ROM;
@@ -470,9 +464,6 @@ static int measure_option(void *ctx, int opt, const char *arg)
 		else
 			return agbsim_usage_error("measure", "--placement wants rom or iwram, not '%s'",
 						  arg);
-		return AGBSIM_EXIT_OK;
-	case 'P':
-		a->mo.png_path = arg;
 		return AGBSIM_EXIT_OK;
 	case 'm':
 		a->options &= ~(unsigned)RUN_MIN_ARENA;
@@ -490,7 +481,11 @@ static int parse_args(struct measure_args *a, int argc, char **argv)
 		{"png", required_argument, NULL, 'P'},        {"no-min-arena", no_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"measure", "", longopts, usage, measure_option, a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('a', struct measure_args, allocator),
+		AGBSIM_CLI_TEXT('e', struct measure_args, events_out),
+		AGBSIM_CLI_TEXT('P', struct measure_args, mo.png_path), {0, 0}};
+	const struct agbsim_cli cli = {"measure", "", longopts, usage, measure_option, a, NULL, texts};
 	int first, rc;
 	a->format = FORMAT_TABLE;
 	a->options = RUN_MIN_ARENA;

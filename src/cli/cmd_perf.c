@@ -65,9 +65,6 @@ static int perf_option(void *ctx, int opt, const char *arg)
 {
 	struct perf_args *a = ctx;
 	switch (opt) {
-	case 'a':
-		a->allocator = arg;
-		return AGBSIM_EXIT_OK;
 	case 'r':
 		if (agbsim_parse_u32(arg, &a->repeat) != 0 || a->repeat == 0 ||
 		    a->repeat > PERF_MAX_REPEAT)
@@ -91,7 +88,9 @@ static int parse_args(struct perf_args *a, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"perf", "", longopts, usage, perf_option, a, NULL};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('a', struct perf_args, allocator), {0, 0}};
+	const struct agbsim_cli cli = {"perf", "", longopts, usage, perf_option, a, NULL, texts};
 	int first, rc;
 	a->repeat = 5;
 	rc = agbsim_cli_parse(&cli, argc, argv, &first);

@@ -48,14 +48,8 @@ static int replay_option(void *ctx, int opt, const char *arg)
 {
 	struct replay_args *a = ctx;
 	switch (opt) {
-	case 'a':
-		a->allocator = arg;
-		return AGBSIM_EXIT_OK;
 	case 'f':
 		return agbsim_cli_format("replay", arg, &a->format);
-	case 'e':
-		a->events_out = arg;
-		return AGBSIM_EXIT_OK;
 	case 'c':
 		a->run.cfg.flags |= AGB_REPLAY_CHECK;
 		return AGBSIM_EXIT_OK;
@@ -88,7 +82,11 @@ static int parse_args(struct replay_args *a, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"replay", "", longopts, usage, replay_option, a, &a->run.cfg};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('a', struct replay_args, allocator),
+		AGBSIM_CLI_TEXT('e', struct replay_args, events_out), {0, 0}};
+	const struct agbsim_cli cli = {"replay", "", longopts, usage, replay_option,
+				       a, &a->run.cfg, texts};
 	int first, rc;
 	a->format = FORMAT_TABLE;
 	a->options = RUN_MIN_ARENA;

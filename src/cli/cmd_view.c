@@ -119,25 +119,11 @@ struct view_args {
 static int view_option(void *ctx, int opt, const char *arg)
 {
 	struct view_args *a = ctx;
-	switch (opt) {
-	case 'a':
-		a->allocator = arg;
-		return AGBSIM_EXIT_OK;
-	case 'o':
-		a->snapshot = arg;
-		return AGBSIM_EXIT_OK;
-	case 't':
-		a->at_text = arg;
-		return AGBSIM_EXIT_OK;
-	case 'p':
-		a->paused = 1;
-		return AGBSIM_EXIT_OK;
-	case 'S': /* hidden: synthetic keys for the window test (see src/view/view.h) */
-		a->script = arg;
-		return AGBSIM_EXIT_OK;
-	default:
+	(void)arg;
+	if (opt != 'p')
 		return AGBSIM_CLI_UNKNOWN;
-	}
+	a->paused = 1;
+	return AGBSIM_EXIT_OK;
 }
 
 /* The options and the one TRACE operand. Returns AGBSIM_CLI_RUN or an exit status. */
@@ -150,7 +136,14 @@ static int parse_args(struct view_args *a, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const struct agbsim_cli cli = {"view", "", longopts, usage, view_option, a, &a->run.cfg};
+	static const struct agbsim_cli_text texts[] = {
+		AGBSIM_CLI_TEXT('a', struct view_args, allocator),
+		AGBSIM_CLI_TEXT('o', struct view_args, snapshot),
+		AGBSIM_CLI_TEXT('t', struct view_args, at_text),
+		/* hidden: synthetic keys for the window test (see src/view/view.h) */
+		AGBSIM_CLI_TEXT('S', struct view_args, script), {0, 0}};
+	const struct agbsim_cli cli = {"view", "", longopts, usage, view_option,
+				       a, &a->run.cfg, texts};
 	int first, rc = agbsim_cli_parse(&cli, argc, argv, &first);
 	if (rc != AGBSIM_CLI_RUN)
 		return rc;

@@ -3,7 +3,6 @@
 #include "cli/gba_only.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,17 +85,7 @@ int agbsim_gba_rom_find(const char *file, char *out, size_t n)
 	return -1;
 }
 
-int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof run->error, fmt, ap);
-	va_end(ap);
-	run->status = rc;
-	return rc;
-}
-
-#define fail agbsim_run_fail /* short, as in cmd_measure.c */
+#define fail agbsim_run_fail /* run.c */
 
 #ifdef AGB_MEASURE_ENABLED
 

@@ -30,10 +30,6 @@ int agbsim_gba_only_refuse(const char *name);
  * tree this agbsim was configured in. Writes the path to out; 0 when readable, else -1. */
 int agbsim_gba_rom_find(const char *file, char *out, size_t n);
 
-/* Fills run->error from fmt, sets run->status = rc and returns rc: how the measured runs fail. */
-int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 struct agb_mgba_options;
 struct agb_mgba_result;
 

@@ -26,17 +26,17 @@ static void observe_both(void *ctx, const struct agb_replay_obs *obs)
 	p->tap->fn(p->tap->ctx, obs);
 }
 
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct agbsim_run *run, int rc, const char *fmt, ...)
+int agbsim_run_fail(struct agbsim_run *run, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(run->error, sizeof run->error, fmt, ap);
 	va_end(ap);
+	run->status = rc;
 	return rc;
 }
+
+#define fail agbsim_run_fail
 
 /* "PATH:LINE:COL" of event EV in the trace file, for errors a replay finds after loading (the
  * contract's FILE:LINE:COL for bad input); just "PATH" when the file cannot be read again

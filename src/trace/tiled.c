@@ -695,7 +695,7 @@ static int check_stream(const struct agb_tilemap *map, const struct agb_stream_o
 			 opt->frames);
 		return -1;
 	}
-	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k <= 0x7FFFFFFFu)
+	if ((uint64_t)(GID_MASK - 1u) * k * k + (uint64_t)k * k <= 0x7FFFFFFFu)
 		return 0; /* every gid fits for cells up to 64 px; larger cells need a check per tile */
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		for (size_t c = 0; c < (size_t)map->width * map->height; c++)

@@ -1003,7 +1003,8 @@ static int header_arena(struct loader *L, const cJSON *arena)
 	if (!cJSON_IsString(arena))
 		return fail_member(L, "arena", 0, 0, "\"arena\" must be a string, got %s",
 				   kind_name(arena));
-	while (a < AGB_ARENA_COUNT && strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring))
+	while (a < AGB_ARENA_COUNT &&
+	       strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring) != 0)
 		a++;
 	if (a == AGB_ARENA_COUNT)
 		return fail_member(L, "arena", 0, 0,

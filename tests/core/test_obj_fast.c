@@ -229,10 +229,51 @@ static void note_worst(struct pair *p, uint32_t *worst, uint32_t meta)
 	pair_done(p);
 }
 
+/* Sprite graphics sizes in bytes: 8x8 at 4bpp (32) up to 64x64 at 8bpp (4096). */
+static const uint32_t sprite_sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+
+/* A sprite's request: one of the eight sprite sizes (of the smaller four: _small), 8bpp
+ * (align 64) half the time. */
+static void sprite_request_n(uint32_t *seed, uint32_t kinds, uint32_t *size, uint32_t *align)
+{
+	*size = sprite_sizes[xs32(seed) % kinds];
+	*align = (xs32(seed) & 1u) ? 64u : 1u;
+}
+
+static void sprite_request(uint32_t *seed, uint32_t *size, uint32_t *align)
+{
+	sprite_request_n(seed, 8u, size, align);
+}
+
+static void sprite_request_small(uint32_t *seed, uint32_t *size, uint32_t *align)
+{
+	sprite_request_n(seed, 4u, size, align);
+}
+
+/* 20000 random ops on both cores: a free one time in three (always once 1024 blocks are live),
+ * else an alloc of the request `next` draws. */
+static void pair_churn(struct pair *p, uint32_t seed,
+		       void (*next)(uint32_t *seed, uint32_t *size, uint32_t *align))
+{
+	uint32_t live[1024], n = 0;
+	for (uint32_t i = 0; i < 20000; i++) {
+		if (n > 0 && (n == 1024 || xs32(&seed) % 3u == 0)) {
+			uint32_t k = xs32(&seed) % n;
+			pair_free(p, live[k]);
+			live[k] = live[--n];
+		} else {
+			uint32_t size, align, a;
+			next(&seed, &size, &align);
+			a = pair_alloc(p, size, align);
+			if (a != AGB_NULL)
+				live[n++] = a;
+		}
+	}
+}
+
 static void worst_case_alloc_cost(void **state)
 {
 	(void)state;
-	static const uint32_t sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
 	uint32_t addr[1024], worst[2] = {0, 0};
 	for (uint32_t meta = 0; meta < 2; meta++) {
 		uint32_t meta_addr = meta ? MEM_IWRAM : MEM_EWRAM;
@@ -244,7 +285,7 @@ static void worst_case_alloc_cost(void **state)
 			pair_alloc(&p, 32, 1);
 			pair_alloc(&p, 32, 1);
 			for (size_t s = 0; s < 8; s++)
-				pair_alloc(&p, sizes[s], 1);
+				pair_alloc(&p, sprite_sizes[s], 1);
 			note_worst(&p, worst, meta);
 		}
 		/* Every class present below the one asked for, in every word. */
@@ -253,26 +294,15 @@ static void worst_case_alloc_cost(void **state)
 			pair_init(&p, 0x8000u, 0, meta_addr);
 			fill_singles(&p, addr, keep_one_per_chunk, k);
 			for (size_t s = 0; s < 8; s++)
-				pair_alloc(&p, sizes[s], s % 2 ? 64u : 1u);
+				pair_alloc(&p, sprite_sizes[s], s % 2 ? 64u : 1u);
 			note_worst(&p, worst, meta);
 		}
-		/* Random fragmented states, sprite-sized requests only. */
+		/* Random fragmented states, sprite-sized requests only (the smaller four sizes in
+		 * the first four rounds). */
 		for (uint32_t round = 0; round < 8; round++) {
 			struct pair p;
-			uint32_t seed = 77u + round, live[1024], n = 0;
 			pair_init(&p, 0x8000u, 0, meta_addr);
-			for (uint32_t i = 0; i < 20000; i++) {
-				if (n > 0 && (n == 1024 || xs32(&seed) % 3u == 0)) {
-					uint32_t k = xs32(&seed) % n;
-					pair_free(&p, live[k]);
-					live[k] = live[--n];
-				} else {
-					uint32_t sz = sizes[xs32(&seed) % (round < 4 ? 4u : 8u)], a;
-					a = pair_alloc(&p, sz, (xs32(&seed) & 1u) ? 64u : 1u);
-					if (a != AGB_NULL)
-						live[n++] = a;
-				}
-			}
+			pair_churn(&p, 77u + round, round < 4 ? sprite_request_small : sprite_request);
 			note_worst(&p, worst, meta);
 		}
 	}
@@ -292,21 +322,8 @@ static void worst_case_alloc_cost_general(void **state)
 	uint32_t worst[2] = {0, 0};
 	for (uint32_t round = 0; round < 8; round++) {
 		struct pair p;
-		uint32_t seed = 501u + round, live[1024], n = 0;
 		pair_init(&p, 0x8000u, 0, MEM_EWRAM);
-		for (uint32_t i = 0; i < 20000; i++) {
-			if (n > 0 && (n == 1024 || xs32(&seed) % 3u == 0)) {
-				uint32_t k = xs32(&seed) % n;
-				pair_free(&p, live[k]);
-				live[k] = live[--n];
-			} else {
-				uint32_t size, align, a;
-				random_request(&seed, &size, &align);
-				a = pair_alloc(&p, size, align);
-				if (a != AGB_NULL)
-					live[n++] = a;
-			}
-		}
+		pair_churn(&p, 501u + round, random_request);
 		note_worst(&p, worst, 0);
 	}
 	/* Every word holds aligned pairs but no 3 blocks at a multiple of 4. */
