@@ -50,10 +50,19 @@ struct agb_metrics {
 	uint32_t frames_over_budget;
 	uint32_t load_frames, load_frame_max_cycles;
 	double max_load_frame_pct;
+	/* Streamed sections (mark/side/reset/sync on a two-sided allocator): syncs seen; the bytes
+	 * allocated on a marker's side since the mark, at its sync (the largest: the section the
+	 * pool must hold); the most bytes held per side (0 low, 1 high; from allocs and resets);
+	 * with a load rate, the frames doors kept the player waiting: at each sync, the frames the
+	 * section needed to stream in at that rate beyond the frames since its mark. */
+	uint32_t syncs, largest_section_bytes, section_peak_bytes[2];
+	uint32_t load_rate, stall_frames;
 	uint64_t total_cycles;
 	uint32_t min_arena_bytes; /* 0: not computed or no arena size works */
 	uint32_t quirk_stores, unmapped_accesses;
 };
+
+#define AGB_METRICS_MARKERS 32u
 
 struct agb_metrics_acc {
 	struct agb_metrics *out;
@@ -67,6 +76,15 @@ struct agb_metrics_acc {
 	uint32_t resident_tiles;
 	uint32_t pal_banks[2], pal_depth[2], pal_buffer;
 	uint32_t any_frame;
+	/* Sections: the current side, bytes allocated per side (ever, and held), and the markers
+	 * (the most recent AGB_METRICS_MARKERS distinct ones). */
+	uint32_t side;
+	uint64_t side_alloc[2], side_live[2];
+	struct agb_metrics_marker {
+		uint32_t marker, side, frame;
+		uint64_t alloc_at, live_at;
+	} markers[AGB_METRICS_MARKERS];
+	uint32_t nmarkers;
 	struct agb_heap_stats last;
 	int have_last;
 };
@@ -74,6 +92,10 @@ struct agb_metrics_acc {
 /* Prepares `acc` for a replay of `t`; `cycles` must hold t->event_count entries. O(events). */
 void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
 		       const struct agb_trace *t, uint32_t unit, uint32_t *cycles);
+
+/* Bytes a game streams in per frame, for the stall frames of sections' syncs (0: not judged).
+ * Call after agb_metrics_begin. */
+void agb_metrics_set_load_rate(struct agb_metrics_acc *acc, uint32_t bytes_per_frame);
 
 /* An agb_replay_observer: pass the acc as ctx. O(1). */
 void agb_metrics_observe(void *acc, const struct agb_replay_obs *obs);

@@ -33,6 +33,10 @@ enum agb_op {
 	AGB_OP_PAL_FREE,
 	AGB_OP_PAL_PUSH,
 	AGB_OP_PAL_POP,
+	/* Streamed-sections extension (docs/trace-format.md, with mark/reset/side): id is a marker
+	 * set by an earlier mark; the section allocated on that marker's side since it must be
+	 * loaded now (a door). No core call: the metrics judge whether it could have streamed in. */
+	AGB_OP_SYNC,
 	AGB_OP_COUNT
 };
 

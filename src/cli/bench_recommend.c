@@ -19,7 +19,7 @@ static double memory_mean(const struct agb_metrics *m)
 	uint64_t count = 0;
 	for (int op = 0; op < AGB_OP_COUNT; op++) {
 		if (op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
-		    op == AGB_OP_SPR_HIDE)
+		    op == AGB_OP_SPR_HIDE || op == AGB_OP_SYNC)
 			continue;
 		sum += m->cycles[op].mean * (double)m->cycles[op].count;
 		count += m->cycles[op].count;

@@ -116,14 +116,15 @@ static int scan_dir(struct trace_list *l, const char *dir)
 			continue;
 		if (S_ISDIR(sb.st_mode)) {
 			if (strcmp(e->d_name, "maps") != 0 && strcmp(e->d_name, "inputs") != 0 &&
-			    strcmp(e->d_name, "calib") != 0)
+			    strcmp(e->d_name, "calib") != 0 && strcmp(e->d_name, "tilesets") != 0)
 				push_path(&here, path);
 		} else if (ends_with(e->d_name, ".json") && strncmp(e->d_name, "baseline", 8) != 0) {
 			push_path(&here, path);
 		}
 	}
 	closedir(d);
-	qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
+	if (here.n != 0) /* qsort's pointer must be valid even for no elements */
+		qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
 	for (size_t i = 0; i < here.n; i++) {
 		struct stat sb;
 		if (stat(here.paths[i], &sb) == 0 && S_ISDIR(sb.st_mode))

@@ -8,6 +8,7 @@
 #include "cli/cli_opts.h"
 #include "cli/options.h"
 #include "trace/mtrace.h"
+#include "trace/tile_dedup.h"
 #include "trace/tiled.h"
 #include "trace/trace_load.h"
 
@@ -31,7 +32,12 @@ static void usage(FILE *out)
 		"  --frames=N           camera moves (default: one pass; pingpong and diagonal: there and back)\n"
 		"  --bpp=4|8            depth of every layer (default 4)\n"
 		"  --layer-bpp=L:B,...  depth per layer by name, e.g. Background:8,Ground:4\n"
-		"  --cell=PX            csv: cell size in px, a multiple of 8 (default 8)\n\n"
+		"  --cell=PX            csv: cell size in px, a multiple of 8 (default 8)\n"
+		"  --dedup              tiled, tmx: ROM tiles by the content of their 8x8 pixels,\n"
+		"                       flips shared, cut from the tilesets' PNG images (an error if\n"
+		"                       one cannot be); default when every image is found\n"
+		"  --no-dedup           tiled, tmx: ROM tiles numbered by (tile id, place in the cell)\n"
+		"  --tileset-images=DIR tiled, tmx: find the images by file name in DIR (implies --dedup)\n\n"
 		"Options:\n"
 		"  -o, --output=OUT     trace to write ('-' for stdout); written whole or not at all\n"
 		"  --name=NAME          the trace's name\n"
@@ -117,29 +123,172 @@ static int parse_layer_bpp(char *spec, struct agb_layer_bpp **out, size_t *count
 	return *count == 0 ? -1 : 0;
 }
 
-/* Map (Tiled JSON or CSV) to a streaming trace, written through a temporary file. */
 enum map_format { MAP_TILED, MAP_TMX, MAP_CSV };
 
+/* How a map's tiles get their ROM tile numbers: the content ids of tile_dedup.h, or NULL (by
+ * gid, `why` says why). */
+struct map_tiles {
+	enum agb_dedup_mode mode;
+	const char *images_dir; /* --tileset-images */
+	struct agb_tile_ids *ids;
+	char why[768];
+	uint32_t by_gid, by_content; /* distinct tiles the trace refs either way */
+};
+
 /* Says what the map deserves before it is streamed (more layers than backgrounds, diagonal
- * flips, tilesets of another tile size or not found). */
-static void map_warnings(const char *path, const struct agb_tilemap *map)
+ * flips, tilesets of another tile size or not found). Cut by content, a diagonally flipped cell
+ * is not streamed unflipped: it gets a warning of its own. */
+static void map_warnings(const char *path, const struct agb_tilemap *map, const struct map_tiles *mt)
 {
 	char w[8][200];
-	size_t n = agb_tilemap_warnings(map, &w[0][0], sizeof w[0], 8);
+	struct agb_tilemap shown = *map;
+	size_t n;
+	if (mt->ids != NULL)
+		shown.diagonal_cells = 0;
+	n = agb_tilemap_warnings(&shown, &w[0][0], sizeof w[0], 8);
 	for (size_t i = 0; i < n && i < 8; i++)
 		fprintf(stderr, "agbsim: warning: %s: %s\n", path, w[i]);
+	if (mt->ids != NULL && map->diagonal_cells != 0)
+		fprintf(stderr,
+			"agbsim: warning: %s: %u cells are flipped diagonally (rotated): a GBA cannot; "
+			"their pieces are cut rotated, as drawn, and are tiles of their own unless they "
+			"equal (flips of) others\n",
+			path, map->diagonal_cells);
 }
 
+/* Distinct (ROM tile, bpp) pairs among the trace's refs: the tiles the replay uploads. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint32_t distinct_tiles(const struct agb_event *ev, uint32_t n)
+{
+	uint64_t *k = malloc(((size_t)n + 1u) * sizeof *k);
+	uint32_t m = 0, d = 0;
+	if (k == NULL)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (ev[i].op == AGB_OP_REF)
+			k[m++] = (uint64_t)ev[i].size << 32 | ev[i].id;
+	qsort(k, m, sizeof *k, cmp_u64);
+	for (uint32_t i = 0; i < m; i++)
+		d += i == 0 || k[i] != k[i - 1u];
+	free(k);
+	return d;
+}
+
+/* The map's tiles by content when asked and possible (ids left NULL otherwise). Returns
+ * AGBSIM_EXIT_OK or the exit status of a failure, reported. */
+static int map_tiles_prepare(struct map_tiles *mt, const struct agb_tilemap *map, const char *path,
+			     const char *text, size_t len, enum map_format fmt)
+{
+	struct agb_diag diag;
+	char msg[1024];
+	int rc;
+	if (fmt == MAP_CSV) {
+		snprintf(mt->why, sizeof mt->why, "a CSV grid has no tileset");
+		return AGBSIM_EXIT_OK;
+	}
+	rc = agb_tile_dedup_prepare(map, path, text, len, mt->mode, mt->images_dir, &mt->ids, mt->why,
+				    sizeof mt->why, &diag);
+	if (rc == AGB_LOAD_OK)
+		return AGBSIM_EXIT_OK;
+	agb_diag_format(&diag, msg, sizeof msg);
+	agbsim_error("%s", msg);
+	return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+}
+
+/* Streams the map; with content ids, also by gid first to count the tiles without them.
+ * Returns 0, or -1 with err set. */
+static int map_stream(const struct agb_tilemap *map, const struct agb_stream_options *so,
+		      struct map_tiles *mt, struct agb_trace *t, struct agb_event **events, char *err,
+		      size_t err_len)
+{
+	struct agb_stream_options o = *so;
+	o.tile_ids = NULL;
+	if (agb_tilemap_stream(map, &o, t, events, err, err_len) != 0)
+		return -1;
+	mt->by_gid = distinct_tiles(*events, t->event_count);
+	if (mt->ids == NULL)
+		return 0;
+	free(*events);
+	o.tile_ids = mt->ids;
+	if (agb_tilemap_stream(map, &o, t, events, err, err_len) != 0)
+		return -1;
+	mt->by_content = distinct_tiles(*events, t->event_count);
+	return 0;
+}
+
+/* The trace's source: the given one (or the conversion) and how its tiles are numbered. */
+static char *map_source(const char *in_path, const struct agb_stream_options *so,
+			const struct map_tiles *mt)
+{
+	char note[160];
+	const char *base = so->source != NULL ? so->source : "agbsim convert";
+	size_t n;
+	char *s;
+	if (mt->ids != NULL)
+		snprintf(note, sizeof note,
+			 "tiles by 8x8 content, flips shared: %u distinct (%u by tile id)",
+			 mt->by_content, mt->by_gid);
+	else
+		snprintf(note, sizeof note, "tiles by tile id: %u distinct", mt->by_gid);
+	n = strlen(base) + strlen(in_path) + strlen(note) + 8u;
+	s = malloc(n);
+	if (s == NULL)
+		return NULL;
+	if (so->source != NULL)
+		snprintf(s, n, "%s; %s", base, note);
+	else
+		snprintf(s, n, "%s %s; %s", base, in_path, note);
+	return s;
+}
+
+/* The tiles line of the summary: both counts, or why there is one. */
+static void map_tiles_summary(const struct map_tiles *mt)
+{
+	if (mt->ids != NULL)
+		fprintf(stderr,
+			"agbsim:   tiles (distinct ROM tile and bpp pairs ref'd): %u by tile id, %u by "
+			"8x8 content (deduplicated, flips shared; %u distinct contents in the whole "
+			"map)\n",
+			mt->by_gid, mt->by_content, agb_tile_ids_distinct(mt->ids));
+	else
+		fprintf(stderr,
+			"agbsim:   tiles (distinct ROM tile and bpp pairs ref'd): %u by tile id (not "
+			"deduplicated: %s)\n",
+			mt->by_gid, mt->why);
+}
+
+/* The refs of a stream and the most tiles on its screen maps at once. */
+static void count_refs(const struct agb_event *ev, uint32_t n, uint32_t *refs, uint32_t *peak)
+{
+	uint32_t live = 0;
+	*refs = *peak = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ev[i].op == AGB_OP_REF) {
+			(*refs)++;
+			if (++live > *peak)
+				*peak = live;
+		} else if (ev[i].op == AGB_OP_UNREF) {
+			live--;
+		}
+	}
+}
+
+/* Map (Tiled JSON or TMX, or CSV) to a streaming trace, written through a temporary file. */
 static int convert_map(const char *in_path, const char *out_path, enum map_format fmt,
-		       uint32_t cell_px, const struct agb_stream_options *so)
+		       uint32_t cell_px, const struct agb_stream_options *so, struct map_tiles *mt)
 {
 	struct agb_tilemap map;
 	struct agb_diag diag;
 	struct agb_trace t;
 	struct agb_event *events = NULL;
-	char *text = NULL, err[512];
+	char *text = NULL, *source = NULL, err[512];
 	size_t len = 0;
-	uint32_t refs = 0, peak = 0, live = 0;
+	uint32_t refs, peak;
 	struct agbsim_output out;
 	int rc, bad;
 
@@ -150,32 +299,38 @@ static int convert_map(const char *in_path, const char *out_path, enum map_forma
 	rc = fmt == MAP_CSV   ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
 	     : fmt == MAP_TMX ? agb_tilemap_parse_tmx(in_path, text, len, &map, &diag)
 			      : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
-	free(text);
 	if (rc != AGB_LOAD_OK) {
 		char msg[1024];
+		free(text);
 		agb_diag_format(&diag, msg, sizeof msg);
 		agbsim_error("%s", msg);
 		return rc == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
 	}
-	map_warnings(in_path, &map);
-	rc = agb_tilemap_stream(&map, so, &t, &events, err, sizeof err);
-	if (rc != 0) {
+	rc = map_tiles_prepare(mt, &map, in_path, text, len, fmt);
+	free(text);
+	if (rc != AGBSIM_EXIT_OK) {
+		agb_tilemap_release(&map);
+		return rc;
+	}
+	map_warnings(in_path, &map, mt);
+	if (map_stream(&map, so, mt, &t, &events, err, sizeof err) != 0) {
 		agbsim_error("%s: %s", in_path, err);
 		agb_tilemap_release(&map);
 		return strcmp(err, "out of memory") == 0 ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
 	}
-	for (uint32_t i = 0; i < t.event_count; i++) {
-		if (events[i].op == AGB_OP_REF) {
-			refs++;
-			if (++live > peak)
-				peak = live;
-		} else if (events[i].op == AGB_OP_UNREF) {
-			live--;
-		}
+	if (fmt != MAP_CSV && (source = map_source(in_path, so, mt)) == NULL) {
+		agbsim_error("out of memory");
+		free(events);
+		agb_tilemap_release(&map);
+		return AGBSIM_EXIT_IO;
 	}
+	if (source != NULL)
+		t.source = source;
+	count_refs(events, t.event_count, &refs, &peak);
 	rc = agbsim_output_open(&out, out_path);
 	if (rc != AGBSIM_EXIT_OK) {
 		free(events);
+		free(source);
 		agb_tilemap_release(&map);
 		return rc;
 	}
@@ -184,13 +339,16 @@ static int convert_map(const char *in_path, const char *out_path, enum map_forma
 		agbsim_error("%s: cannot write: %s", out_path, strerror(errno));
 	if (agbsim_output_close(&out, !bad) != AGBSIM_EXIT_OK)
 		bad = 1;
-	if (!bad)
+	if (!bad) {
 		fprintf(stderr,
 			"agbsim: %s: %ux%u cells of %u px, %u layers: %u events, %u frames, %u refs, "
 			"at most %u tiles on the screen maps\n",
 			out_path, map.width, map.height, map.cell_px, map.layer_count, t.event_count,
 			t.frame_count, refs, peak);
+		map_tiles_summary(mt);
+	}
 	free(events);
+	free(source);
 	agb_tilemap_release(&map);
 	return bad ? AGBSIM_EXIT_IO : AGBSIM_EXIT_OK;
 }
@@ -266,6 +424,7 @@ struct convert_args {
 	struct agb_layer_bpp *layer_bpp; /* owned: so.layer_bpp */
 	char *layer_spec;                /* owned copy of --layer-bpp: the names point into it */
 	uint32_t cell_px;
+	struct map_tiles tiles; /* --dedup, --no-dedup, --tileset-images */
 	int map_opts; /* a map-only option was given */
 	const char **include, **exclude; /* caller patterns: argc entries each */
 };
@@ -324,6 +483,16 @@ static int map_option(struct convert_args *a, int opt, const char *arg)
 						  "--layer-bpp wants NAME:4|8[,NAME:4|8...], not '%s'", arg);
 		a->so.layer_bpp = a->layer_bpp;
 		return AGBSIM_EXIT_OK;
+	case 'D':
+		a->tiles.mode = AGB_DEDUP_ON;
+		return AGBSIM_EXIT_OK;
+	case 'U':
+		a->tiles.mode = AGB_DEDUP_OFF;
+		return AGBSIM_EXIT_OK;
+	case 'T':
+		a->tiles.images_dir = arg;
+		a->tiles.mode = AGB_DEDUP_ON;
+		return AGBSIM_EXIT_OK;
 	default:
 		return map_number_option(a, opt, arg);
 	}
@@ -353,6 +522,9 @@ static int convert_option(void *ctx, int opt, const char *arg)
 	case 'B':
 	case 'W':
 	case 'Y':
+	case 'D':
+	case 'U':
+	case 'T':
 		return map_option(a, opt, arg);
 	default:
 		return AGBSIM_CLI_UNKNOWN;
@@ -401,6 +573,7 @@ static const char *infer_format(const char *path)
 /* The conversion the options ask for, once they agree with each other. */
 static int convert(struct convert_args *a, const char *input)
 {
+	int rc;
 	if (a->out == NULL)
 		return agbsim_usage_error("convert", "no output given (-o OUT)");
 	if (a->from == NULL && (a->from = infer_format(input)) == NULL)
@@ -413,9 +586,18 @@ static int convert(struct convert_args *a, const char *input)
 		enum map_format fmt = a->from[1] == 'm' ? MAP_TMX : a->from[0] == 'c' ? MAP_CSV : MAP_TILED;
 		if (a->mo.caller_include_count || a->mo.caller_exclude_count || a->mo.symbols)
 			return agbsim_usage_error("convert", "caller options need --from mtrace");
+		if (a->tiles.mode == AGB_DEDUP_OFF && a->tiles.images_dir != NULL)
+			return agbsim_usage_error("convert", "--tileset-images and --no-dedup disagree");
+		if (a->tiles.mode == AGB_DEDUP_ON && fmt == MAP_CSV)
+			return agbsim_usage_error("convert",
+						  "tile deduplication needs a Tiled map (a CSV grid has "
+						  "no tileset)");
 		a->so.name = a->mo.name;
 		a->so.source = a->mo.source;
-		return convert_map(input, a->out, fmt, a->cell_px, &a->so);
+		rc = convert_map(input, a->out, fmt, a->cell_px, &a->so, &a->tiles);
+		agb_tile_ids_free(a->tiles.ids);
+		a->tiles.ids = NULL;
+		return rc;
 	}
 	if (strcmp(a->from, "mtrace") != 0)
 		return agbsim_usage_error("convert",
@@ -438,6 +620,8 @@ int agbsim_cmd_convert(int argc, char **argv)
 		{"caller-include", required_argument, NULL, 'I'},
 		{"caller-exclude", required_argument, NULL, 'X'},
 		{"symbols", required_argument, NULL, 'Z'},
+		{"dedup", no_argument, NULL, 'D'},        {"no-dedup", no_argument, NULL, 'U'},
+		{"tileset-images", required_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
 	struct convert_args a = {.from = NULL, .cell_px = 8};

@@ -277,7 +277,7 @@ static void read_markers(struct measure *s)
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint8_t op = s->t->events[i].op;
 		int passive = op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
-			      op == AGB_OP_SPR_HIDE;
+			      op == AGB_OP_SPR_HIDE || op == AGB_OP_SYNC;
 		if ((s->host.d[i].info & 0xFFu) == AGB_OUTCOME_SKIPPED ||
 		    (passive && s->host.model[i] == 0))
 			s->mgba[i] = 0;

@@ -20,15 +20,23 @@ static void usage(FILE *out)
 		"Replays TRACE on an allocator core and shows the arena as a live memory map: one cell\n"
 		"per allocation unit (OBJ VRAM 32-byte blocks, BG VRAM tiles and screen maps, EWRAM\n"
 		"8-byte blocks), each allocation in its own colour, free space dark, metadata hatched,\n"
-		"the largest free run outlined in yellow, a failed request flashed red.\n\n"
+		"the largest free run outlined in yellow, a failed request flashed red. A small pool\n"
+		"is drawn in fewer, larger cells so it fills the map. Along the bottom: the model's\n"
+		"cycles per frame, the 10%% frame budget as a red line, the frame shown in white\n"
+		"(loading frames grey). Tile traces (ref/unref) show resident tiles and their\n"
+		"reference counts instead of live bytes.\n\n"
 		"Options:\n"
 		"  --allocator=NAME     core to run (default: the arena's own; see 'agbsim list')\n"
 		"  --snapshot=OUT.png   write the picture as a PNG instead of opening a window\n"
 		"                       (needs no display)\n"
 		"  --at=WHEN            the moment to show: EVENT (0-based index; the state right\n"
-		"                       after it), frame:N (right after the N-th frame event, N >= 1)\n"
-		"                       or end (default for --snapshot). In the window: start paused\n"
-		"                       there.\n"
+		"                       after it), frame:N (right after the N-th frame event, N >= 1),\n"
+		"                       end (default for --snapshot), peak (the first event with the\n"
+		"                       most bytes in use: live bytes, or resident tiles), first-failure\n"
+		"                       (the first failed request; exit 2 when none fails) or max-frag\n"
+		"                       (the sampled event with the highest frag_external: each frame,\n"
+		"                       or each event of a trace without frames). In the window: start\n"
+		"                       paused there.\n"
 		"  --paused             window: start paused at the first event\n"
 		"  --arena-bytes=N      pool size instead of the trace's arena_bytes\n"
 		"  --meta=REGION        where the core keeps external bookkeeping: ewram or iwram\n"
@@ -151,29 +159,81 @@ static int parse_args(struct view_args *a, int argc, char **argv)
 	return AGBSIM_CLI_RUN;
 }
 
-/* --at against the loaded trace into *at (-1 when not given). Returns AGBSIM_EXIT_OK or
- * AGBSIM_EXIT_USAGE after printing why. */
-static int resolve_at(const struct view_args *a, int64_t *at)
+/* --at against the loaded trace into *at (-1 when not given, or a named moment: *named = 1,
+ * resolved by resolve_moment after the replay). Returns AGBSIM_EXIT_OK or AGBSIM_EXIT_USAGE after
+ * printing why. */
+static int resolve_at(const struct view_args *a, int64_t *at, int *named)
 {
 	const struct agb_trace *t = a->run.trace;
 	uint32_t ev = 0;
 	*at = -1;
+	*named = 0;
 	if (a->at_text == NULL)
 		return AGBSIM_EXIT_OK;
+#ifdef AGBSIM_HAVE_VIEW
+	{
+		enum agb_view_moment m;
+		if (agb_view_moment_parse(a->at_text, &m) == 0) {
+			*named = 1;
+			return AGBSIM_EXIT_OK;
+		}
+	}
+#endif
 	if (parse_at(a->at_text, t, &ev) != 0)
 		return agbsim_usage_error("view",
-					  "--at wants an event 0..%u, frame:N with N 1..%u, or end; not '%s'",
+					  "--at wants an event 0..%u, frame:N with N 1..%u, end, peak, "
+					  "first-failure or max-frag; not '%s'",
 					  t->event_count != 0 ? t->event_count - 1u : 0u, t->frame_count,
 					  a->at_text);
 	*at = ev;
 	return AGBSIM_EXIT_OK;
 }
 
+#ifdef AGBSIM_HAVE_VIEW
+/* The full replay every view starts with, which also finds the named moments: --at peak,
+ * first-failure or max-frag into *at. Returns an exit status (2: the moment does not occur). */
+static int replay_and_find(struct view_args *a, int named, int64_t *at)
+{
+	struct agb_view_scan scan;
+	struct agbsim_tap tap = {agb_view_scan_observe, &scan};
+	enum agb_view_moment m = AGB_VIEW_AT_PEAK;
+	int rc;
+	if (!named)
+		return agbsim_run_replay(&a->run, 0, NULL);
+	if (agb_view_scan_init(&scan, a->run.trace) != 0) {
+		agb_view_scan_free(&scan);
+		agbsim_error("view: out of memory");
+		return AGBSIM_EXIT_IO;
+	}
+	rc = agbsim_run_replay(&a->run, 0, &tap);
+	agb_view_scan_end(&scan);
+	(void)agb_view_moment_parse(a->at_text, &m);
+	*at = agb_view_scan_moment(&scan, m);
+	agb_view_scan_free(&scan);
+	if (rc == AGBSIM_EXIT_OK && *at < 0) {
+		agbsim_error("view: --at %s: %s on '%s'", a->at_text,
+			     m == AGB_VIEW_AT_FIRST_FAILURE ? "no request fails in this trace"
+			     : a->run.trace->event_count == 0 ? "the trace has no events"
+							      : "no event samples free space",
+			     a->run.core->name);
+		return AGBSIM_EXIT_USAGE;
+	}
+	return rc;
+}
+#else
+static int replay_and_find(struct view_args *a, int named, int64_t *at)
+{
+	(void)named, (void)at;
+	return agbsim_run_replay(&a->run, 0, NULL);
+}
+#endif
+
 int agbsim_cmd_view(int argc, char **argv)
 {
 	struct view_args a = {0};
 	struct agb_loaded_trace loaded;
 	int64_t at;
+	int named;
 	int rc = parse_args(&a, argc, argv);
 	if (rc != AGBSIM_CLI_RUN)
 		return rc;
@@ -181,14 +241,15 @@ int agbsim_cmd_view(int argc, char **argv)
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	a.run.trace = &loaded.trace;
-	rc = resolve_at(&a, &at);
+	rc = resolve_at(&a, &at, &named);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = agbsim_pick_run_core("view", a.allocator, &a.run);
 	/* A full replay first: a core that cannot run this trace is reported exactly as by
-	 * `agbsim replay` (exit 2), before any window opens or any PNG is written. */
+	 * `agbsim replay` (exit 2), before any window opens or any PNG is written. It also finds
+	 * the moment a named --at asks for. */
 	if (rc == AGBSIM_EXIT_OK) {
-		rc = agbsim_run_replay(&a.run, 0, NULL);
-		if (rc != AGBSIM_EXIT_OK)
+		rc = replay_and_find(&a, named, &at);
+		if (rc != AGBSIM_EXIT_OK && a.run.error[0] != '\0')
 			agbsim_error("%s", a.run.error);
 	}
 	if (rc == AGBSIM_EXIT_OK)

@@ -254,7 +254,7 @@ static void fill_metrics(struct agbsim_run *run, const struct gba_run *g, uint32
 		const struct agbsim_rom_event *ge = &g->ev[i];
 		struct agb_replay_obs o = {0};
 		int passive = e->op == AGB_OP_FRAME || e->op == AGB_OP_SPR_SHOW ||
-			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE;
+			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE || e->op == AGB_OP_SYNC;
 		o.index = i;
 		o.op = e->op;
 		o.outcome = (uint8_t)(ge->info & 0xFFu);

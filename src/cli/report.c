@@ -152,6 +152,16 @@ static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
 		json_u32_row(w, stack,
 			     (const uint32_t[]){m->pal_stack_peak_depth, m->pal_stack_buffer_bytes}, 2);
 	}
+	if (m->syncs != 0) {
+		static const char *const sec[] = {"syncs", "largest_section_bytes",
+						  "section_peak_bytes_low", "section_peak_bytes_high",
+						  "load_rate", "stall_frames"};
+		json_u32_row(w, sec,
+			     (const uint32_t[]){m->syncs, m->largest_section_bytes,
+						m->section_peak_bytes[0], m->section_peak_bytes[1],
+						m->load_rate, m->stall_frames},
+			     6);
+	}
 }
 
 /* "cycles": per reported op, the extra ops that cost anything, all ops, frames, total. */
@@ -235,6 +245,22 @@ static void fmt_opt_u32(char *buf, size_t len, uint32_t v, int present)
 		snprintf(buf, len, "-");
 }
 
+/* Streamed sections: the doors, the largest section against half the pool (what a one-sided
+ * scheme could hold), each side's peak, and the frames the doors kept the player waiting. */
+static void report_sections(FILE *out, const struct agb_metrics *m)
+{
+	fprintf(out,
+		"sections     %u syncs; largest section %u bytes (%.1f%% of half the pool); peak low "
+		"side %u, high side %u bytes; ",
+		m->syncs, m->largest_section_bytes,
+		m->arena_bytes != 0 ? 200.0 * m->largest_section_bytes / m->arena_bytes : 0.0,
+		m->section_peak_bytes[0], m->section_peak_bytes[1]);
+	if (m->load_rate != 0)
+		fprintf(out, "%u stall frames at %u bytes/frame\n", m->stall_frames, m->load_rate);
+	else
+		fprintf(out, "stalls not judged (--load-rate=BYTES)\n");
+}
+
 static void report_table_one(FILE *out, const struct agbsim_run *r)
 {
 	const struct agb_metrics *m = &r->metrics;
@@ -276,6 +302,8 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 			m->pal_uploads, m->pal_bytes_uploaded, m->pal_dedup_hits, m->pal_failures,
 			m->pal_peak_banks[0], m->pal_peak_banks[1], m->pal_stack_peak_depth,
 			m->pal_stack_buffer_bytes);
+	if (m->syncs != 0)
+		report_sections(out, m);
 	fprintf(out, "canaries     %u corrupted bytes%s\n", m->corrupted_bytes,
 		m->corrupted_bytes != 0 ? "  <-- CORE BUG" : "");
 	if (m->quirk_stores != 0 || m->unmapped_accesses != 0)

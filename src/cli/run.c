@@ -87,6 +87,7 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 	run->cycle_source = "model";
 	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
 	agb_metrics_begin(&acc, &run->metrics, t, run->core->unit, cycles);
+	agb_metrics_set_load_rate(&acc, run->load_rate);
 	agb_replay_run(t, &run->cfg, m, ws, ws_bytes, tap != NULL ? observe_both : agb_metrics_observe,
 		       tap != NULL ? (void *)&pair : (void *)&acc, &run->result);
 	switch (run->result.status) {

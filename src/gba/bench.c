@@ -12,9 +12,12 @@
  * memset is ours, below), so VRAM is safe for it.
  *
  * Screen (AGB_BENCH_SCREEN): mode 4, page 0. EWRAM and OBJ VRAM traces are drawn live (the frame
- * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, so the map is
- * drawn after the replay, from the final walk; palette RAM traces get no picture (the palette
- * is the arena). All drawing happens outside the timed calls.
+ * buffer 0x06000000..0x060095FF is not theirs); BG VRAM traces own that VRAM, and an EWRAM trace
+ * whose slot table does not fit beside the frame buffer (a few thousand live blocks) spreads it
+ * over the frame buffer, so for those the map is drawn after the replay, from the final walk,
+ * once the VRAM is free again. Palette RAM traces own the palette mode 4 needs: they are drawn
+ * live in mode 3 (direct 15-bit colours, 0x06000000..0x06012BFF), which never reads it. All
+ * drawing happens outside the timed calls.
  */
 #include "agb_gba.h"
 #include "bench_abi.h"
@@ -110,9 +113,10 @@ void *agb_replay_slot_table(void *workspace)
 
 enum { COL_BG = 0, COL_TEXT, COL_FREE, COL_USED_A, COL_USED_B, COL_META, COL_BAR, COL_BAR_BG, COL_FAIL };
 
-static void pal_init(void)
-{
-	static const uint16_t pal[] = {
+/* Mode 3 instead of mode 4 (palette RAM traces): pixels are the colours below, not indices. */
+static int direct_colour;
+
+static const uint16_t screen_colours[] = {
 		0x0000,              /* background: black */
 		0x7FFF,              /* text: white */
 		0x2882,              /* free: dark blue-grey */
@@ -122,9 +126,21 @@ static void pal_init(void)
 		0x7EC0,              /* progress bar: cyan */
 		0x1084,              /* bar background */
 		0x0BFF,              /* failure: yellow */
-	};
-	for (uint32_t i = 0; i < sizeof pal / sizeof pal[0]; i++)
-		AGB_REG16(0x05000000u + 2u * i) = pal[i];
+};
+
+static void pal_init(void)
+{
+	for (uint32_t i = 0; i < sizeof screen_colours / sizeof screen_colours[0]; i++)
+		AGB_REG16(0x05000000u + 2u * i) = screen_colours[i];
+}
+
+/* Mode 3: pixels [x0, x1) of row y in colour c, one halfword each. */
+static void hline_direct(uint32_t y, uint32_t x0, uint32_t x1, uint8_t c)
+{
+	volatile uint16_t *row = (volatile uint16_t *)(uintptr_t)(0x06000000u + y * SCREEN_W * 2u);
+	uint16_t rgb = screen_colours[c];
+	for (; x0 < x1; x0++)
+		row[x0] = rgb;
 }
 
 /* Fills pixels [x0, x1) of row y; VRAM takes no byte stores, so odd ends are read-modify-write. */
@@ -132,6 +148,10 @@ static void hline(uint32_t y, uint32_t x0, uint32_t x1, uint8_t c)
 {
 	volatile uint16_t *row = (volatile uint16_t *)(uintptr_t)(0x06000000u + y * SCREEN_W);
 	uint16_t cc = (uint16_t)(c | (c << 8));
+	if (direct_colour) {
+		hline_direct(y, x0, x1, c);
+		return;
+	}
 	if (x0 >= x1)
 		return;
 	if (x0 & 1u) {
@@ -212,6 +232,7 @@ struct bench {
 	struct agb_replay_config cfg;
 	void *state;
 	int screen, live;
+	int fb_busy; /* the replay uses the frame buffer's VRAM: draw only after it */
 	uint32_t arena_addr, arena_bytes;
 	uint32_t next_draw, draw_step;
 	uint32_t failures;
@@ -319,8 +340,8 @@ static void draw_figures(struct bench *b, const struct agb_replay_result *r, uin
 
 static void screen_on(void)
 {
-	/* Mode 4 + BG2 (bitmap) */
-	AGB_REG16(AGB_REG_DISPCNT) = 0x0404u;
+	/* Mode 4 (or 3) + BG2 (bitmap) */
+	AGB_REG16(AGB_REG_DISPCNT) = direct_colour ? 0x0403u : 0x0404u;
 }
 
 static void observe(void *ctx, const struct agb_replay_obs *o)
@@ -429,6 +450,30 @@ static int direct_tiles(struct bench *b, const struct agb_replay_result *r, uint
 }
 #endif
 
+/* Puts the slot table where neither the arena nor (if it can) the frame buffer is: EWRAM traces
+ * in VRAM, beside the frame buffer when it fits, else from 0x06000000 over it (b->fb_busy: the
+ * map is drawn after the replay); other traces at the top of EWRAM. BG VRAM traces own the frame
+ * buffer's VRAM themselves. Returns 0, or -1 when the table fits nowhere. */
+static int place_slot_table(struct bench *b, uint32_t slot_bytes)
+{
+	b->fb_busy = b->trace.arena == AGB_ARENA_BG_VRAM;
+	if (b->trace.arena == AGB_ARENA_EWRAM) {
+		uint32_t lo = b->screen ? 0x06009600u : 0x06000000u;
+		if (lo + slot_bytes > 0x06018000u) {
+			lo = 0x06000000u; /* the whole of VRAM: no live picture */
+			b->fb_busy = 1;
+		}
+		if (lo + slot_bytes > 0x06018000u)
+			return -1;
+		slot_table_addr = lo;
+		return 0;
+	}
+	if (slot_bytes > 0x20000u)
+		return -1;
+	slot_table_addr = 0x02040000u - slot_bytes;
+	return 0;
+}
+
 static int names_equal(const char *a, const char *b)
 {
 	while (*a != '\0' && *a == *b) {
@@ -495,24 +540,16 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	b.state = state_mem;
 	b.arena_addr = agb_arena_base(b.trace.arena);
 	b.arena_bytes = b.cfg.arena_bytes != 0 ? b.cfg.arena_bytes : h->arena_bytes;
-	/* Palette RAM traces own the palette the picture needs: no picture. */
-	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0 && b.trace.arena != AGB_ARENA_PAL_RAM;
+	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
+	/* Palette RAM traces own the palette mode 4 needs: mode 3 for them. */
+	direct_colour = b.trace.arena == AGB_ARENA_PAL_RAM;
 
 	/* Slot table: wherever the arena is not (see the top of this file). */
 	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
-	if (b.trace.arena == AGB_ARENA_EWRAM) {
-		uint32_t lo = b.screen ? 0x06009600u : 0x06000000u;
-		if (lo + slot_bytes > 0x06018000u) {
-			b.screen = 0; /* no room beside the frame buffer: the whole of VRAM, no picture */
-			lo = 0x06000000u;
-		}
-		if (lo + slot_bytes > 0x06018000u)
-			return AGB_BENCH_NO_ROOM;
-		slot_table_addr = lo;
-	} else {
-		if (slot_bytes > 0x20000u)
-			return AGB_BENCH_NO_ROOM;
-		slot_table_addr = 0x02040000u - slot_bytes;
+	if (place_slot_table(&b, slot_bytes) != 0) {
+		agb_printf("bench: no room for the replay's slot table: %lu bytes (%lu slots, the most "
+			   "blocks live at once)", slot_bytes, h->slots);
+		return AGB_BENCH_NO_ROOM;
 	}
 	/* The core's IWRAM meta area (EWRAM traces) must not cover this program's IWRAM. */
 	{
@@ -525,15 +562,17 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	}
 	agb_results.values[AGB_BENCH_V_SLOTS_ADDR] = slot_table_addr;
 
-	b.live = b.screen && b.trace.arena != AGB_ARENA_BG_VRAM;
+	b.live = b.screen && !b.fb_busy;
 	if (b.screen) {
-		pal_init();
+		if (!direct_colour)
+			pal_init();
 		if (b.live) {
 			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
 			draw_header(&b);
 			screen_on();
 		} else {
-			/* BG VRAM is the arena: keep the display blank until the replay is over. */
+			/* The replay owns the frame buffer's VRAM (the BG VRAM arena, or a large slot
+			 * table): keep the display blank until the replay is over. */
 			AGB_REG16(AGB_REG_DISPCNT) = 0x0080u;
 		}
 	}
@@ -574,7 +613,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 
 	if (b.screen) {
 		if (!b.live) {
-			/* The replay is over: BG VRAM may become the frame buffer. */
+			/* The replay is over: its VRAM may become the frame buffer. */
 			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
 			draw_header(&b);
 		}

@@ -91,6 +91,70 @@ static void end_frame(struct agb_metrics_acc *acc, int loading)
 	acc->frame_cycles = 0;
 }
 
+/* ---- streamed sections ---- */
+
+/* The marker's record, or NULL when it was never marked (or fell out of the table). */
+static struct agb_metrics_marker *marker_find(struct agb_metrics_acc *acc, uint32_t marker)
+{
+	for (uint32_t i = 0; i < acc->nmarkers; i++)
+		if (acc->markers[i].marker == marker)
+			return &acc->markers[i];
+	return 0;
+}
+
+static void section_alloc(struct agb_metrics_acc *acc, uint32_t granted)
+{
+	uint32_t s = acc->side;
+	acc->side_alloc[s] += granted;
+	acc->side_live[s] += granted;
+	if (acc->side_live[s] > acc->out->section_peak_bytes[s])
+		acc->out->section_peak_bytes[s] = (uint32_t)acc->side_live[s];
+}
+
+/* side/mark/reset/sync: which side allocates, where each marker was set, what a reset gives
+ * back (a two-sided stack: the side holds what it held at the mark), what a door waits for. */
+static void observe_section(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	struct agb_metrics_marker *m = marker_find(acc, obs->id);
+	if (obs->outcome != AGB_OUTCOME_OK)
+		return;
+	if (obs->op == AGB_OP_SIDE) {
+		acc->side = obs->id & 1u;
+		return;
+	}
+	if (obs->op == AGB_OP_MARK) {
+		if (m == 0) {
+			if (acc->nmarkers == AGB_METRICS_MARKERS) { /* forget the oldest */
+				for (uint32_t i = 1; i < AGB_METRICS_MARKERS; i++)
+					acc->markers[i - 1u] = acc->markers[i];
+				acc->nmarkers--;
+			}
+			m = &acc->markers[acc->nmarkers++];
+		}
+		*m = (struct agb_metrics_marker){obs->id, acc->side, o->frames,
+						 acc->side_alloc[acc->side], acc->side_live[acc->side]};
+		return;
+	}
+	if (m == 0)
+		return;
+	if (obs->op == AGB_OP_RESET) {
+		acc->side_live[m->side] = m->live_at;
+		return;
+	}
+	/* sync */
+	uint64_t bytes = acc->side_alloc[m->side] - m->alloc_at;
+	o->syncs++;
+	if (bytes > o->largest_section_bytes)
+		o->largest_section_bytes = (uint32_t)bytes;
+	if (o->load_rate != 0) {
+		uint64_t need = (bytes + o->load_rate - 1u) / o->load_rate;
+		uint64_t had = o->frames - m->frame;
+		if (need > had)
+			o->stall_frames += (uint32_t)(need - had);
+	}
+}
+
 /* The side (0 BG, 1 OBJ) of a palette op: its address is a bank of that side. */
 static uint32_t pal_side(const struct agb_replay_obs *obs)
 {
@@ -194,9 +258,17 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 	case AGB_OP_PAL_POP:
 		observe_pal_stack(acc, obs);
 		break;
+	case AGB_OP_SIDE:
+	case AGB_OP_MARK:
+	case AGB_OP_RESET:
+	case AGB_OP_SYNC:
+		observe_section(acc, obs);
+		break;
 	default:
 		break;
 	}
+	if (obs->op == AGB_OP_ALLOC && obs->outcome == AGB_OUTCOME_OK)
+		section_alloc(acc, obs->granted);
 	if (obs->outcome == AGB_OUTCOME_SKIPPED)
 		o->skipped++;
 	if (obs->outcome == AGB_OUTCOME_FAILED) {
@@ -271,6 +343,11 @@ static void summarize(struct agb_cycle_stats *c, uint32_t *a, uint32_t n)
 	c->p95 = percentile(a, n, 95);
 	c->p99 = percentile(a, n, 99);
 	c->max = n != 0 ? a[n - 1u] : 0;
+}
+
+void agb_metrics_set_load_rate(struct agb_metrics_acc *acc, uint32_t bytes_per_frame)
+{
+	acc->out->load_rate = bytes_per_frame;
 }
 
 void agb_metrics_end(struct agb_metrics_acc *acc, const struct agb_replay_result *res)

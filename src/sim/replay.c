@@ -605,6 +605,15 @@ static int op_pal_pop(struct run *r, const struct agb_event *ev, struct agb_repl
 	return verb_outcome(r, o, status);
 }
 
+/* ["sync", marker]: a door the game holds until the section since `marker` has streamed in.
+ * Nothing for the core to do; the metrics judge the stall. */
+static int op_sync(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	(void)r;
+	o->requested = ev->size;
+	return AGB_REPLAY_OK;
+}
+
 static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_ALLOC] = op_alloc,
 	[AGB_OP_FREE] = op_free,
@@ -622,6 +631,7 @@ static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_PAL_FREE] = op_pal_free,
 	[AGB_OP_PAL_PUSH] = op_pal_push,
 	[AGB_OP_PAL_POP] = op_pal_pop,
+	[AGB_OP_SYNC] = op_sync,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */

@@ -11,7 +11,7 @@
 
 const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
 					 "ai-scratch", "levels", "levels-linear", "pal-action",
-					 "pal-crowded", "pal-menus", NULL};
+					 "pal-crowded", "pal-menus", "sections", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -696,6 +696,67 @@ static void levels(struct gen *g, uint32_t frames, int linear)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* sections: an open-world side-scroller streams its world through the two-sided allocator
+ * (stack2; the seed's open-world notes). While the player crosses section i, section i+1
+ * streams into the other side, a piece at a time; at the door the game syncs on it; then it
+ * drops section i by resetting its side's marker. Sections are uneven, so one can take more
+ * than half the pool while its neighbours are small: what two sides buy over two halves. */
+
+#define SECTIONS_POOL 131072u
+#define SECTION_MIN 8192u
+#define SECTION_MAX 90112u
+
+/* A section that fits beside its neighbour of `other` bytes (256-byte steps). */
+static uint32_t section_size(struct gen *g, uint32_t other)
+{
+	uint32_t hi = SECTIONS_POOL - other - 4096u;
+	if (hi > SECTION_MAX)
+		hi = SECTION_MAX;
+	return (SECTION_MIN + rnd(g, hi - SECTION_MIN + 1u)) & ~255u;
+}
+
+/* One piece of a streaming section (tiles, map, entities: 512 B to 4 KiB); the last is what
+ * remains. Returns the bytes still to stream. */
+static uint32_t stream_piece(struct gen *g, uint32_t left)
+{
+	uint32_t piece = (512u + rnd(g, 3585)) & ~31u;
+	if (piece > left)
+		piece = left;
+	alloc_bytes(g, piece);
+	return left - piece;
+}
+
+static void sections(struct gen *g, uint32_t frames)
+{
+	uint32_t f = 0, size = section_size(g, 0), side = 0;
+	/* Section 0 loads behind the title screen, whole. */
+	push(g, AGB_OP_MARK, 1u, 0, 0);
+	for (uint32_t left = size; left > 0;)
+		left = stream_piece(g, left);
+	push(g, AGB_OP_FRAME, 0, AGB_FRAME_LOAD, 0); /* one of the frames asked for */
+	for (f = 1; f < frames;) {
+		uint32_t next = section_size(g, size), cross = 120u + rnd(g, 481), left = next;
+		uint32_t per_frame = next / (cross - cross / 4u) + 1u; /* done before the last quarter */
+		side ^= 1u;
+		push(g, AGB_OP_SIDE, side, 0, 0);
+		push(g, AGB_OP_MARK, side + 1u, 0, 0);
+		for (uint32_t k = 0; k < cross && f < frames; k++, f++) {
+			for (uint32_t got = 0; left > 0 && got < per_frame;) {
+				uint32_t before = left;
+				left = stream_piece(g, left);
+				got += before - left;
+			}
+			frame(g);
+		}
+		while (left > 0) /* the door came early: what is left loads now */
+			left = stream_piece(g, left);
+		push(g, AGB_OP_SYNC, side + 1u, 0, 0);
+		push(g, AGB_OP_RESET, (side ^ 1u) + 1u, 0, 0); /* the section behind the door */
+		size = next;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* strips: a brawler's fighters stream animation strips (all frames of one move, packed), so
  * requests are 3, 6, 12, 24 or 48 tiles at once -- not sprite shapes. */
 
@@ -795,7 +856,8 @@ uint32_t agb_gen_default_frames(const char *scenario)
 		return 3600;
 	if (strcmp(scenario, "ai-scratch") == 0)
 		return 1800;
-	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0)
+	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0 ||
+	    strcmp(scenario, "sections") == 0)
 		return 3600;
 	return agb_gen_pal_default_frames(scenario);
 }
@@ -828,6 +890,10 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 		arena = AGB_ARENA_EWRAM;
 		arena_bytes = 4096;
 		ai_scratch(g, frames);
+	} else if (strcmp(scenario, "sections") == 0) {
+		arena = AGB_ARENA_EWRAM;
+		arena_bytes = SECTIONS_POOL;
+		sections(g, frames);
 	} else {
 		arena = AGB_ARENA_EWRAM;
 		arena_bytes = 65536;

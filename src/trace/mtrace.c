@@ -881,7 +881,7 @@ static int write_trace(struct conv *c, FILE *out)
         agbsim_json_string(&w, op_name[e->op]);
         if (e->op == EV_FRAME_LOAD)
             agbsim_json_string(&w, "load");
-        if (e->op != EV_FRAME && e->op != EV_FRAME_LOAD)
+        else if (e->op != EV_FRAME)
             agbsim_json_u64(&w, e->id);
         if (e->op == EV_ALLOC || e->op == EV_REALLOC)
             agbsim_json_u64(&w, e->size);

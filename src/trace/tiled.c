@@ -3,6 +3,7 @@
 #include "trace/json_util.h"
 #include "trace/tiled_build.h"
 #include "trace/tiled_data.h"
+#include "trace/tile_dedup.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -38,6 +39,7 @@ void agb_tilemap_release(struct agb_tilemap *map)
 	for (uint32_t i = 0; i < map->layer_count; i++) {
 		free(map->layers[i].name);
 		free(map->layers[i].gid);
+		free(map->layers[i].flip);
 	}
 	for (uint32_t i = 0; i < map->tileset_count; i++) {
 		free(map->tilesets[i].name);
@@ -458,14 +460,7 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 		agb_tiled_build_abort(&b); /* nothing left after a finish */
 	}
 	cJSON_Delete(root);
-	if (rc != AGB_LOAD_OK) {
-		if (rc == AGB_LOAD_IO_ERROR) {
-			snprintf(diag->file, sizeof diag->file, "%s", name);
-			snprintf(diag->message, sizeof diag->message, "out of memory");
-		}
-		agb_tilemap_release(out);
-	}
-	return rc;
+	return agb_tiled_parse_end(rc, name, diag, out);
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
@@ -604,6 +599,7 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 /* ---- the camera ----------------------------------------------------------------------------- */
 
 struct stream {
+	const struct agb_tile_ids *ids; /* content ids, or NULL: numbered by gid */
 	struct agb_event *ev;
 	size_t count, cap;
 	int oom; /* out of memory, or (too_many) past UINT32_MAX - 1 events */
@@ -631,16 +627,21 @@ static void emit(struct stream *st, enum agb_op op, uint32_t tile, uint32_t bpp)
 	st->ev[st->count++] = (struct agb_event){.op = (uint8_t)op, .id = tile, .size = bpp};
 }
 
-/* ROM tile at level tile (x, y) of a layer, 0 outside the level or in an empty cell. */
-static uint32_t tile_at(const struct agb_tilemap *map, const struct agb_tilemap_layer *l,
-			uint32_t k, uint32_t x, uint32_t y)
+/* ROM tile at level tile (x, y) of a layer, 0 outside the level or in an empty cell; with
+ * content ids (ids), the canonical id of the cell's piece as drawn. */
+static uint32_t tile_at(const struct agb_tile_ids *ids, const struct agb_tilemap *map,
+			const struct agb_tilemap_layer *l, uint32_t k, uint32_t x, uint32_t y)
 {
 	uint32_t gid;
+	size_t c;
 	if (x >= map->width * k || y >= map->height * k)
 		return 0;
-	gid = l->gid[(size_t)(y / k) * map->width + x / k];
+	c = (size_t)(y / k) * map->width + x / k;
+	gid = l->gid[c];
 	if (gid == 0)
 		return 0;
+	if (ids != NULL)
+		return agb_tile_ids_at(ids, gid, l->flip != NULL ? l->flip[c] : 0u, (y % k) * k + x % k);
 	return (gid - 1u) * k * k + (y % k) * k + (x % k) + 1u;
 }
 
@@ -793,7 +794,7 @@ static void emit_layer_move(struct stream *st, const struct agb_tilemap *map,
 	for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
 		for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
 			uint32_t nx = held(sx, x), ny = held(sy, y);
-			uint32_t now = tile_at(map, l, k, nx, ny), was;
+			uint32_t now = tile_at(st->ids, map, l, k, nx, ny), was;
 			if (first) {
 				if (now != 0)
 					emit(st, AGB_OP_REF, now, bpp);
@@ -801,7 +802,7 @@ static void emit_layer_move(struct stream *st, const struct agb_tilemap *map,
 			}
 			if (nx == held(sx, ox) && ny == held(sy, oy))
 				continue;
-			was = tile_at(map, l, k, held(sx, ox), held(sy, oy));
+			was = tile_at(st->ids, map, l, k, held(sx, ox), held(sy, oy));
 			/* New first, then old: a tile that stays on screen is never released and
 			 * uploaded again in between. */
 			if (now != 0)
@@ -818,7 +819,8 @@ static void emit_level_exit(struct stream *st, const struct agb_tilemap *map, ui
 	for (uint32_t li = 0; li < map->layer_count; li++)
 		for (uint32_t sy = 0; sy < SCREEN_TILES; sy++)
 			for (uint32_t sx = 0; sx < SCREEN_TILES; sx++) {
-				uint32_t was = tile_at(map, &map->layers[li], k, held(sx, ox), held(sy, oy));
+				uint32_t was = tile_at(st->ids, map, &map->layers[li], k, held(sx, ox),
+						      held(sy, oy));
 				if (was != 0)
 					emit(st, AGB_OP_UNREF, was, bpp[li]);
 			}
@@ -830,7 +832,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 	const uint32_t k = map->cell_px / 8u;
 	const uint32_t lw_px = map->width * k * 8u, lh_px = map->height * k * 8u;
 	const struct camera cam = {lw_px > 256u ? lw_px - 256u : 0, lh_px > 256u ? lh_px - 256u : 0};
-	struct stream st = {0};
+	struct stream st = {.ids = opt->tile_ids};
 	uint32_t *bpp, frames, ox = 0, oy = 0;
 
 	memset(out, 0, sizeof *out);

@@ -6,7 +6,9 @@
  * and are masked off (0x1FFFFFFF): a horizontally or vertically flipped tile is the same tile
  * data on the GBA too (the screen map flips it for free). A diagonal flip (Tiled's 90-degree
  * rotation) has no GBA equivalent: such a cell is streamed as its unflipped tile and counted in
- * agb_tilemap.diagonal_cells so the converter can warn.
+ * agb_tilemap.diagonal_cells so the converter can warn. With agb_stream_options.tile_ids the ROM
+ * tile numbers are instead canonical ids of the content of the tileset's 8x8 pixels, the cell's
+ * flips (the diagonal one too) applied as Tiled draws them (tile_dedup.h).
  *
  * Maps are read as Tiled saves them: JSON (.tmj/.json) or TMX (.tmx, XML), tile layer data as CSV
  * or base64 (uncompressed, zlib, gzip or zstd), finite or infinite (chunks: the map becomes the
@@ -29,9 +31,17 @@
 #include "agb/trace.h"
 #include "trace/trace_load.h"
 
+struct agb_tile_ids;
+
+/* A Tiled gid's flip flags as agb_tilemap_layer.flip keeps them (the gid's top three bits). */
+#define AGB_TILED_FLIP_H 4u /* 0x80000000: horizontal */
+#define AGB_TILED_FLIP_V 2u /* 0x40000000: vertical */
+#define AGB_TILED_FLIP_D 1u /* 0x20000000: diagonal (x and y swapped, before H and V) */
+
 struct agb_tilemap_layer {
 	char *name;
 	uint32_t *gid; /* width * height cells, row-major, flip bits already masked */
+	uint8_t *flip; /* per cell the gid's flip flags (AGB_TILED_FLIP_*), or NULL for none */
 };
 
 /* A tileset as the map names it. An external one (source != NULL) that could not be read has
@@ -95,6 +105,8 @@ struct agb_stream_options {
 	size_t layer_bpp_count;
 	const char *name;   /* trace name (may be NULL) */
 	const char *source; /* trace source (may be NULL) */
+	/* NULL: ROM tiles numbered by gid (above); else tile ids by 8x8 content (tile_dedup.h) */
+	const struct agb_tile_ids *tile_ids;
 };
 
 /* Defaults: right, 8 px/frame, one pass, 4bpp. */

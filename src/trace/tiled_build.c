@@ -139,6 +139,18 @@ static void free_layers(struct agb_tiled_build *b)
 	memset(b, 0, sizeof *b);
 }
 
+int agb_tiled_parse_end(int rc, const char *name, struct agb_diag *diag, struct agb_tilemap *map)
+{
+	if (rc != AGB_LOAD_OK) {
+		if (rc == AGB_LOAD_IO_ERROR) {
+			snprintf(diag->file, sizeof diag->file, "%s", name);
+			snprintf(diag->message, sizeof diag->message, "out of memory");
+		}
+		agb_tilemap_release(map);
+	}
+	return rc;
+}
+
 void agb_tiled_build_abort(struct agb_tiled_build *b)
 {
 	free_layers(b);
@@ -185,8 +197,14 @@ static int place_layer(struct agb_tiled_build *b, struct agb_tiled_layer_build *
 	struct agb_tilemap *m = b->map;
 	struct agb_tilemap_layer *l = &m->layers[m->layer_count];
 	l->gid = calloc((size_t)m->width * m->height, sizeof *l->gid);
-	if (l->gid == NULL)
+	l->flip = calloc((size_t)m->width * m->height, 1);
+	if (l->gid == NULL || l->flip == NULL) {
+		free(l->gid);
+		free(l->flip);
+		l->gid = NULL;
+		l->flip = NULL;
 		return -1;
+	}
 	l->name = lb->name;
 	lb->name = NULL;
 	m->layer_count++;
@@ -202,6 +220,8 @@ static int place_layer(struct agb_tiled_build *b, struct agb_tiled_layer_build *
 				m->diagonal_cells += (g & FLIP_D) != 0 && (g & GID_MASK) != 0;
 				l->gid[(size_t)(k->y - y0 + r) * m->width + (size_t)(k->x - x0 + q)] =
 					g & GID_MASK;
+				l->flip[(size_t)(k->y - y0 + r) * m->width + (size_t)(k->x - x0 + q)] =
+					(uint8_t)(g >> 29);
 			}
 	}
 	return 0;

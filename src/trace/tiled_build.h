@@ -63,6 +63,10 @@ int agb_tiled_read_file(const char *path, char **text, size_t *len);
 int agb_tiled_build_tileset_tsx(struct agb_tiled_build *b, const char *path,
 				struct agb_tileset *ts);
 
+/* The end of a reader's parse: on failure the map is released and an out-of-memory failure gets
+ * its message (the others already have theirs). Returns rc. */
+int agb_tiled_parse_end(int rc, const char *name, struct agb_diag *diag, struct agb_tilemap *map);
+
 /* Frees a build that is abandoned (the map is left to agb_tilemap_release). */
 void agb_tiled_build_abort(struct agb_tiled_build *b);
 

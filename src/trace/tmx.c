@@ -391,12 +391,5 @@ int agb_tilemap_parse_tmx(const char *name, const char *text, size_t len, struct
 		agb_tiled_build_abort(&b);
 	}
 	xmlFreeDoc(doc);
-	if (rc != AGB_LOAD_OK) {
-		if (rc == AGB_LOAD_IO_ERROR) {
-			snprintf(diag->file, sizeof diag->file, "%s", name);
-			snprintf(diag->message, sizeof diag->message, "out of memory");
-		}
-		agb_tilemap_release(out);
-	}
-	return rc;
+	return agb_tiled_parse_end(rc, name, diag, out);
 }

@@ -91,6 +91,8 @@ static const struct op_spec op_table[] = {
 	{"pal_push", AGB_OP_PAL_PUSH, 4, 4, ARENAS_PAL, "[\"pal_push\", id, side, key, colors]",
 	 {ARG_ID, ARG_SIDE, ARG_KEY, ARG_COLORS}},
 	{"pal_pop", AGB_OP_PAL_POP, 1, 1, ARENAS_PAL, "[\"pal_pop\", side]", {ARG_SIDE}},
+	/* Streamed-sections extension (stack2 and bump; docs/trace-format.md). */
+	{"sync", AGB_OP_SYNC, 1, 1, ARENAS_HEAP, "[\"sync\", marker]", {ARG_MARKER}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -1087,6 +1089,7 @@ struct life {
 	struct u32map tiles;   /* (tile << 1 | bpp == 8) + 1 -> live ref count (0: removed) */
 	struct u32map sprites; /* shown sprite id + 1 -> handle + 1 (hidden: removed) */
 	struct u32map pals;    /* live palette id + 1 -> its pal_load/pal_push event index */
+	struct u32map marks;   /* marker + 1 -> 1 once a mark set it (a sync needs one) */
 	uint32_t *pal_stack[2]; /* per side: event indices of the pushed palettes, oldest first */
 	size_t pal_depth[2], pal_cap[2];
 	uint32_t *free_slots, *free_handles;
@@ -1101,6 +1104,7 @@ static void life_free(struct life *lf)
 	free(lf->tiles.cells);
 	free(lf->sprites.cells);
 	free(lf->pals.cells);
+	free(lf->marks.cells);
 	free(lf->pal_stack[0]);
 	free(lf->pal_stack[1]);
 	free(lf->free_slots);
@@ -1171,7 +1175,7 @@ static int arena_error(struct loader *L, size_t n, const struct op_spec *spec)
 	if (L->arena == AGB_ARENA_PAL_RAM)
 		return fail_event(L, n, 0,
 				  "op \"%s\" is not valid in a pal_ram trace (pal_ram traces use "
-				  "pal_load, pal_free, pal_push, pal_pop)",
+				  "pal_load, pal_free, pal_push, pal_pop, sync)",
 				  spec->name);
 	if (L->arena == AGB_ARENA_BG_VRAM)
 		return fail_event(L, n, 0,
@@ -1202,7 +1206,7 @@ static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct 
 		return fail_event(L, n, 0,
 				  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, frame, ref, "
 				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side, "
-				  "pal_load, pal_free, pal_push, pal_pop)",
+				  "pal_load, pal_free, pal_push, pal_pop, sync)",
 				  op->valuestring);
 	if ((sp->arenas & AGB_ARENA_BIT(L->arena)) == 0)
 		return arena_error(L, n, sp);
@@ -1429,8 +1433,19 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 	case AGB_OP_PAL_FREE:
 	case AGB_OP_PAL_POP:
 		return apply_pal_close(L, n, spec->op, v, out, lf);
+	case AGB_OP_SYNC:
+		/* A door waits for a section: its marker must have been set. */
+		if (map_find(&lf->marks, v[0] + 1u) == NULL)
+			return fail_event(L, n, 1, "sync of marker %u, which no earlier mark set", v[0]);
+		out->events[n].id = v[0];
+		return AGB_LOAD_OK;
+	case AGB_OP_MARK:
+		if (map_get(&lf->marks, v[0] + 1u, 1u) == NULL)
+			return AGB_LOAD_IO_ERROR;
+		out->events[n].id = v[0];
+		return AGB_LOAD_OK;
 	default:
-		/* mark/reset/side: ids a reset releases stay live for this check; a trace gives the
+		/* reset/side: ids a reset releases stay live for this check; a trace gives the
 		 * next level's blocks fresh ids (the loader does not model any core's markers). */
 		out->events[n].id = v[0];
 		return AGB_LOAD_OK;
@@ -1683,7 +1698,7 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	if (r != AGB_LOAD_OK)
 		return r;
 	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64) ||
-	    !map_init(&lf.pals, 64)) {
+	    !map_init(&lf.pals, 64) || !map_init(&lf.marks, 16)) {
 		life_free(&lf);
 		return oom(&L);
 	}

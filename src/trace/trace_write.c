@@ -37,6 +37,7 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 	case AGB_OP_MARK:
 	case AGB_OP_RESET:
 	case AGB_OP_SIDE:
+	case AGB_OP_SYNC:
 	case AGB_OP_PAL_FREE:
 		agbsim_json_u32(w, e->id);
 		break;

@@ -35,6 +35,18 @@ static const char *run_error(const struct agb_replay_result *res)
 	return res->why != NULL ? res->why : "the core cannot run this trace";
 }
 
+/* The whole-trace scan the cycle strip draws: the caller's, else one of our own in *own (a
+ * replay that cannot finish leaves the strip empty; the view reports that replay itself). */
+static const struct agb_view_scan *view_scan(const struct agb_view_config *c,
+					     struct agb_view_scan *own)
+{
+	if (c->scan != NULL)
+		return c->scan;
+	if (agb_view_scan_run(own, c->trace, &c->replay) != 0)
+		return NULL;
+	return own;
+}
+
 int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const char *png_path,
 		      char *err, size_t n)
 {
@@ -46,7 +58,10 @@ int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const 
 	size_t wsb = agb_replay_workspace_bytes(c->trace);
 	void *ws = malloc(wsb);
 	struct snap_ctx sc = {&vm, ws};
+	struct agb_view_scan own;
 	int rc = 3;
+
+	memset(&own, 0, sizeof own);
 
 	if (view_model_init(&vm, c->trace, &c->replay) != 0 || m == NULL ||
 	    ws == NULL) {
@@ -73,9 +88,11 @@ int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const 
 	ui.mode = VIEW_MODE_SNAPSHOT;
 	ui.hover_x = ui.hover_y = -1;
 	ui.flash = vm.index >= 0 && vm.fail_index == vm.index;
+	ui.scan = view_scan(c, &own);
 	if (view_save_png(&vm, &ui, png_path, err, n) == 0)
 		rc = 0;
 out:
+	agb_view_scan_free(&own);
 	view_model_free(&vm);
 	free(ws);
 	free(m);
@@ -517,10 +534,12 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 	struct viewer v;
 	struct win_state w;
 	struct window x = {NULL, NULL, NULL};
+	struct agb_view_scan own;
 	int rc = 3;
 
 	memset(&v, 0, sizeof v);
 	memset(&w, 0, sizeof w);
+	memset(&own, 0, sizeof own);
 	v.c = c;
 	v.wsb = agb_replay_workspace_bytes(c->trace);
 	v.ws = malloc(v.wsb);
@@ -540,11 +559,13 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n)
 	}
 	w.ui.title = c->trace->name != NULL ? c->trace->name : c->trace_path;
 	w.ui.hover_x = w.ui.hover_y = -1;
+	w.ui.scan = view_scan(c, &own);
 	w.playing = !c->start_paused && c->start_at < 0;
 	w.speed_idx = default_speed(c->trace->event_count);
 	rc = window_loop(&v, &w, x.r, err, n);
 out:
 	window_close(&v, &x);
+	agb_view_scan_free(&own);
 	view_model_free(&v.vm);
 	free(v.ws);
 	free(v.m);

@@ -22,7 +22,7 @@
 
 /* Size of the picture (window and snapshot), in pixels. */
 #define AGB_VIEW_WIDTH 848
-#define AGB_VIEW_HEIGHT 548
+#define AGB_VIEW_HEIGHT 612
 
 /* Colours (0xRRGGBB) the map uses, fixed so tests and README readers can rely on them. */
 #define AGB_VIEW_RGB_BACKGROUND 0x0c0c10u
@@ -34,6 +34,55 @@
 #define AGB_VIEW_RGB_LARGEST 0xffdc00u     /* outline of the largest free run */
 #define AGB_VIEW_RGB_FAIL_BORDER 0xff2828u /* map frame at a failure */
 
+/* Height of the per-frame cycle strip along the bottom of the picture (its label included). */
+#define AGB_VIEW_STRIP_H 64
+
+/* Colours of the cycle strip. */
+#define AGB_VIEW_RGB_STRIP_BAR 0x50b48cu     /* a gameplay frame within the budget */
+#define AGB_VIEW_RGB_STRIP_OVER 0xff8c3cu    /* a gameplay frame over the budget */
+#define AGB_VIEW_RGB_STRIP_LOAD 0x5a6070u    /* a loading frame (not judged) */
+#define AGB_VIEW_RGB_STRIP_CURRENT 0xffffffu /* the frame shown */
+#define AGB_VIEW_RGB_STRIP_BUDGET 0xff4646u  /* the 10% budget line */
+
+/* What one full replay says about the whole trace, for --at peak|first-failure|max-frag and the
+ * per-frame cycle strip: fed by agb_view_scan_observe (an agb_replay_observer), closed by
+ * agb_view_scan_end. Frame k (0-based) holds the model cycles of the events after frame event
+ * k - 1 up to and including frame event k, as the frame budget counts them; a stretch after the
+ * last frame event is one more frame when it costs anything. */
+struct agb_view_scan {
+	int64_t peak;          /* first event with the most bytes in use, -1: no event */
+	int64_t first_failure; /* first failed request, -1: none */
+	int64_t max_frag;      /* first sampled event with the highest frag_external, -1: none */
+	uint32_t peak_bytes;   /* live bytes requested + resident tile bytes there */
+	double max_frag_value;
+	uint32_t *frame_cycles; /* nframes entries */
+	uint8_t *frame_load;    /* 1: a loading frame (["frame", "load"]) */
+	uint32_t nframes, cap;
+	uint32_t tile_bytes;    /* running: resident tile bytes (uploads - releases) */
+	uint32_t open_cycles;   /* running: the frame in progress */
+	int any_frame;
+};
+
+/* Which moment --at names. */
+enum agb_view_moment { AGB_VIEW_AT_PEAK, AGB_VIEW_AT_FIRST_FAILURE, AGB_VIEW_AT_MAX_FRAG };
+
+/* Sizes the tables for t (frame_count + 1 frames). Returns 0 or -1 when out of memory. */
+int agb_view_scan_init(struct agb_view_scan *s, const struct agb_trace *t);
+void agb_view_scan_observe(void *ctx, const struct agb_replay_obs *o);
+void agb_view_scan_end(struct agb_view_scan *s);
+void agb_view_scan_free(struct agb_view_scan *s);
+
+/* init + a full replay of t on cfg + end. Returns 0, or -1 (out of memory, or the replay
+ * stopped; *s is then empty but safe to free). O(events x core cost). */
+int agb_view_scan_run(struct agb_view_scan *s, const struct agb_trace *t,
+		      const struct agb_replay_config *cfg);
+
+/* The event of moment m, or -1 when the trace has none (no failure, no event). */
+int64_t agb_view_scan_moment(const struct agb_view_scan *s, enum agb_view_moment m);
+
+/* Parses "peak", "first-failure" or "max-frag" into *m. Returns 0 or -1. */
+int agb_view_moment_parse(const char *text, enum agb_view_moment *m);
+
 /* What to view. The trace and the core must outlive the call. */
 struct agb_view_config {
 	const char *trace_path;            /* for the title and snapshot names */
@@ -42,6 +91,7 @@ struct agb_view_config {
 	int64_t start_at;                  /* window: pause first at this event (-1: event 0) */
 	int start_paused;                  /* window: start paused instead of playing */
 	const char *script;                /* window: synthetic key presses (see agb_view_window) */
+	const struct agb_view_scan *scan;  /* the whole trace (cycle strip); NULL: the view scans */
 };
 
 /* Renders the state right after event `at_event` (0-based; must be < event_count, or 0 for a

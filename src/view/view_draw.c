@@ -96,7 +96,7 @@ static uint32_t base_cols(enum agb_arena arena)
 void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
 		      struct view_layout *L)
 {
-	uint32_t cols = base_cols(arena) >> zoom;
+	uint32_t cols = view_fit_cols(base_cols(arena), units, MAP_W, MAP_H) >> zoom;
 	if (cols < 8u)
 		cols = 8u;
 	L->cols = cols;
@@ -346,8 +346,9 @@ static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const stru
 	if (vm->kind[u] == VK_USED && vm->owner[u] != 0) {
 		const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
 		if (rec->tile)
-			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x %u B", rec->id,
-			     rec->requested, rec->addr - vm->base, rec->granted);
+			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x, %u refs", rec->id,
+			     rec->requested, rec->addr - vm->base,
+			     view_model_tile_refs(vm, rec->id, rec->requested));
 		else
 			text(r, x, y + LINE, 0xffffffu, "id %u: +0x%x size %u (%u B)", rec->id,
 			     rec->addr - vm->base, rec->requested, rec->granted);
@@ -402,11 +403,32 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
 	     L->vis_rows < L->rows ? " (scroll)" : "");
 	y += LINE;
-	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0) {
+	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0 && L->cols == 64u) {
 		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
 		text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
 	}
 	return y + 2 * LINE + 4;
+}
+
+/* Tile traces: resident tiles and their reference counts (what "live bytes" is for allocations:
+ * a tile is held by references, not by bytes asked for). Returns the next line's y. */
+static int panel_tiles(SDL_Renderer *r, const struct view_model *vm, int x, int y)
+{
+	struct view_tile_summary ts;
+	view_model_tile_summary(vm, &ts);
+	text(r, x, y, 0xd0d4dcu, "resident tiles %u, %u B", ts.resident, ts.bytes);
+	y += LINE;
+	text(r, x, y, 0xd0d4dcu, "references     %u", ts.refs);
+	y += LINE;
+	if (ts.max_refs != 0)
+		text(r, x, y, 0xb0b4bcu, "  most: tile %u %ubpp, %u refs", ts.max_tile, ts.max_bpp,
+		     ts.max_refs);
+	else
+		text(r, x, y, 0xb0b4bcu, "  no tile referenced");
+	y += LINE;
+	text(r, x, y, 0xb0b4bcu, "  by refs 1:%u 2:%u 3-4:%u 5+:%u", ts.hist[0], ts.hist[1],
+	     ts.hist[2], ts.hist[3]);
+	return y + LINE;
 }
 
 /* The event shown and the figures after it (with the free-space sparkline). Returns the next
@@ -429,8 +451,12 @@ static int panel_figures(SDL_Renderer *r, const struct view_model *vm, int x, in
 	}
 	text(r, x, y, 0xd0d4dcu, "frame          %u/%u", vm->frames, t->frame_count);
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
-	y += LINE;
+	if (view_model_has_tiles(vm)) {
+		y = panel_tiles(r, vm, x, y);
+	} else {
+		text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
+		y += LINE;
+	}
 	text(r, x, y, 0xd0d4dcu, "free bytes     %u", vm->stats.free_bytes);
 	y += LINE;
 	text(r, x, y, 0xffdc00u, "largest free   %u", vm->stats.largest_free);
@@ -495,6 +521,102 @@ static void panel_foot(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
 		     ui->title != NULL ? ui->title : "");
 }
 
+/* ---- the per-frame cycle strip ---------------------------------------------------------- */
+
+void view_strip_range(uint32_t col, uint32_t nframes, uint32_t width, uint32_t *a, uint32_t *b)
+{
+	if (nframes == 0 || width == 0 || col >= width) {
+		*a = *b = nframes;
+		return;
+	}
+	/* Frames spread over the whole width: several per column, or one over several columns. */
+	*a = (uint32_t)((uint64_t)col * nframes / width);
+	*b = (uint32_t)((uint64_t)(col + 1u) * nframes / width);
+	if (*b <= *a)
+		*b = *a + 1u;
+}
+
+/* The worst gameplay and loading frame in [a, b). */
+static void strip_worst(const struct agb_view_scan *sc, uint32_t a, uint32_t b, uint32_t *game,
+			uint32_t *load)
+{
+	*game = *load = 0;
+	for (uint32_t f = a; f < b; f++) {
+		uint32_t *w = sc->frame_load[f] ? load : game;
+		if (sc->frame_cycles[f] > *w)
+			*w = sc->frame_cycles[f];
+	}
+}
+
+/* One bar from the strip's floor, clipped at its top; at least 1 px for any cost. */
+static void strip_bar(SDL_Renderer *r, int x, int w, int floor_y, int ih, uint32_t v, double top,
+		      uint32_t rgb)
+{
+	int h;
+	if (v == 0)
+		return;
+	h = (int)((double)v * ih / top + 0.5);
+	h = h < 1 ? 1 : h > ih ? ih : h;
+	rect(r, x, floor_y - h, w, h, rgb, 1);
+}
+
+/* Cycles per frame (model) along the bottom: gameplay frames green (orange over the budget),
+ * loading frames grey, the shown frame white on a lighter band, the 10% budget line red. The
+ * scale tops out a little above the worst gameplay frame or the budget, whichever is higher;
+ * loading frames above it are cut. */
+static void draw_cycle_strip(SDL_Renderer *r, const struct view_model *vm,
+			     const struct agb_view_scan *sc)
+{
+	const int x = STRIP_X, y = STRIP_BOX_Y, w = STRIP_W, h = STRIP_BOX_H;
+	const int iw = w - 2, ih = h - 2, floor_y = y + 1 + ih;
+	const double budget = (double)AGB_FRAME_CYCLES * AGB_FRAME_BUDGET_PCT / 100.0;
+	uint32_t worst = 0, cur, a, b, game, load;
+	double top;
+	int budget_y;
+	rect(r, x, y, w, h, 0x1a1c22u, 1);
+	rect(r, x, y, w, h, 0x555a66u, 0);
+	if (sc == NULL || !sc->any_frame || sc->nframes == 0) {
+		text(r, STRIP_X, STRIP_Y, 0xb0b4bcu, "cycles per frame: this trace has no frame events");
+		return;
+	}
+	strip_worst(sc, 0, sc->nframes, &worst, &load);
+	top = (worst > budget ? (double)worst : budget) * 1.15;
+	cur = view_model_current_frame(vm);
+	if (cur >= sc->nframes)
+		cur = sc->nframes - 1u;
+	/* The shown frame's columns: on a lighter band one column wider each side, a tick above. */
+	for (uint32_t c = 0; c < (uint32_t)iw; c++) {
+		view_strip_range(c, sc->nframes, (uint32_t)iw, &a, &b);
+		if (cur >= a && cur < b) {
+			int cx = x + 1 + (int)c;
+			rect(r, cx - 1, y + 1, 3, ih, 0x3c4250u, 1);
+			rect(r, cx - 1, y - 3, 3, 3, AGB_VIEW_RGB_STRIP_CURRENT, 1);
+		}
+	}
+	for (uint32_t c = 0; c < (uint32_t)iw; c++) {
+		int cx = x + 1 + (int)c;
+		view_strip_range(c, sc->nframes, (uint32_t)iw, &a, &b);
+		if (cur >= a && cur < b) {
+			strip_bar(r, cx, 1, floor_y, ih, sc->frame_cycles[cur], top,
+				  AGB_VIEW_RGB_STRIP_CURRENT);
+			continue;
+		}
+		strip_worst(sc, a, b, &game, &load);
+		strip_bar(r, cx, 1, floor_y, ih, load, top, AGB_VIEW_RGB_STRIP_LOAD);
+		strip_bar(r, cx, 1, floor_y, ih, game, top,
+			  game > budget ? AGB_VIEW_RGB_STRIP_OVER : AGB_VIEW_RGB_STRIP_BAR);
+	}
+	budget_y = floor_y - (int)(budget * ih / top + 0.5);
+	set_rgb(r, AGB_VIEW_RGB_STRIP_BUDGET);
+	for (int bx = x + 1; bx < x + 1 + iw; bx += 6)
+		SDL_RenderDrawLine(r, bx, budget_y, bx + 3 < x + iw ? bx + 3 : x + iw, budget_y);
+	text(r, STRIP_X, STRIP_Y, 0xd0d4dcu,
+	     "cycles per frame (model): frame %u/%u %u (%.2f%%), worst gameplay %.2f%%", cur + 1u,
+	     sc->nframes, sc->frame_cycles[cur], sc->frame_cycles[cur] * 100.0 / AGB_FRAME_CYCLES,
+	     worst * 100.0 / AGB_FRAME_CYCLES);
+	text(r, STRIP_X + STRIP_W - 17 * 8, STRIP_Y, AGB_VIEW_RGB_STRIP_BUDGET, "- - 10%% budget");
+}
+
 int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui)
 {
 	struct view_layout L;
@@ -509,6 +631,7 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	if (ui->mode != VIEW_MODE_SNAPSHOT)
 		hover_panel(r, vm, ui, &L, x, y);
 	panel_foot(r, ui, x, y + 3 * LINE + 6);
+	draw_cycle_strip(r, vm, ui->scan);
 	return 0;
 }
 

@@ -4,12 +4,20 @@
 
 #include <SDL.h>
 
+#include "view/view.h"
 #include "view/view_model.h"
 
 #define MAP_X 8
 #define MAP_Y 8
 #define MAP_W 512
 #define MAP_H 512
+
+/* The per-frame cycle strip under the map: a label line, then the bar chart. */
+#define STRIP_X MAP_X
+#define STRIP_Y (MAP_Y + MAP_H + 6)
+#define STRIP_W (AGB_VIEW_WIDTH - 2 * MAP_X)
+#define STRIP_BOX_Y (STRIP_Y + 12)
+#define STRIP_BOX_H (AGB_VIEW_STRIP_H - 14)
 
 /* How the map is laid out: cols units per row, cells of cell_w x cell_h pixels, rows from
  * first_row on screen. */
@@ -28,6 +36,7 @@ struct view_ui {
 	uint32_t speed;         /* events per second while playing */
 	int flash;              /* draw the failure flash */
 	char status[128];       /* last message (snapshot saved, ...) */
+	const struct agb_view_scan *scan; /* the whole trace: the cycle strip (NULL: none) */
 };
 
 enum { VIEW_MODE_SNAPSHOT, VIEW_MODE_PLAYING, VIEW_MODE_PAUSED, VIEW_MODE_END };
@@ -47,6 +56,12 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
  * rename). Returns 0 or -1 with a message in err. */
 int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
 		  size_t n);
+
+/* The strip's bars: `width` columns over `nframes` frames, spread over the whole width. Column
+ * col shows frames [*a, *b) (the worst of them): several per column when there are more frames
+ * than columns, else one frame over one or more neighbouring columns. *a == *b == nframes for
+ * a column beyond the width or with no frames. Pure. */
+void view_strip_range(uint32_t col, uint32_t nframes, uint32_t width, uint32_t *a, uint32_t *b);
 
 /* Releases the glyph textures of every renderer (before any renderer is destroyed). */
 void view_text_cleanup(void);

@@ -15,6 +15,8 @@ uint32_t agb_view_unit_bytes(enum agb_arena arena)
 }
 
 static void walk_into(struct view_model *vm, uint8_t *out, int track_largest);
+static int tiles_init(struct view_model *vm);
+static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *o);
 
 int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		    const struct agb_replay_config *cfg)
@@ -40,7 +42,7 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 	/* One sample per event at most (traces without frames sample every event). */
 	vm->spark = malloc(((size_t)t->event_count + 1u) * sizeof *vm->spark);
 	if (vm->kind == NULL || vm->scratch == NULL || vm->initial == NULL || vm->owner == NULL ||
-	    vm->rec == NULL || vm->spark == NULL)
+	    vm->rec == NULL || vm->spark == NULL || tiles_init(vm) != 0)
 		return -1;
 	/* The core right after init, through the engine itself: same placement, same meta area. */
 	m = malloc(sizeof *m);
@@ -69,6 +71,9 @@ void view_model_reset(struct view_model *vm)
 	memset(vm->kind, VK_FREE, vm->units);
 	memset(vm->owner, 0, vm->units * sizeof *vm->owner);
 	memset(vm->rec, 0, vm->nrec * sizeof *vm->rec);
+	if (vm->tile_refs != NULL)
+		memset(vm->tile_refs, 0, vm->ntile_keys * sizeof *vm->tile_refs);
+	vm->resident_tiles = vm->resident_tile_bytes = vm->tile_refs_total = 0;
 	vm->state = NULL;
 	vm->index = -1;
 	memset(&vm->last, 0, sizeof vm->last);
@@ -83,6 +88,8 @@ void view_model_reset(struct view_model *vm)
 
 void view_model_free(struct view_model *vm)
 {
+	free(vm->tile_key);
+	free(vm->tile_refs);
 	free(vm->kind);
 	free(vm->scratch);
 	free(vm->initial);
@@ -229,6 +236,7 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 	}
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
+		track_tile_refs(vm, o);
 		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED)) != 0)
 			resync(vm, o);
 		break;
@@ -248,4 +256,134 @@ void view_model_refresh(struct view_model *vm)
 	vm->core->stats(vm->state, &vm->stats);
 	vm->have_stats = 1;
 	vm->overhead = vm->core->overhead_bytes(vm->state);
+}
+
+uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h)
+{
+	uint32_t cols = base_cols;
+	while (cols > 8u) {
+		uint32_t half = cols / 2u;
+		uint64_t rows = (units + half - 1u) / half;
+		if (rows * (uint64_t)(map_w / (int)half) > (uint64_t)map_h)
+			break;
+		cols = half;
+	}
+	return cols;
+}
+
+/* ---- tiles: reference counts ------------------------------------------------------------ */
+
+static uint32_t tile_key(uint32_t tile, uint32_t bpp)
+{
+	return tile << 1 | (bpp == 8u);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The sorted set of (tile, bpp) keys the trace refs or unrefs. O(events log events). */
+static int tiles_init(struct view_model *vm)
+{
+	const struct agb_trace *t = vm->t;
+	uint32_t n = 0, k = 0;
+	for (uint32_t i = 0; i < t->event_count; i++)
+		n += t->events[i].op == AGB_OP_REF || t->events[i].op == AGB_OP_UNREF;
+	if (n == 0)
+		return 0;
+	vm->tile_key = malloc(n * sizeof *vm->tile_key);
+	vm->tile_refs = calloc(n, sizeof *vm->tile_refs);
+	if (vm->tile_key == NULL || vm->tile_refs == NULL)
+		return -1;
+	for (uint32_t i = 0; i < t->event_count; i++)
+		if (t->events[i].op == AGB_OP_REF || t->events[i].op == AGB_OP_UNREF)
+			vm->tile_key[k++] = tile_key(t->events[i].id, t->events[i].size);
+	qsort(vm->tile_key, n, sizeof *vm->tile_key, cmp_u32);
+	k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (k == 0 || vm->tile_key[k - 1u] != vm->tile_key[i])
+			vm->tile_key[k++] = vm->tile_key[i];
+	vm->ntile_keys = k;
+	return 0;
+}
+
+/* Index of key in tile_key, or -1. */
+static int64_t tile_index(const struct view_model *vm, uint32_t key)
+{
+	uint32_t lo = 0, hi = vm->ntile_keys;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2u;
+		if (vm->tile_key[mid] < key)
+			lo = mid + 1u;
+		else
+			hi = mid;
+	}
+	return lo < vm->ntile_keys && vm->tile_key[lo] == key ? (int64_t)lo : -1;
+}
+
+/* A served ref holds one more reference, a served unref one less; uploads and releases are the
+ * core's word on what is resident. */
+static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *o)
+{
+	int64_t i = tile_index(vm, tile_key(o->id, o->requested));
+	uint32_t bytes = o->requested == 8u ? 64u : 32u;
+	if (i < 0 || (o->result & AGB_VERB_SKIPPED) != 0)
+		return;
+	if (o->op == AGB_OP_REF) {
+		vm->tile_refs[i]++;
+		vm->tile_refs_total++;
+		if ((o->result & AGB_VERB_UPLOADED) != 0) {
+			vm->resident_tiles++;
+			vm->resident_tile_bytes += bytes;
+		}
+		return;
+	}
+	if (vm->tile_refs[i] != 0) {
+		vm->tile_refs[i]--;
+		vm->tile_refs_total--;
+	}
+	if ((o->result & AGB_VERB_RELEASED) != 0 && vm->resident_tiles != 0) {
+		vm->resident_tiles--;
+		vm->resident_tile_bytes -= bytes <= vm->resident_tile_bytes ? bytes
+									     : vm->resident_tile_bytes;
+	}
+}
+
+uint32_t view_model_tile_refs(const struct view_model *vm, uint32_t tile, uint32_t bpp)
+{
+	int64_t i = tile_index(vm, tile_key(tile, bpp));
+	return i < 0 ? 0u : vm->tile_refs[i];
+}
+
+int view_model_has_tiles(const struct view_model *vm)
+{
+	return vm->ntile_keys != 0;
+}
+
+void view_model_tile_summary(const struct view_model *vm, struct view_tile_summary *out)
+{
+	memset(out, 0, sizeof *out);
+	out->resident = vm->resident_tiles;
+	out->bytes = vm->resident_tile_bytes;
+	out->refs = vm->tile_refs_total;
+	for (uint32_t i = 0; i < vm->ntile_keys; i++) {
+		uint32_t r = vm->tile_refs[i];
+		if (r == 0)
+			continue;
+		out->hist[r == 1u ? 0 : r == 2u ? 1 : r <= 4u ? 2 : 3]++;
+		if (r > out->max_refs) {
+			out->max_refs = r;
+			out->max_tile = vm->tile_key[i] >> 1;
+			out->max_bpp = (vm->tile_key[i] & 1u) != 0 ? 8u : 4u;
+		}
+	}
+}
+
+uint32_t view_model_current_frame(const struct view_model *vm)
+{
+	if (vm->index >= 0 && vm->last.op == AGB_OP_FRAME && vm->frames != 0)
+		return vm->frames - 1u;
+	return vm->frames;
 }

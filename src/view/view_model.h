@@ -34,6 +34,12 @@ struct view_model {
 	uint32_t *owner;        /* per unit: record index + 1, 0: none */
 	struct view_rec *rec;   /* t->slots allocation records, then one per unit for tiles */
 	uint32_t nrec;
+	/* Tiles (ref/unref traces): every (tile, bpp) the trace names, sorted, with its reference
+	 * count now; resident tiles as the core uploaded and released them. */
+	uint32_t *tile_key;     /* tile << 1 | (bpp == 8) */
+	uint32_t *tile_refs;
+	uint32_t ntile_keys;
+	uint32_t resident_tiles, resident_tile_bytes, tile_refs_total;
 
 	int64_t index;          /* last event applied, -1: none */
 	struct agb_replay_obs last;
@@ -49,6 +55,7 @@ struct view_model {
 	float *spark;           /* frag_external at each regular sample */
 	uint32_t nspark;
 };
+
 
 /* Allocates the tables for t on cfg's core and records what the core uses right after init
  * (by an empty replay), so reserved blocks are never taken for a tile. Returns 0 or -1 when out
@@ -68,5 +75,31 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 void view_model_refresh(struct view_model *vm);
 
 void view_model_free(struct view_model *vm);
+
+/* Fit-to-arena: the units per row of the zoom-0 map for `units` units in a map_w x map_h area.
+ * Starts from the arena's natural width (base_cols: OBJ 32, BG 64, EWRAM 256) and halves it,
+ * down to 8, while the rows of square cells still fit the height: a small pool fills the map
+ * instead of a sliver at the top. Pure. */
+uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h);
+
+/* Resident tiles and their reference counts, for the figures panel. */
+struct view_tile_summary {
+	uint32_t resident, bytes; /* tiles in VRAM and their bytes */
+	uint32_t refs;            /* references held, all tiles */
+	uint32_t max_refs, max_tile, max_bpp; /* the most referenced tile (first by key) */
+	uint32_t hist[4];         /* tiles with 1, 2, 3-4 and 5+ references */
+};
+
+/* References held on ROM tile `tile` at depth `bpp` (0 for a tile the trace never names). */
+uint32_t view_model_tile_refs(const struct view_model *vm, uint32_t tile, uint32_t bpp);
+
+void view_model_tile_summary(const struct view_model *vm, struct view_tile_summary *out);
+
+/* Whether the trace streams tiles (ref/unref), so the panel shows tiles instead of live bytes. */
+int view_model_has_tiles(const struct view_model *vm);
+
+/* The frame the shown event belongs to (0-based, as agb_view_scan numbers them): a frame event
+ * belongs to the frame it closes. 0 before the first event. */
+uint32_t view_model_current_frame(const struct view_model *vm);
 
 #endif

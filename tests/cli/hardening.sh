@@ -91,5 +91,18 @@ printf '{"version":1,"arena":"bg_vram","events":[\n["ref",5000,4],\n["unref",500
 "$A" replay "$W/tile.json" --rom-tiles=16 2>"$W/err"
 expect 2 $? "$W/err" "tile.json:2:1: event 0 (ref of ROM tile 5000" "a tile beyond --rom-tiles"
 
+# 6. A tileset image that is a FIFO or a device is refused, not waited on or read forever.
+mkdir -p "$W/img"
+mkfifo "$W/img/kenney-tileset-64px-extruded.png"
+timeout 20 "$A" convert "$SRC/traces/bg/maps/kenney-level.json" --tileset-images="$W/img" -o - \
+	>"$W/out" 2>"$W/err"
+expect 2 $? "$W/err" "kenney-tileset-64px-extruded.png: not a regular file" "a FIFO as tileset image"
+[ -s "$W/out" ] && fail "a FIFO as tileset image: something on stdout"
+rm "$W/img/kenney-tileset-64px-extruded.png"
+ln -s /dev/zero "$W/img/kenney-tileset-64px-extruded.png"
+timeout 20 "$A" convert "$SRC/traces/bg/maps/kenney-level.json" -o - --tileset-images="$W/img" \
+	>/dev/null 2>"$W/err"
+expect 2 $? "$W/err" "not a regular file" "/dev/zero as tileset image"
+
 [ $fails -eq 0 ] && echo "hardening: all checks passed"
 [ $fails -eq 0 ]

@@ -266,6 +266,51 @@ static void loading_frames_are_kept_out_of_the_budget(void **state)
 	assert_int_equal(m.total_cycles, 142500);
 }
 
+/* Streamed sections: a mark starts a section on the current side, sync judges it at a load
+ * rate against the frames since the mark, reset gives the side back what it held at the mark. */
+static void sections_are_judged_at_their_doors(void **state)
+{
+	static const struct agb_event ev[] = {
+		EV(AGB_OP_MARK, 1, 0, 0),   EV(AGB_OP_ALLOC, 1, 0, 16), /* section A: low side */
+		EV(AGB_OP_SIDE, 1, 0, 0),   EV(AGB_OP_MARK, 2, 0, 0),   /* section B streams high */
+		EV(AGB_OP_ALLOC, 2, 1, 24), EV(AGB_OP_FRAME, 0, 0, 0),  EV(AGB_OP_ALLOC, 3, 2, 24),
+		EV(AGB_OP_SYNC, 2, 0, 0),                               /* 48 bytes after 1 frame */
+		EV(AGB_OP_RESET, 1, 0, 0),                              /* A dropped */
+		EV(AGB_OP_SIDE, 0, 0, 0),   EV(AGB_OP_MARK, 1, 0, 0),   EV(AGB_OP_ALLOC, 4, 0, 8),
+		EV(AGB_OP_FRAME, 0, 0, 0),  EV(AGB_OP_FRAME, 0, 0, 0),  EV(AGB_OP_SYNC, 1, 0, 0),
+	};
+	static const uint32_t granted[] = {0, 16, 0, 0, 24, 0, 24, 0, 0, 0, 0, 8, 0, 0, 0};
+	static uint32_t cycles[sizeof ev / sizeof ev[0]];
+	struct agb_trace t = {AGB_ARENA_EWRAM, 128, sizeof ev / sizeof ev[0], 5, 3, ev, "sections",
+			      NULL};
+	struct agb_replay_result res = {0};
+	struct agb_metrics_acc acc;
+	struct agb_metrics m;
+	(void)state;
+	res.arena_bytes = 128;
+	agb_metrics_begin(&acc, &m, &t, UNIT, cycles);
+	agb_metrics_set_load_rate(&acc, 16);
+	for (uint32_t i = 0; i < t.event_count; i++) {
+		struct agb_replay_obs o = {0};
+		o.index = i;
+		o.op = ev[i].op;
+		o.id = ev[i].id;
+		o.requested = ev[i].size;
+		o.granted = granted[i];
+		o.sampled = AGB_SAMPLE_NONE;
+		agb_metrics_observe(&acc, &o);
+	}
+	agb_metrics_end(&acc, &res);
+	assert_int_equal(m.syncs, 2);
+	assert_int_equal(m.largest_section_bytes, 48);
+	assert_int_equal(m.section_peak_bytes[0], 16);
+	assert_int_equal(m.section_peak_bytes[1], 48);
+	/* B: 48 bytes at 16 a frame need 3 frames, 1 passed: 2 stall frames. A again: 8 bytes, 1
+	 * frame needed, 2 passed: none. */
+	assert_int_equal(m.load_rate, 16);
+	assert_int_equal(m.stall_frames, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +320,7 @@ int main(void)
 		cmocka_unit_test(frag_formulas),
 		cmocka_unit_test(modelled_cycles_per_op_and_frame),
 		cmocka_unit_test(loading_frames_are_kept_out_of_the_budget),
+		cmocka_unit_test(sections_are_judged_at_their_doors),
 	};
 	return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

@@ -69,6 +69,8 @@ static void output_loads_and_replays(void **state)
 				   ? agb_heap_core_find("oam")
 				   : strcmp(agb_gen_scenarios[i], "levels-linear") == 0
 					     ? agb_heap_core_find("bump")
+				   : strcmp(agb_gen_scenarios[i], "sections") == 0
+					     ? agb_heap_core_find("stack2")
 					     : agb_heap_core_default(lt.trace.arena);
 		cfg.flags = AGB_REPLAY_CANARIES | AGB_REPLAY_CHECK;
 		ws = malloc(agb_replay_workspace_bytes(&lt.trace));

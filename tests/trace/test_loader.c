@@ -207,6 +207,19 @@ static void unknown_op_is_rejected(void **state)
 	check_bad(HEAP "[\"frame\"],\n[ \"malloc\", 3]]}", 3, 3, "unknown op \"malloc\"");
 }
 
+/* ["sync", m] needs an earlier ["mark", m]; it keeps the marker in id. */
+static void sync_needs_a_mark(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	check_bad(HEAP "[\"mark\",1],\n[\"sync\",2]]}", 3, 9, "sync of marker 2, which no earlier mark set");
+	check_bad(TILES "[\"sync\",1]]}", 2, 2, "\"sync\"");
+	load_ok(HEAP "[\"side\",1],[\"mark\",7],[\"alloc\",1,64],[\"frame\"],[\"sync\",7],[\"reset\",7]]}", &t);
+	assert_int_equal(t.trace.events[4].op, AGB_OP_SYNC);
+	assert_int_equal(t.trace.events[4].id, 7);
+	agb_trace_release(&t);
+}
+
 static void wrong_arity(void **state)
 {
 	(void)state;
@@ -726,7 +739,7 @@ int main(void)
 		cmocka_unit_test(event_not_an_array_or_empty),
 		cmocka_unit_test(op_not_a_string),
 		cmocka_unit_test(unknown_op_is_rejected),
-		cmocka_unit_test(wrong_arity),
+		cmocka_unit_test(wrong_arity), cmocka_unit_test(sync_needs_a_mark),
 		cmocka_unit_test(fractional_numbers_are_not_integers),
 		cmocka_unit_test(numbers_out_of_range),
 		cmocka_unit_test(huge_exponents_overflow_but_exact_exponents_are_integers),

@@ -8,10 +8,10 @@ mkdir -p "$work"
 for at in 0 6 frame:1 frame:2 end; do
 	out="$work/at-$(echo "$at" | tr : -).png"
 	"$agbsim" view "$data/small-obj.json" --allocator=obj --snapshot "$out" --at "$at"
-	"$check" "$out" 848 548 6
+	"$check" "$out" 848 612 6
 done
 "$agbsim" view "$data/small-bg.json" --snapshot "$work/bg.png"
-"$check" "$work/bg.png" 848 548 6
+"$check" "$work/bg.png" 848 612 6
 test ! -e "$work/bg.png.part"
 for bad in 8 frame:3 frame:0 -1 soon; do
 	rc=0
@@ -22,4 +22,35 @@ for bad in 8 frame:3 frame:0 -1 soon; do
 	fi
 done
 test ! -e "$work/bad.png"
+# Named moments (issue 16 item 5) are the events they stand for: peak 3 (448 live bytes),
+# first-failure 7, max-frag 5 (see tests/view/test_view_moments.c); the same picture.
+for pair in peak:3 first-failure:7 max-frag:5; do
+	name=${pair%%:*} ev=${pair#*:}
+	"$agbsim" view "$data/small-obj.json" --allocator=obj --snapshot "$work/$name.png" --at "$name"
+	"$agbsim" view "$data/small-obj.json" --allocator=obj --snapshot "$work/$name-ev.png" --at "$ev"
+	if ! cmp -s "$work/$name.png" "$work/$name-ev.png"; then
+		echo "--at $name differs from --at $ev"
+		exit 1
+	fi
+done
+# A 4 KiB pool fills the map; a tile trace shows its peak.
+"$agbsim" view "$data/small-ewram.json" --snapshot "$work/ewram.png" --at max-frag
+"$check" "$work/ewram.png" 848 612 6
+"$agbsim" view "$data/small-bg.json" --snapshot "$work/bg-peak.png" --at peak
+"$check" "$work/bg-peak.png" 848 612 6
+# Bad or absent moments: one 'agbsim: ' line (plus the usage hint), exit 2, nothing on stdout,
+# no file.
+for case in "small-bg.json first-failure" "small-obj.json bogus" "small-obj.json peak:1" \
+	"small-obj.json Peak"; do
+	trace=${case%% *} at=${case#* }
+	rc=0
+	"$agbsim" view "$data/$trace" --at "$at" --snapshot "$work/none.png" >"$work/out.txt" \
+		2>"$work/err.txt" || rc=$?
+	if [ "$rc" -ne 2 ] || [ -s "$work/out.txt" ] || ! head -1 "$work/err.txt" | grep -q '^agbsim: view: --at'; then
+		echo "$trace --at $at: exit $rc, stdout $(wc -c <"$work/out.txt") bytes, stderr:"
+		cat "$work/err.txt"
+		exit 1
+	fi
+done
+test ! -e "$work/none.png"
 echo "ok"

@@ -21,11 +21,18 @@ SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
 	exit 1
 }
 cat stderr.txt
-"$check" agbsim-small-obj-e5.png 848 548 6
-"$check" agbsim-small-obj-e6.png 848 548 6
+"$check" agbsim-small-obj-e5.png 848 612 6
+"$check" agbsim-small-obj-e6.png 848 612 6
 # Stepping changed the picture: event 6 placed id 4 in block 0.
 if cmp -s agbsim-small-obj-e5.png agbsim-small-obj-e6.png; then
 	echo "snapshots at events 5 and 6 are identical: the steps did not reach the replay"
 	exit 1
 fi
+# --at peak starts the window paused at the peak (event 3 of small-obj): s saves it there.
+SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
+	"$agbsim" view "$trace" --allocator=obj --at peak --script 's,q' 2>stderr.txt || {
+	cat stderr.txt
+	exit 1
+}
+"$check" agbsim-small-obj-e3.png 848 612 6
 echo "ok"

@@ -1,0 +1,1 @@
+replay tests/cli/data/bad-sync.json --allocator=stack2

@@ -1,0 +1,1 @@
+convert --from tiled tests/cli/data/dedup-no-image.json -o /dev/null
