@@ -38,47 +38,6 @@ static void usage(FILE *out)
 		"  -h, --help           show this help\n");
 }
 
-/* Reads a whole file (or stdin for "-") into a malloc'd buffer. Returns 0 or -1 (errno set). */
-static int slurp(const char *path, char **text, size_t *len)
-{
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	size_t cap = 65536, n = 0;
-	char *buf = NULL;
-	if (in == NULL)
-		return -1;
-	for (;;) {
-		char *b = realloc(buf, cap + 1u);
-		size_t got;
-		if (b == NULL) {
-			free(buf);
-			if (in != stdin)
-				fclose(in);
-			errno = ENOMEM;
-			return -1;
-		}
-		buf = b;
-		got = fread(buf + n, 1, cap - n, in);
-		n += got;
-		if (n < cap)
-			break;
-		cap *= 2u;
-	}
-	if (ferror(in)) {
-		int e = errno;
-		free(buf);
-		if (in != stdin)
-			fclose(in);
-		errno = e;
-		return -1;
-	}
-	if (in != stdin)
-		fclose(in);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
 /* Parses "Name:8,Other:4" into a malloc'd array. Layer names may contain anything but ','; the
  * depth follows the last ':'. Returns 0 or -1. */
 static int parse_layer_bpp(char *spec, struct agb_layer_bpp **out, size_t *count)
@@ -118,10 +77,9 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 	struct agbsim_output out;
 	int rc, bad;
 
-	if (slurp(in_path, &text, &len) != 0) {
-		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
-		return AGBSIM_EXIT_IO;
-	}
+	rc = agbsim_read_input(in_path, &text, &len);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	rc = csv ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
 		 : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
 	free(text);
@@ -176,6 +134,7 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 	struct agbsim_output out;
 	char err[1024];
 	struct agb_mtrace_result res;
+	struct agb_mtrace_options mo;
 	int rc;
 
 	if (in == NULL) {
@@ -187,7 +146,10 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 			fclose(in);
 		return AGBSIM_EXIT_IO;
 	}
-	rc = agb_mtrace_convert(in, in_path, out.f, opt, &res, err, sizeof err);
+	mo = *opt;
+	mo.max_bytes = agbsim_max_input_bytes();
+	rc = agb_mtrace_convert(in, in == stdin ? "<stdin>" : in_path, out.f, &mo, &res, err,
+				sizeof err);
 	if (in != stdin)
 		fclose(in);
 	if (agbsim_output_close(&out, rc == AGB_MTRACE_OK) != AGBSIM_EXIT_OK)

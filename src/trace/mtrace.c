@@ -9,6 +9,7 @@
 
 #define DEFAULT_ARENA_BYTES 262144UL
 #define MAX_ID 0x7fffffffUL
+#define MAX_LINE ((size_t)1 << 16) /* line buffer cap: a longer line is an error */
 
 enum ev_op { EV_ALLOC, EV_FREE, EV_REALLOC };
 
@@ -130,6 +131,7 @@ struct conv {
     /* line reader */
     char *buf;
     size_t buf_cap;
+    unsigned long bytes, max_bytes; /* read so far; the most read (opt.max_bytes or 1 GiB) */
 };
 
 #if defined(__GNUC__)
@@ -218,6 +220,8 @@ static int release_id(struct conv *c, uint32_t id)
 }
 
 #define NOMEM (-2)
+#define TOO_LONG (-3)
+#define TOO_BIG (-4)
 
 /* Frees the live allocation in map slot I and writes a free event. */
 static int do_free_slot(struct conv *c, size_t slot)
@@ -337,40 +341,45 @@ static int ev_realloc(struct conv *c, uint64_t old, uint64_t addr, unsigned long
 
 /* ---- parsing ---- */
 
-/* Reads one line into c->buf (without the newline). Returns 1 on a line,
- * 0 at end of file, -1 on read error, NOMEM when out of memory. */
+/* Reads one line into c->buf (without the newline), byte by byte so that a NUL byte ends the
+ * line where it is (the caller rejects it at its column: /dev/zero is an error on line 1, not
+ * an endless read). Returns 1 on a line, 0 at end of file, -1 on read error, NOMEM when out of
+ * memory, TOO_LONG past MAX_LINE bytes, TOO_BIG past the input limit. */
 static int read_line(struct conv *c, FILE *in, size_t *len_out)
 {
     size_t len = 0;
+    int ch = EOF;
     if (!c->buf) {
         c->buf_cap = 256;
         c->buf = malloc(c->buf_cap);
         if (!c->buf)
             return NOMEM;
     }
-    for (;;) {
-        if (c->buf_cap - len < 2) {
+    while ((ch = getc(in)) != EOF) {
+        if (++c->bytes > c->max_bytes)
+            return TOO_BIG;
+        if (ch == '\n')
+            break;
+        if (len + 1 >= c->buf_cap) {
+            if (c->buf_cap >= MAX_LINE)
+                return TOO_LONG;
             char *n = realloc(c->buf, c->buf_cap * 2);
             if (!n)
                 return NOMEM;
             c->buf = n;
             c->buf_cap *= 2;
         }
-        if (!fgets(c->buf + len, (int)((c->buf_cap - len) > 0x10000000 ? 0x10000000 : (c->buf_cap - len)), in)) {
-            if (ferror(in))
-                return -1;
-            if (len == 0)
-                return 0;
-            break; /* last line without newline */
-        }
-        len += strlen(c->buf + len);
-        if (len > 0 && c->buf[len - 1] == '\n') {
-            c->buf[--len] = '\0';
-            break;
-        }
-        if (feof(in))
+        c->buf[len++] = (char)ch;
+        if (ch == '\0')
             break;
     }
+    if (ch == EOF) {
+        if (ferror(in))
+            return -1;
+        if (len == 0)
+            return 0; /* (a last line without newline is a line) */
+    }
+    c->buf[len] = '\0';
     if (len > 0 && c->buf[len - 1] == '\r')
         c->buf[--len] = '\0';
     *len_out = len;
@@ -567,6 +576,16 @@ static int convert(struct conv *c, FILE *in)
         int r = read_line(c, in, &len);
         if (r == NOMEM)
             return AGB_MTRACE_ENOMEM;
+        if (r == TOO_LONG) {
+            set_err(c, c->res.lines + 1, MAX_LINE, "line longer than %lu bytes (not an mtrace log?)",
+                    (unsigned long)MAX_LINE - 1);
+            return AGB_MTRACE_EPARSE;
+        }
+        if (r == TOO_BIG) {
+            set_err(c, 0, 0, "larger than %lu bytes, the most agbsim reads from one input",
+                    c->max_bytes);
+            return AGB_MTRACE_EPARSE;
+        }
         if (r < 0) {
             set_err(c, 0, 0, "read error");
             return AGB_MTRACE_EIO;
@@ -575,7 +594,7 @@ static int convert(struct conv *c, FILE *in)
             break;
         unsigned long line = ++c->res.lines;
         if (memchr(c->buf, '\0', len)) {
-            set_err(c, line, strlen(c->buf) + 1, "NUL byte in input");
+            set_err(c, line, strlen(c->buf) + 1, "NUL byte in input (not a text file?)");
             return AGB_MTRACE_EPARSE;
         }
         r = parse_line(c, c->buf, len, line, &p);
@@ -663,6 +682,7 @@ int agb_mtrace_convert(FILE *in, const char *in_name, FILE *out,
         c.opt.arena = "ewram";
     if (!c.opt.arena_bytes)
         c.opt.arena_bytes = DEFAULT_ARENA_BYTES;
+    c.max_bytes = c.opt.max_bytes ? c.opt.max_bytes : AGB_MTRACE_MAX_BYTES;
 
     int rc = convert(&c, in);
     if (rc == AGB_MTRACE_ENOMEM)

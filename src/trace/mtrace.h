@@ -37,7 +37,12 @@ struct agb_mtrace_options {
                                   pointers allocated there become "unknown" afterwards */
     unsigned long max_live;    /* 0 = no limit; else stop the trace before the first event that
                                   would make the live bytes exceed this */
+    unsigned long max_bytes;   /* 0 -> AGB_MTRACE_MAX_BYTES; reading more of IN is an error
+                                  ("larger than N bytes"), as is a line over 64 KiB or a NUL */
 };
+
+/* The most input the converter reads by default: 1 GiB, the trace loader's limit. */
+#define AGB_MTRACE_MAX_BYTES (1UL << 30)
 
 struct agb_mtrace_result {
     unsigned long lines;              /* input lines read */

@@ -230,6 +230,17 @@ static int add_layers(struct walk *w, const cJSON *layers)
 	return AGB_LOAD_OK;
 }
 
+/* A NUL byte anywhere is an error at its position (cJSON would skip it as whitespace, and
+ * agb_read_input stops reading after it: /dev/zero is 1:1, not a position past the read). */
+static int has_nul(const struct src *s, int *rc)
+{
+	const char *nul = memchr(s->text, '\0', s->len);
+	if (nul == NULL)
+		return 0;
+	*rc = fail_at(s, (size_t)(nul - s->text), "NUL byte in input (not a text file?)");
+	return 1;
+}
+
 int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, struct agb_tilemap *out,
 			    struct agb_diag *diag)
 {
@@ -243,6 +254,8 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
+	if (has_nul(&s, &rc))
+		return rc;
 	root = agb_cjson_parse(text, len, &end);
 	if (root == NULL) {
 		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
@@ -312,6 +325,9 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
+	int rc;
+	if (has_nul(&s, &rc))
+		return rc;
 	if (cell_px < 8u || cell_px > 256u || cell_px % 8u != 0)
 		return fail_at(&s, 0, "cell size must be a multiple of 8 px up to 256, not %u", cell_px);
 	while (i < len) {
