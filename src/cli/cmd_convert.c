@@ -68,7 +68,7 @@ static int convert_map(const char *in_path, const char *out_path, int csv, uint3
 		       const struct agb_stream_options *so)
 {
 	struct agb_tilemap map;
-	struct agb_diag diag;
+	struct agb_diag diag = {0};
 	struct agb_trace t;
 	struct agb_event *events = NULL;
 	char *text = NULL, err[512];

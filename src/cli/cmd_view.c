@@ -154,6 +154,7 @@ int agbsim_cmd_view(int argc, char **argv)
 	}
 #ifndef AGBSIM_HAVE_VIEW
 	/* Say so at once, before loading and replaying anything. */
+	(void)allocator, (void)snapshot, (void)at_text, (void)paused, (void)script;
 	return agbsim_view_open(NULL, NULL, NULL, NULL, -1, 0, NULL);
 #endif
 	if (optind != argc - 1)

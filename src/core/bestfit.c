@@ -440,7 +440,7 @@ static inline void runs_add(agb_bestfit *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs++;
-		t->free_sq += size * size;
+		t->free_sq += (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -448,7 +448,7 @@ static inline void runs_drop(agb_bestfit *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs--;
-		t->free_sq -= size * size;
+		t->free_sq -= (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -487,6 +487,7 @@ HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_afte
 		else
 			spill = 1;
 	}
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): lo <= 14, hi <= 32 */
 	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
 	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
 	mask |= clear;
@@ -656,6 +657,7 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 	uint32_t k = want - 1u, wi = k >> 5;
 	uint32_t bits = AGB_LD32(t->m, bitmap_addr(t, k)) & (0xFFFFFFFFu << (k & 31u));
 	if (bits == 0u) {
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
 		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY) & (0xFFFFFFFEu << wi);
 		AGB_WORK(t->m, 1);
 		if (s == 0u)
@@ -1386,7 +1388,7 @@ static void recount(agb_bestfit *t)
 			len = b == top ? t->nblocks - b : pk(t, b, N_SIZE);
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 		} else {
 			len = used_len_quiet(t, b);
 		}
@@ -1642,7 +1644,7 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 			len = n - b;
 			top_runs = 1;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 			break;
 		}
 		if (b > top)
@@ -1670,7 +1672,7 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 			}
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 			prev_free = 1;
 		} else {
 			len = check_used(t, b, why);

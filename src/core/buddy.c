@@ -94,6 +94,8 @@ int agb_buddy_init(agb_buddy *b, agb_machine *m, const struct agb_heap_config *c
 	/* Cover the pool with the largest aligned blocks that fit, left to right. */
 	for (off = 0; off < b->bytes;) {
 		uint32_t k = b->orders - 1u;
+		/* Ends by k = 0: off and bytes are multiples of the unit. */
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 		while ((off & ((AGB_BUDDY_UNIT << k) - 1u)) != 0 || off + (AGB_BUDDY_UNIT << k) > b->bytes)
 			k--;
 		push(b, off, k);

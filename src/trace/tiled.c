@@ -344,12 +344,11 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 			continue;
 		}
 		for (;;) {
-			size_t f = i;
 			uint64_t v = 0;
 			int digits = 0;
 			while (i < len && (text[i] == ' ' || text[i] == '\t'))
 				i++;
-			f = i;
+			size_t f = i;
 			while (i < len && text[i] >= '0' && text[i] <= '9' && v <= 0xFFFFFFFFu) {
 				v = v * 10u + (uint64_t)(text[i] - '0');
 				digits++;
@@ -516,7 +515,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 			 opt->frames);
 		return -1;
 	}
-	if ((uint64_t)(GID_MASK - 1u) * k * k + k * k > 0x7FFFFFFFu) {
+	if ((uint64_t)(GID_MASK - 1u) * k * k + (uint64_t)k * k > 0x7FFFFFFFu) {
 		/* Every gid fits for cells up to 64 px; larger cells need a check per tile. */
 		for (uint32_t li = 0; li < map->layer_count; li++)
 			for (size_t c = 0; c < (size_t)map->width * map->height; c++)
@@ -526,7 +525,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 					return -1;
 				}
 	}
-	bpp = malloc(map->layer_count * sizeof *bpp);
+	bpp = malloc((map->layer_count + 1u) * sizeof *bpp); /* +1: never malloc(0) */
 	if (bpp == NULL) {
 		snprintf(err, err_len, "out of memory");
 		return -1;

@@ -939,7 +939,8 @@ static int load_header(struct loader *L, const cJSON *root, struct agb_loaded_tr
 		return fail_member(L, "arena", 0, 0, "\"arena\" must be a string, got %s",
 				   kind_name(arena));
 	int a = 0;
-	while (a < AGB_ARENA_COUNT && strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring))
+	while (a < AGB_ARENA_COUNT &&
+	       strcmp(agb_arena_name((enum agb_arena)a), arena->valuestring) != 0)
 		a++;
 	if (a == AGB_ARENA_COUNT)
 		return fail_member(L, "arena", 0, 0,
@@ -1560,6 +1561,8 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 		r = syntax_first(L, r, b + 1, 0);
 	if (r != AGB_LOAD_OK)
 		return r;
+	if (events == NULL) /* (load_header returns an error first) */
+		return AGB_LOAD_BAD_INPUT;
 	if (b != SIZE_MAX && events->child == NULL)
 		r = walk_events(L, b + 1, 0, out, lf, &n);
 	else
