@@ -56,6 +56,19 @@ expect 3 $? "$W/err" "agbsim: $FULL: cannot write: No space left on device" \
 	"update-baseline to a full device"
 [ -c "$FULL" ] || fail "update-baseline replaced $FULL"
 
+# view --snapshot (a build with SDL2): the same rules for the PNG.
+if "$A" view "$T" --snapshot="$W/probe.png" 2>/dev/null; then
+	rm -f "$W/link" && ln -s target "$W/link"
+	"$A" view "$T" --snapshot="$W/link" 2>"$W/err"
+	expect 0 $? "$W/err" "" "view --snapshot to a symlink"
+	[ -L "$W/link" ] || fail "view --snapshot replaced the symlink"
+	cmp -s "$W/target" "$W/probe.png" || fail "the link's target did not get the PNG"
+	"$A" view "$T" --snapshot="$FULL" 2>"$W/err"
+	expect 3 $? "$W/err" "agbsim: view: $FULL: cannot write: No space left on device" \
+		"view --snapshot to a full device"
+	[ -c "$FULL" ] || fail "view --snapshot replaced $FULL"
+fi
+
 # 5. stdout: a full device and a closed pipe are exit 3 with a message (not silent, not SIGPIPE).
 "$A" replay "$T" >"$FULL" 2>"$W/err"
 expect 3 $? "$W/err" "agbsim: stdout: cannot write: No space left on device" "stdout to a full device"
