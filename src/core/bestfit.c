@@ -1264,6 +1264,10 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 
 /* The core table's entries hold the hot paths (one call level from the table); the public
  * functions call them. */
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 #if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
 ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
 {
@@ -1272,6 +1276,9 @@ ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, ui
 
 ONE_LEVEL static void core_free(void *st, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
+#endif
 	free_fast(st, addr);
 }
 #else
@@ -1284,6 +1291,9 @@ static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *gr
 
 static void core_free(void *st, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
+#endif
 	bf_free(st, addr);
 }
 #endif
@@ -1300,6 +1310,9 @@ void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
 
 uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "realloc", t, addr, 0u, AGB_NULL);
+#endif
 	if (addr == AGB_NULL)
 		return agb_bestfit_alloc(t, size, 8u, granted);
 	if (size == 0u)

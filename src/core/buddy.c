@@ -135,12 +135,19 @@ uint32_t agb_buddy_alloc(agb_buddy *b, uint32_t size, uint32_t align, uint32_t *
 	return x;
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_buddy_free(agb_buddy *b, uint32_t addr)
 {
 	agb_machine *m = b->m;
 	uint32_t off, k;
 	if (addr == AGB_NULL)
 		return;
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "free", b, addr, 0u, );
+#endif
 	off = addr - b->arena;
 	k = order_get(m, b, off >> UNIT_LOG2);
 	while (k + 1u < b->orders) {
@@ -162,6 +169,9 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 	uint32_t off, k, kn = 0, to;
 	if (addr == AGB_NULL)
 		return agb_buddy_alloc(b, size, 1u, granted);
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "realloc", b, addr, 0u, AGB_NULL);
+#endif
 	if (size > b->bytes)
 		return AGB_NULL;
 	off = addr - b->arena;

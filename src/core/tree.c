@@ -774,13 +774,23 @@ uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 	return tree_alloc(t, size, align, granted);
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_tree_free(agb_tree *t, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "free", t, addr, 0u, );
+#endif
 	tree_free(t, addr);
 }
 
 uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "realloc", t, addr, 0u, AGB_NULL);
+#endif
 	if (addr == AGB_NULL)
 		return agb_tree_alloc(t, size, 8u, granted);
 	if (size == 0u)
