@@ -770,6 +770,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 {
 	const struct agb_cycle_model *fit = agb_cycle_model_find(cfg->core->name);
 	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
+			/* cppcheck-suppress ctuuninitvar ; *out is written at the end, never read */
 			0, 0, out, {0, 0}, {0, 0}};
 	struct counters prev = {0, 0, 0, 0, 0};
 	int rc;

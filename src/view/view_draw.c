@@ -1,5 +1,6 @@
 /* Drawing the memory map and the side panel (see view_draw.h). The map is composed in a pixel
  * buffer and copied once: exact pixels on every renderer, and cheap for EWRAM's 32768 cells. */
+#define _GNU_SOURCE /* open_memstream, lstat, realpath, fsync */
 #include "view/view_draw.h"
 
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <SDL_image.h>
 #include <SDL_test_font.h>
@@ -635,18 +638,85 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	return 0;
 }
 
+/* Encodes S as a PNG into *BUF (malloc'd, *LEN bytes). Returns 0, or -1 (SDL's error set). */
+static int encode_png(SDL_Surface *s, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	SDL_RWops *rw = f != NULL ? SDL_RWFromFP(f, SDL_FALSE) : NULL;
+	int rc = rw != NULL ? IMG_SavePNG_RW(s, rw, 1) : -1;
+	if (f == NULL)
+		SDL_SetError("%s", strerror(errno));
+	if (f != NULL && fclose(f) != 0 && rc == 0) {
+		SDL_SetError("%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0) {
+		free(f != NULL ? *buf : NULL);
+		*buf = NULL;
+	}
+	return rc;
+}
+
+/* Writes LEN bytes of BUF to PATH whole or not at all, as the CLI's other outputs do
+ * (src/cli/options.c): a regular or absent file is replaced by renaming PATH.part over it (a
+ * symlink to a regular file: at its target, so the link stays a link); a device or FIFO is
+ * written through in place, never replaced by a regular file. Every write, flush, sync, close
+ * and rename error is reported. Returns 0, or -1 with ERR set. */
+static int write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
+{
+	struct stat st;
+	char *target = NULL, *tmp = NULL;
+	const char *final = NULL;
+	int e = 0;
+	if (lstat(path, &st) != 0)
+		final = errno == ENOENT ? path : NULL;
+	else if (S_ISREG(st.st_mode))
+		final = path;
+	else if (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		final = target = realpath(path, NULL);
+	if (final != NULL) {
+		tmp = malloc(strlen(final) + 6);
+		if (tmp == NULL) {
+			free(target);
+			snprintf(err, n, "%s: cannot write: %s", path, strerror(ENOMEM));
+			return -1;
+		}
+		snprintf(tmp, strlen(final) + 6, "%s.part", final);
+	}
+	FILE *f = fopen(tmp != NULL ? tmp : path, "wb");
+	if (f == NULL) {
+		e = errno;
+	} else {
+		errno = 0;
+		if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+			e = errno != 0 ? errno : EIO;
+		if (e == 0 && tmp != NULL && fsync(fileno(f)) != 0 && errno != EINVAL)
+			e = errno;
+		if (fclose(f) != 0 && e == 0)
+			e = errno != 0 ? errno : EIO;
+		if (e == 0 && tmp != NULL && rename(tmp, final) != 0)
+			e = errno;
+		if (e != 0 && tmp != NULL)
+			remove(tmp);
+	}
+	if (e != 0)
+		snprintf(err, n, "%s: cannot write: %s", path, strerror(e));
+	free(tmp);
+	free(target);
+	return e != 0 ? -1 : 0;
+}
+
 int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
 		  size_t n)
 {
 	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, 32,
 							SDL_PIXELFORMAT_ARGB8888);
 	SDL_Renderer *r = s != NULL ? SDL_CreateSoftwareRenderer(s) : NULL;
-	size_t len = strlen(path) + 8;
-	char *tmp = malloc(len);
+	char *png = NULL;
+	size_t len = 0;
 	int rc = -1;
-	if (s == NULL || r == NULL || tmp == NULL) {
-		snprintf(err, n, "cannot render off screen: %s", tmp == NULL ? "out of memory"
-										: SDL_GetError());
+	if (s == NULL || r == NULL) {
+		snprintf(err, n, "cannot render off screen: %s", SDL_GetError());
 		goto out;
 	}
 	if (view_draw(r, vm, ui) != 0) {
@@ -654,18 +724,11 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
 		goto out;
 	}
 	SDL_RenderPresent(r); /* flushes the render batch into the surface */
-	snprintf(tmp, len, "%s.part", path);
-	if (IMG_SavePNG(s, tmp) != 0) {
-		snprintf(err, n, "%s: cannot write PNG: %s", path, IMG_GetError());
-		remove(tmp);
+	if (encode_png(s, &png, &len) != 0) {
+		snprintf(err, n, "%s: cannot encode PNG: %s", path, IMG_GetError());
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
-		snprintf(err, n, "%s: cannot write: %s", path, strerror(errno));
-		remove(tmp);
-		goto out;
-	}
-	rc = 0;
+	rc = write_whole(path, png, len, err, n);
 out:
 	/* Glyph textures belong to their renderer: drop them all before it goes. */
 	view_text_cleanup();
@@ -673,6 +736,6 @@ out:
 		SDL_DestroyRenderer(r);
 	if (s != NULL)
 		SDL_FreeSurface(s);
-	free(tmp);
+	free(png);
 	return rc;
 }
