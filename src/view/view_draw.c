@@ -82,8 +82,8 @@ uint16_t agb_view_pal_colour(uint32_t key, uint32_t index)
 	/* Hue from the key (away from the failure red, like ids), shifted per bank of an 8bpp
 	 * palette; brightness rising along the bank, from 40% so no colour passes for free space. */
 	uint32_t h = mix32((key & 0x7FFu) + 0x9e3779b9u);
-	uint32_t hue = 35u + (h % 291u + (index >> 4 & 15u) * 18u) % 291u;
-	uint32_t rgb = hsv(hue, 50u + (h >> 12) % 36u, 40u + (index & 15u) * 4u);
+	uint32_t hue = 40u + (h % 260u + (index >> 4 & 15u) * 16u) % 260u;
+	uint32_t rgb = hsv(hue, 45u + (h >> 12) % 36u, 40u + (index & 15u) * 4u);
 	return (uint16_t)((rgb >> 19 & 31u) | (rgb >> 11 & 31u) << 5 | (rgb >> 3 & 31u) << 10);
 }
 
@@ -366,15 +366,14 @@ static const char *op_label(const struct view_model *vm, const struct agb_replay
 	case AGB_OP_PAL_POP: {
 		const struct agb_event *ev = &vm->t->events[o->index];
 		const char *side = AGB_PAL_EV_SIDE(ev->align) != 0 ? "OBJ" : "BG";
-		if (o->op == AGB_OP_PAL_POP)
-			snprintf(buf, n, "pal_pop %s (id %u)%s", side, o->id, outcome[o->outcome]);
-		else if (o->op == AGB_OP_PAL_LOAD && o->outcome == AGB_OUTCOME_OK)
-			snprintf(buf, n, "pal_load id %u %s %u col: bank %u %s", o->id, side, ev->size,
-				 (o->addr - vm->base) / PAL_BANK_BYTES % PAL_BANKS,
+		/* The line above names the op: here the palette and what became of it. */
+		if (o->op == AGB_OP_PAL_LOAD && o->outcome == AGB_OUTCOME_OK)
+			snprintf(buf, n, "id %u %s bank %u, %uc %s", o->id, side,
+				 (o->addr - vm->base) / PAL_BANK_BYTES % PAL_BANKS, ev->size,
 				 (o->result & AGB_VERB_SHARED) != 0 ? "shared" : "upload");
 		else
-			snprintf(buf, n, "%s id %u %s %u col%s%s", agb_op_name(o->op), o->id, side,
-				 ev->size, (o->result & AGB_VERB_RELEASED) != 0 ? " release" : "",
+			snprintf(buf, n, "id %u %s %uc%s%s", o->id, side, ev->size,
+				 (o->result & AGB_VERB_RELEASED) != 0 ? " release" : "",
 				 outcome[o->outcome]);
 		break;
 	}
