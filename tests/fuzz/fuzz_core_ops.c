@@ -38,6 +38,7 @@ struct decoder {
 	struct agb_event pal_loaded[MAX_LIVE];
 	struct agb_event pal_stack[2][MAX_EVENTS];
 	uint32_t pal_depth[2], pal_pushes;
+	int pal_no_stack; /* the core has no palette stack: loads and frees only (a push ends a run) */
 };
 
 static uint32_t take(struct decoder *d, unsigned bytes)
@@ -158,7 +159,7 @@ static void decode_pal(struct decoder *d, uint8_t op, uint8_t a)
 	uint32_t side = a & 1u, key = (a >> 1) % PAL_KEYS;
 	int s;
 	struct agb_event *e;
-	switch (op % 4u) {
+	switch (op % (d->pal_no_stack ? 2u : 4u)) {
 	case 0: /* pal_load into the lowest free handle; palette ids are the handles */
 		for (uint32_t k = 0; k < MAX_LIVE; k++)
 			if (!d->live[k]) {
@@ -238,6 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d.arena_bytes = (data[1] >> 2) % 5u == 4u	  ? 1u + (uint32_t)data[1] * 37u
 			: arena == AGB_ARENA_PAL_RAM ? region
 						  : region >> ((data[1] >> 2) % 5u);
+	d.pal_no_stack = core->pal_push == NULL;
 	d.p = data + 2;
 	d.end = data + size;
 	decode(&d, arena);
