@@ -404,9 +404,9 @@ static void pal_hover(SDL_Renderer *r, const struct view_model *vm, uint32_t u, 
 	text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % PAL_BANKS, u % PAL_BANKS,
 	     vm->pal->ram[u]);
 	if (vm->kind[u] != VK_USED) {
-		while (a % PAL_BANKS > 0 && vm->kind[(a - 1u) * PAL_BANKS] == vm->kind[u])
+		while (a % PAL_BANKS > 0 && vm->kind[(size_t)(a - 1u) * PAL_BANKS] == vm->kind[u])
 			a--;
-		while (e % PAL_BANKS > 0 && vm->kind[e * PAL_BANKS] == vm->kind[u])
+		while (e % PAL_BANKS > 0 && vm->kind[(size_t)e * PAL_BANKS] == vm->kind[u])
 			e++;
 		text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side, a % PAL_BANKS,
 		     (e - 1u) % PAL_BANKS);

@@ -32,8 +32,8 @@ static void pal_rom_fill(uint8_t *rom)
 {
 	for (uint32_t b = 0; b < AGB_REPLAY_PAL_ROM_BYTES / 0x200u; b++) {
 		uint8_t *p = rom + (AGB_REPLAY_PAL_SOURCE(b) - MEM_ROM);
-		for (uint32_t i = 0; i < 256u; i++) {
-			uint16_t c = agb_view_pal_colour(b, i);
+		for (size_t i = 0; i < 256u; i++) {
+			uint16_t c = agb_view_pal_colour(b, (uint32_t)i);
 			p[2u * i] = (uint8_t)c;
 			p[2u * i + 1u] = (uint8_t)(c >> 8);
 		}
@@ -322,7 +322,7 @@ static void pal_refresh(struct view_model *vm)
 			}
 		}
 	}
-	for (uint32_t i = 0; i < PAL_SIZE / 2u; i++)
+	for (size_t i = 0; i < PAL_SIZE / 2u; i++)
 		p->ram[i] = ram != NULL ? (uint16_t)(ram[2u * i] | ram[2u * i + 1u] << 8) : 0u;
 }
 
