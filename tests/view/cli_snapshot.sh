@@ -15,14 +15,14 @@ done
 test ! -e "$work/bg.png.part"
 # Palette RAM on both palette cores (the default core for pal_ram too).
 "$agbsim" view "$data/small-pal.json" --snapshot "$work/pal-default.png" --at end
-"$check" "$work/pal-default.png" 848 548 12
+"$check" "$work/pal-default.png" 848 612 12
 for core in palbanks palstack; do
 	"$agbsim" view "$data/small-pal.json" --allocator=$core --snapshot "$work/pal-$core.png" --at 3
-	"$check" "$work/pal-$core.png" 848 548 12
+	"$check" "$work/pal-$core.png" 848 612 12
 done
 "$agbsim" view "$data/small-palstack.json" --allocator=palstack --snapshot "$work/palstack.png" \
 	--at frame:1
-"$check" "$work/palstack.png" 848 548 12
+"$check" "$work/palstack.png" 848 612 12
 # palbanks has no palette stack: the replay stops, the message names the event (exit 2).
 rc=0
 "$agbsim" view "$data/small-palstack.json" --allocator=palbanks --snapshot "$work/bad-pal.png" \

@@ -26,6 +26,6 @@ SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
 	exit 1
 }
 cat stderr.txt
-"$check" agbsim-small-palstack-e3.png 848 548 12
-"$check" agbsim-small-pal-e1.png 848 548 12
+"$check" agbsim-small-palstack-e3.png 848 612 12
+"$check" agbsim-small-pal-e1.png 848 612 12
 echo "ok"
