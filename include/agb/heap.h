@@ -51,6 +51,47 @@ enum agb_run_kind { AGB_RUN_FREE, AGB_RUN_USED, AGB_RUN_META };
 /* Called by walk() once per run in address order. */
 typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind);
 
+/* Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1). Freeing or
+ * reallocating an address that is not a live block - a double free, an interior or foreign
+ * address, one outside the pool - is undefined in a normal build: the core trusts the address
+ * and its lists or map may be corrupted (measured: every such core fails its own check() after
+ * one, and `tree` can loop forever on its next call). In a checking build the cores with a free
+ * (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first look the address up
+ * among their used blocks with their own walk() (uncounted, O(blocks)); an address that is not
+ * one is refused without touching any metadata (free does nothing, realloc returns AGB_NULL)
+ * and recorded in agb_heap_abuse, where a debug build can assert on it or show it. AGB_NULL
+ * stays a no-op for free and an alloc for realloc. Sizes near 2^32, and alignments the pool
+ * cannot meet, return AGB_NULL in every build (probed on every core up to 0xFFFFFFFF and 2^31).
+ * Each core's header says what applies to it. */
+struct agb_heap_abuse {
+	uint32_t count;   /* refused calls since start-up (wraps) */
+	uint32_t addr;    /* the last refused address */
+	const char *core; /* the last refusing core's name */
+	const char *op;   /* "free" or "realloc" */
+};
+extern struct agb_heap_abuse agb_heap_abuse;
+
+/* 1 when ADDR is the payload start (HEADER bytes after the run start) of a used run that
+ * WALK reports for STATE, else 0. For the checking build; usable by any caller. O(blocks). */
+int agb_heap_live_block(void *state, void (*walk)(void *state, agb_walk_fn fn, void *ctx),
+			uint32_t addr, uint32_t header);
+
+/* Records a refused call in agb_heap_abuse. */
+void agb_heap_refuse(const char *core, const char *op, uint32_t addr);
+
+#ifdef AGB_HEAP_CHECKED
+/* In a core's free or realloc (checking build): returns RET (empty for void) after recording
+ * the call when ADDR is neither AGB_NULL nor a live block. The core file declares its
+ * core_walk adapter (AGB_CORE_ADAPTER_walk) before using this. */
+#define AGB_HEAP_REFUSE_UNLESS_LIVE(name, op, state, addr, header, ret)                             \
+	do {                                                                                       \
+		if ((addr) != AGB_NULL && !agb_heap_live_block((state), core_walk, (addr), (header))) { \
+			agb_heap_refuse((name), (op), (addr));                                     \
+			return ret;                                                                \
+		}                                                                                  \
+	} while (0)
+#endif
+
 /* Model coefficients for instruction work that the bus counters cannot see: cycles per call and
  * per counted access (docs/design.md, "Cycle model"). Fitted per core against mGBA measurements. */
 struct agb_cost_model {

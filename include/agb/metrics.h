@@ -24,7 +24,7 @@ struct agb_frag_stats {
 struct agb_metrics {
 	uint32_t events, allocs, frees, reallocs, frames, refs, unrefs;
 	uint32_t peak_live_bytes;
-	uint32_t internal_bytes; /* granted - requested, at peak live */
+	uint32_t internal_bytes; /* granted - requested, at peak live (0 if requested is more) */
 	uint32_t failures, frag_failures, skipped;
 	int64_t first_failure_event; /* -1: none */
 	uint32_t live_bytes_at_first_failure;

@@ -27,6 +27,10 @@
 #ifndef AGB_OAM_H
 #define AGB_OAM_H
 
+/* Abuse (agb/heap.h): agb_oam_free is obj-fast's free on the embedded OBJ VRAM pool: a free of
+ * an address that is not a live block corrupts it in a normal build; with AGB_HEAP_CHECKED it
+ * is refused and recorded in agb_heap_abuse under core "obj-fast". */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

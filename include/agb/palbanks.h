@@ -18,6 +18,9 @@
 #ifndef AGB_PALBANKS_H
 #define AGB_PALBANKS_H
 
+/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the palette verbs yet; a pal_free of a
+ * bank the game does not hold is undefined. */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

@@ -21,6 +21,9 @@
 #ifndef AGB_PALSTACK_H
 #define AGB_PALSTACK_H
 
+/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the palette verbs yet; misuse (a pop of
+ * an empty stack, a free of a bank not held) is undefined unless a verb's return says so. */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

@@ -87,6 +87,14 @@ struct agb_replay_result {
 	struct agb_heap_stats final_stats;
 };
 
+/* Where a replay's palette ops (pal_load, pal_push) take their colours from: a trace carries no
+ * colours, so palette `key` stands for the 512-byte ROM block number (key mod 2048) of the
+ * first MiB of ROM, as a game's palette data sits in ROM. On the host that ROM is empty unless
+ * mapped (the viewer maps AGB_REPLAY_PAL_ROM_BYTES of colours there); it costs the same either
+ * way. */
+#define AGB_REPLAY_PAL_SOURCE(key) (MEM_ROM + ((key) & 0x7FFu) * 0x200u)
+#define AGB_REPLAY_PAL_ROM_BYTES 0x100000u
+
 /* Sprite handles a replay can map to a core's OAM entries (spr_* ops beyond fail). */
 #define AGB_REPLAY_SPRITE_HANDLES 256u
 

@@ -16,6 +16,11 @@
 #ifndef AGB_STACK2_H
 #define AGB_STACK2_H
 
+/* Abuse (agb/heap.h): no single free. realloc of a size near 2^32 and alloc with an
+ * alignment beyond the pool return AGB_NULL in every build; reset of a marker never set fails
+ * (AGB_VERB_FAILED). AGB_HEAP_CHECKED adds nothing here: realloc of an address this pool did
+ * not return is undefined. */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

@@ -46,6 +46,9 @@
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
 
+/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the verbs yet. An unref of a block with
+ * no refs left is not detected: it releases the block again (undefined). */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

@@ -19,6 +19,12 @@
 #ifndef AGB_TLSF_H
 #define AGB_TLSF_H
 
+/* Abuse (agb/heap.h): free or realloc of an address that is not a live block (double free,
+ * interior or foreign address) is undefined in a normal build and corrupts this core's
+ * metadata. Compiled with AGB_HEAP_CHECKED (a debug build) it is refused untouched and
+ * recorded in agb_heap_abuse (core "tlsf"), at the cost of a walk of the pool per call.
+ * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
+
 #include <stdint.h>
 
 #include "agb/heap.h"

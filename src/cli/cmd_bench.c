@@ -123,7 +123,7 @@ static int scan_dir(struct trace_list *l, const char *dir)
 		}
 	}
 	closedir(d);
-	if (here.n != 0) /* qsort's pointer must be valid even for no elements */
+	if (here.n > 1) /* qsort's pointer must be valid even for no elements */
 		qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
 	for (size_t i = 0; i < here.n; i++) {
 		struct stat sb;
@@ -619,7 +619,7 @@ static int collect_traces(struct trace_list *list, int argc, char **argv, int fi
 /* Load everything first: bad input is reported before any replay, and nothing is printed. */
 static int load_traces(struct bench *b)
 {
-	b->loaded = calloc(b->list.n, sizeof *b->loaded);
+	b->loaded = calloc(b->list.n + 1u, sizeof *b->loaded); /* +1: never calloc(0) */
 	if (b->loaded == NULL)
 		return AGBSIM_EXIT_IO;
 	for (; b->n_loaded < b->list.n; b->n_loaded++) {
@@ -694,7 +694,7 @@ static void plan_gba_only_runs(struct bench *b, const struct bench_args *a, size
 static int plan_runs(struct bench *b, const struct bench_args *a)
 {
 	size_t per_trace = count_cores(agb_heap_cores) + count_cores(agbsim_gba_only_cores);
-	b->runs = calloc(b->list.n * per_trace, sizeof *b->runs);
+	b->runs = calloc(b->list.n * per_trace + 1u, sizeof *b->runs); /* +1: never calloc(0) */
 	if (b->runs == NULL)
 		return AGBSIM_EXIT_IO;
 	for (size_t i = 0; i < b->list.n; i++) {
@@ -712,7 +712,7 @@ static int run_pool(struct bench *b, const struct bench_args *a)
 {
 	struct pool p = {b->runs, b->nruns, 0, a->options, PTHREAD_MUTEX_INITIALIZER};
 	uint32_t want = a->jobs < b->nruns ? a->jobs : (uint32_t)b->nruns, started = 0;
-	pthread_t *tid = calloc(want, sizeof *tid);
+	pthread_t *tid = calloc(want + 1u, sizeof *tid); /* +1: never calloc(0) */
 	if (tid == NULL)
 		return AGBSIM_EXIT_IO;
 	for (; started < want; started++)
@@ -754,7 +754,7 @@ static int measure_runs(struct bench *b, const struct bench_args *a)
 			     a->cycles == CYCLES_MGBA ? "mgba" : "both");
 		return AGBSIM_EXIT_IO;
 	}
-	b->measured = calloc(b->nruns, sizeof *b->measured);
+	b->measured = calloc(b->nruns + 1u, sizeof *b->measured); /* +1: never calloc(0) */
 	if (b->measured == NULL)
 		return AGBSIM_EXIT_IO;
 	for (size_t i = 0; i < b->nruns; i++) {
@@ -795,7 +795,7 @@ static void time_runs(struct bench *b)
 /* csv: the per-run report of the runs that produced numbers; the others said on stderr. */
 static int print_csv(const struct bench *b)
 {
-	struct agbsim_run *ok = calloc(b->nruns, sizeof *ok);
+	struct agbsim_run *ok = calloc(b->nruns + 1u, sizeof *ok); /* +1: never calloc(0) */
 	size_t k = 0;
 	if (ok == NULL)
 		return AGBSIM_EXIT_IO;

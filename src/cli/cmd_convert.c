@@ -25,7 +25,8 @@ static void usage(FILE *out)
 		"                       tilesets inline or external (.tsx/.tsj)\n"
 		"  --from tmx           a Tiled TMX map (.tmx, XML), the same way\n"
 		"  --from csv           a CSV grid of tile ids (one layer named 'csv'), same streaming\n"
-		"  (no --from: the format follows the file's extension, else its first bytes)\n\n"
+		"  (no --from: the format follows the file's extension, else its first bytes;\n"
+		"   stdin ('-') is an mtrace log)\n\n"
 		"Map options (tiled, tmx, csv):\n"
 		"  --path=PATH          camera path: right (default), left, pingpong, down, diagonal\n"
 		"  --speed=PX           camera speed, 1..8 px per frame (default 8, the seed's maximum)\n"
@@ -55,47 +56,6 @@ static void usage(FILE *out)
 		"Frame marks: AGBSIM_FRAME() / AGBSIM_LOAD_FRAME() from scripts/agbsim-frame.h in the\n"
 		"recorded program become [\"frame\"] / [\"frame\", \"load\"].\n\n"
 		"  -h, --help           show this help\n");
-}
-
-/* Reads a whole file (or stdin for "-") into a malloc'd buffer. Returns 0 or -1 (errno set). */
-static int slurp(const char *path, char **text, size_t *len)
-{
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	size_t cap = 65536, n = 0;
-	char *buf = NULL;
-	if (in == NULL)
-		return -1;
-	for (;;) {
-		char *b = realloc(buf, cap + 1u);
-		size_t got;
-		if (b == NULL) {
-			free(buf);
-			if (in != stdin)
-				fclose(in);
-			errno = ENOMEM;
-			return -1;
-		}
-		buf = b;
-		got = fread(buf + n, 1, cap - n, in);
-		n += got;
-		if (n < cap)
-			break;
-		cap *= 2u;
-	}
-	if (ferror(in)) {
-		int e = errno;
-		free(buf);
-		if (in != stdin)
-			fclose(in);
-		errno = e;
-		return -1;
-	}
-	if (in != stdin)
-		fclose(in);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
 }
 
 /* Parses "Name:8,Other:4" into a malloc'd array. Layer names may contain anything but ','; the
@@ -283,7 +243,7 @@ static int convert_map(const char *in_path, const char *out_path, enum map_forma
 		       uint32_t cell_px, const struct agb_stream_options *so, struct map_tiles *mt)
 {
 	struct agb_tilemap map;
-	struct agb_diag diag;
+	struct agb_diag diag = {0};
 	struct agb_trace t;
 	struct agb_event *events = NULL;
 	char *text = NULL, *source = NULL, err[512];
@@ -292,10 +252,9 @@ static int convert_map(const char *in_path, const char *out_path, enum map_forma
 	struct agbsim_output out;
 	int rc, bad;
 
-	if (slurp(in_path, &text, &len) != 0) {
-		agbsim_error("%s: cannot open: %s", in_path, strerror(errno));
-		return AGBSIM_EXIT_IO;
-	}
+	rc = agbsim_read_input(in_path, &text, &len);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	rc = fmt == MAP_CSV   ? agb_tilemap_parse_csv(in_path, text, len, cell_px, &map, &diag)
 	     : fmt == MAP_TMX ? agb_tilemap_parse_tmx(in_path, text, len, &map, &diag)
 			      : agb_tilemap_parse_tiled(in_path, text, len, &map, &diag);
@@ -387,6 +346,7 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 	struct agbsim_output out;
 	char err[1024];
 	struct agb_mtrace_result res;
+	struct agb_mtrace_options mo;
 	int rc;
 
 	if (in == NULL) {
@@ -398,7 +358,10 @@ static int convert_mtrace(const char *in_path, const char *out_path,
 			fclose(in);
 		return AGBSIM_EXIT_IO;
 	}
-	rc = agb_mtrace_convert(in, in_path, out.f, opt, &res, err, sizeof err);
+	mo = *opt;
+	mo.max_bytes = agbsim_max_input_bytes();
+	rc = agb_mtrace_convert(in, in == stdin ? "<stdin>" : in_path, out.f, &mo, &res, err,
+				sizeof err);
 	if (in != stdin)
 		fclose(in);
 	if (agbsim_output_close(&out, rc == AGB_MTRACE_OK) != AGBSIM_EXIT_OK)
@@ -539,7 +502,7 @@ static int has_suffix(const char *s, const char *suffix)
 
 /* The source format of `path` when --from is not given: its extension (.tmx, .tmj/.json, .csv,
  * .mtrace), else its first bytes ('<' TMX, '{' Tiled JSON, "= Start" or '@' an mtrace log, a
- * digit CSV). NULL when neither tells (or the input is stdin). */
+ * digit CSV); stdin is an mtrace log. NULL when neither tells. */
 static const char *infer_format(const char *path)
 {
 	char head[64] = {0};
@@ -553,7 +516,9 @@ static const char *infer_format(const char *path)
 		return "csv";
 	if (has_suffix(path, ".mtrace"))
 		return "mtrace";
-	if (strcmp(path, "-") == 0 || (f = fopen(path, "rb")) == NULL)
+	if (strcmp(path, "-") == 0)
+		return "mtrace"; /* a recording piped in, as before --from was inferred */
+	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
 	n = fread(head, 1, sizeof head - 1u, f);
 	fclose(f);

@@ -12,9 +12,9 @@ static void list_core(const struct agb_heap_core *c)
 	for (int a = 0; a < AGB_ARENA_COUNT; a++) {
 		if ((c->arenas & AGB_ARENA_BIT(a)) == 0)
 			continue;
-		if (arenas[0] != '\0')
-			strcat(arenas, ",");
-		strcat(arenas, agb_arena_name((enum agb_arena)a));
+		size_t n = strlen(arenas);
+		snprintf(arenas + n, sizeof arenas - n, "%s%s", n != 0 ? "," : "",
+			 agb_arena_name((enum agb_arena)a));
 	}
 	printf("%-10s %-26s %6u  %s\n", c->name, arenas, c->unit, c->summary);
 }

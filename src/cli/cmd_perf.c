@@ -179,8 +179,8 @@ static void print_perf(const struct perf_args *a, const struct agb_trace *t,
 int agbsim_cmd_perf(int argc, char **argv)
 {
 	struct perf_args a = {0};
-	struct agb_loaded_trace lt;
-	struct perf_times pt;
+	struct agb_loaded_trace lt = {0};
+	struct perf_times pt = {0};
 	struct stat sb;
 	const struct agb_heap_core *core;
 	int rc = parse_args(&a, argc, argv);

@@ -75,41 +75,6 @@ int agbsim_bench_write_json(FILE *out, const struct agbsim_run *runs, size_t n,
 	return rc;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	if (f == NULL)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap ? cap * 2 : 65536);
-			if (nb == NULL) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
-
 static int parse_tolerance_text(const char *s, struct tolerance *t)
 {
 	char *end;
@@ -242,11 +207,9 @@ static int load_doc(struct gate_doc *d, const char *path)
 	struct agb_diag diag;
 	memset(d, 0, sizeof *d);
 	d->path = path;
-	d->text = read_file(path, &d->len);
-	if (d->text == NULL) {
-		agbsim_error("%s: cannot open: %s", path, strerror(errno));
-		return AGBSIM_EXIT_IO;
-	}
+	int rc = agbsim_read_input(path, &d->text, &d->len);
+	if (rc != AGBSIM_EXIT_OK)
+		return rc;
 	if (agb_json_parse(path, d->text, d->len, &d->root, &diag) != AGB_LOAD_OK) {
 		char msg[1024];
 		agb_diag_format(&diag, msg, sizeof msg);
@@ -490,7 +453,9 @@ static int update_baseline(const char *path, const struct agbsim_run *runs, size
 	struct agbsim_output o = {0};
 	struct stat sb;
 	int rc = AGBSIM_EXIT_OK;
-	if (stat(path, &sb) == 0 || errno != ENOENT)
+	/* Only a regular file (or a link to one) holds tolerances to keep: a device or FIFO is
+	 * written through, never read (a FIFO would block, /dev/full reads as endless zeros). */
+	if (stat(path, &sb) == 0 ? S_ISREG(sb.st_mode) : errno != ENOENT)
 		rc = load_doc(&old, path);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = agbsim_output_open(&o, path);

@@ -82,21 +82,37 @@ int agbsim_pick_run_core(const char *cmd, const char *allocator, struct agbsim_r
 	return AGBSIM_EXIT_OK;
 }
 
-int agbsim_load_trace(const char *path, struct agb_loaded_trace *out)
+size_t agbsim_max_input_bytes(void)
 {
-	struct agb_diag diag;
 	const char *limit = getenv("AGBSIM_MAX_TRACE_BYTES");
 	size_t max = AGB_TRACE_MAX_BYTES;
 	uint32_t v;
 	if (limit != NULL && agbsim_parse_u32(limit, &v) == 0 && v > 0 && v < max)
 		max = v; /* a lower limit only (tests; a service that wants a tighter bound) */
-	int st = agb_trace_load_file_max(path, max, out, &diag);
+	return max;
+}
+
+/* Prints DIAG as "agbsim: FILE[:LINE:COL]: message"; returns the exit status for status ST. */
+static int load_error(const struct agb_diag *diag, int st)
+{
 	char msg[1024];
-	if (st == AGB_LOAD_OK)
-		return AGBSIM_EXIT_OK;
-	agb_diag_format(&diag, msg, sizeof msg);
+	agb_diag_format(diag, msg, sizeof msg);
 	agbsim_error("%s", msg);
 	return st == AGB_LOAD_IO_ERROR ? AGBSIM_EXIT_IO : AGBSIM_EXIT_USAGE;
+}
+
+int agbsim_load_trace(const char *path, struct agb_loaded_trace *out)
+{
+	struct agb_diag diag;
+	int st = agb_trace_load_file_max(path, agbsim_max_input_bytes(), out, &diag);
+	return st == AGB_LOAD_OK ? AGBSIM_EXIT_OK : load_error(&diag, st);
+}
+
+int agbsim_read_input(const char *path, char **text, size_t *len)
+{
+	struct agb_diag diag;
+	int st = agb_read_input(path, agbsim_max_input_bytes(), text, len, &diag);
+	return st == AGB_LOAD_OK ? AGBSIM_EXIT_OK : load_error(&diag, st);
 }
 
 int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_replay_config *cfg)

@@ -65,6 +65,15 @@ int agbsim_output_close(struct agbsim_output *o, int keep);
  * bytes", exit 2). */
 int agbsim_load_trace(const char *path, struct agb_loaded_trace *out);
 
+/* The most bytes the CLI reads from one input (a trace, a baseline, a map, an mtrace log):
+ * AGB_TRACE_MAX_BYTES, or AGBSIM_MAX_TRACE_BYTES when that is a smaller positive integer. */
+size_t agbsim_max_input_bytes(void);
+
+/* Reads all of PATH ('-': stdin) into *TEXT (malloc'd, *LEN bytes, not NUL-terminated) within
+ * agbsim_max_input_bytes(). Returns AGBSIM_EXIT_OK; else prints why and returns
+ * AGBSIM_EXIT_USAGE (larger than the limit) or AGBSIM_EXIT_IO (cannot open or read). */
+int agbsim_read_input(const char *path, char **text, size_t *len);
+
 /* getopt values of the options every replaying command shares (replay, view, measure). */
 enum {
 	AGBSIM_OPT_ARENA_BYTES = 0x1000, /* --arena-bytes=N */

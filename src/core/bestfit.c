@@ -440,7 +440,7 @@ static inline void runs_add(agb_bestfit *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs++;
-		t->free_sq += size * size;
+		t->free_sq += (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -448,7 +448,7 @@ static inline void runs_drop(agb_bestfit *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs--;
-		t->free_sq -= size * size;
+		t->free_sq -= (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -487,6 +487,7 @@ HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_afte
 		else
 			spill = 1;
 	}
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): lo <= 14, hi <= 32 */
 	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
 	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
 	mask |= clear;
@@ -656,6 +657,7 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 	uint32_t k = want - 1u, wi = k >> 5;
 	uint32_t bits = AGB_LD32(t->m, bitmap_addr(t, k)) & (0xFFFFFFFFu << (k & 31u));
 	if (bits == 0u) {
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
 		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY) & (0xFFFFFFFEu << wi);
 		AGB_WORK(t->m, 1);
 		if (s == 0u)
@@ -1262,6 +1264,10 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 
 /* The core table's entries hold the hot paths (one call level from the table); the public
  * functions call them. */
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 #if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
 ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
 {
@@ -1270,6 +1276,9 @@ ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, ui
 
 ONE_LEVEL static void core_free(void *st, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
+#endif
 	free_fast(st, addr);
 }
 #else
@@ -1282,6 +1291,9 @@ static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *gr
 
 static void core_free(void *st, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
+#endif
 	bf_free(st, addr);
 }
 #endif
@@ -1298,6 +1310,9 @@ void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
 
 uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "realloc", t, addr, 0u, AGB_NULL);
+#endif
 	if (addr == AGB_NULL)
 		return agb_bestfit_alloc(t, size, 8u, granted);
 	if (size == 0u)
@@ -1386,7 +1401,7 @@ static void recount(agb_bestfit *t)
 			len = b == top ? t->nblocks - b : pk(t, b, N_SIZE);
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 		} else {
 			len = used_len_quiet(t, b);
 		}
@@ -1642,7 +1657,7 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 			len = n - b;
 			top_runs = 1;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 			break;
 		}
 		if (b > top)
@@ -1670,7 +1685,7 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 			}
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 			prev_free = 1;
 		} else {
 			len = check_used(t, b, why);

@@ -94,6 +94,8 @@ int agb_buddy_init(agb_buddy *b, agb_machine *m, const struct agb_heap_config *c
 	/* Cover the pool with the largest aligned blocks that fit, left to right. */
 	for (off = 0; off < b->bytes;) {
 		uint32_t k = b->orders - 1u;
+		/* Ends by k = 0: off and bytes are multiples of the unit. */
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 		while ((off & ((AGB_BUDDY_UNIT << k) - 1u)) != 0 || off + (AGB_BUDDY_UNIT << k) > b->bytes)
 			k--;
 		push(b, off, k);
@@ -133,12 +135,19 @@ uint32_t agb_buddy_alloc(agb_buddy *b, uint32_t size, uint32_t align, uint32_t *
 	return x;
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_buddy_free(agb_buddy *b, uint32_t addr)
 {
 	agb_machine *m = b->m;
 	uint32_t off, k;
 	if (addr == AGB_NULL)
 		return;
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "free", b, addr, 0u, );
+#endif
 	off = addr - b->arena;
 	k = order_get(m, b, off >> UNIT_LOG2);
 	while (k + 1u < b->orders) {
@@ -160,6 +169,9 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 	uint32_t off, k, kn = 0, to;
 	if (addr == AGB_NULL)
 		return agb_buddy_alloc(b, size, 1u, granted);
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "realloc", b, addr, 0u, AGB_NULL);
+#endif
 	if (size > b->bytes)
 		return AGB_NULL;
 	off = addr - b->arena;

@@ -166,12 +166,19 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 	return AGB_NULL;
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 {
 	agb_machine *m = f->m;
 	uint32_t b, h, s, n, nh;
 	if (addr == AGB_NULL)
 		return;
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "free", f, addr, 4u, );
+#endif
 	b = addr - 4u;
 	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
@@ -217,6 +224,9 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 	uint32_t b, h, s, need, n, nh, to;
 	if (addr == AGB_NULL)
 		return agb_firstfit_alloc(f, size, 8u, granted);
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "realloc", f, addr, 4u, AGB_NULL);
+#endif
 	if (size == 0)
 		size = 1;
 	if (size > f->arena_end - f->arena)

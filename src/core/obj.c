@@ -83,8 +83,19 @@ uint32_t agb_obj_alloc(agb_obj *h, uint32_t size, uint32_t align, uint32_t *gran
 
 /* Contract: addr came from agb_obj_alloc and is live. Marks the USED block and the CONTINUE run
  * after it UNUSED; neighbours need no merging. O(blocks of the allocation). */
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_obj_free(agb_obj *h, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	if (addr == AGB_NULL)
+		return;
+#endif
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("obj", "free", h, addr, 0u, );
+#endif
 	agb_obj *st = h;
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;

@@ -454,8 +454,19 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 /* Contract: addr came from agb_obj_fast_alloc and is live. The allocation ends at the next start bit or
  * free bit (or the end of the arena); its blocks become free and the summaries follow.
  * O(words the allocation spans). */
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	if (addr == AGB_NULL)
+		return;
+#endif
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("obj-fast", "free", h, addr, 0u, );
+#endif
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;

@@ -90,11 +90,18 @@ static uint32_t class_of(const agb_slots *s, uint32_t addr)
 	return k;
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_slots_free(agb_slots *s, uint32_t addr)
 {
 	uint32_t k;
 	if (addr == AGB_NULL)
 		return;
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("slots", "free", s, addr, 0u, );
+#endif
 	k = class_of(s, addr);
 	AGB_ST32(s->m, addr, AGB_LD32(s->m, HEAD(s, k)));
 	AGB_ST32(s->m, HEAD(s, k), addr);
@@ -107,6 +114,9 @@ uint32_t agb_slots_realloc(agb_slots *s, uint32_t addr, uint32_t size, uint32_t 
 	uint32_t k, to;
 	if (addr == AGB_NULL)
 		return agb_slots_alloc(s, size, 1u, granted);
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("slots", "realloc", s, addr, 0u, AGB_NULL);
+#endif
 	k = class_of(s, addr);
 	if (size <= SLOT_BYTES(k)) {
 		if (granted != NULL)

@@ -260,12 +260,19 @@ uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *gr
 	return b + 4u;
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 {
 	agb_machine *m = t->m;
 	uint32_t b, s, h, n, nh;
 	if (addr == AGB_NULL)
 		return;
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "free", t, addr, 4u, );
+#endif
 	b = addr - 4u;
 	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
@@ -292,6 +299,9 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 	uint32_t b, h, s, need, n, nh, to;
 	if (addr == AGB_NULL)
 		return agb_tlsf_alloc(t, size, 8u, granted);
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "realloc", t, addr, 4u, AGB_NULL);
+#endif
 	if (size == 0)
 		size = 1;
 	if (size > t->arena_end - t->arena)

@@ -411,7 +411,7 @@ static inline void runs_add(agb_tree *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs++;
-		t->free_sq += size * size;
+		t->free_sq += (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -419,7 +419,7 @@ static inline void runs_drop(agb_tree *t, uint32_t size)
 {
 	if (COUNTERS) {
 		t->free_runs--;
-		t->free_sq -= size * size;
+		t->free_sq -= (uint32_t)(size * size); /* blocks < 2^16: a 32-bit multiply */
 	}
 }
 
@@ -587,7 +587,7 @@ int agb_tree_init(agb_tree *t, agb_machine *m, const struct agb_heap_config *cfg
 
 	t->free_blocks = n;
 	t->free_runs = 1;
-	t->free_sq = n * n; /* n < 2^16: no 64-bit multiply (libgcc) */
+	t->free_sq = (uint32_t)(n * n); /* n < 2^16: no 64-bit multiply (libgcc) */
 	return AGB_HEAP_OK;
 }
 
@@ -774,13 +774,23 @@ uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 	return tree_alloc(t, size, align, granted);
 }
 
+#ifdef AGB_HEAP_CHECKED
+static void core_walk(void *st, agb_walk_fn fn, void *ctx);
+#endif
+
 void agb_tree_free(agb_tree *t, uint32_t addr)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "free", t, addr, 0u, );
+#endif
 	tree_free(t, addr);
 }
 
 uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
+#ifdef AGB_HEAP_CHECKED
+	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "realloc", t, addr, 0u, AGB_NULL);
+#endif
 	if (addr == AGB_NULL)
 		return agb_tree_alloc(t, size, 8u, granted);
 	if (size == 0u)
@@ -850,7 +860,7 @@ static void recount(agb_tree *t)
 			len = pk(t, b, N_SIZE);
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 		} else {
 			len = used_len_quiet(t, b);
 		}
@@ -949,7 +959,7 @@ int agb_tree_check(agb_tree *t, const char **why)
 				FAIL("free run not found in the tree");
 			runs++;
 			fblocks += len;
-			sq += len * len;
+			sq += (uint32_t)(len * len);
 			prev_free = 1;
 		} else {
 			if (e == E_END) {

@@ -20,6 +20,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"buddy",
 	 {
@@ -35,6 +39,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"bump",
 	 {
@@ -50,6 +58,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{1088, 416, 0, 0, 0, 0, 0, 1, 0, 2, 3}, /* reset: n=35, cv=0.0% */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"firstfit",
 	 {
@@ -65,6 +77,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"newlib",
 	 {
@@ -80,6 +96,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"newlib-nano",
 	 {
@@ -95,6 +115,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"oam",
 	 {
@@ -110,6 +134,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"obj",
 	 {
@@ -125,6 +153,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"obj-fast",
 	 {
@@ -140,6 +172,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"palbanks",
 	 {
@@ -155,6 +191,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{3091, 0, 202, 0, -164, 0, 155, 1, 8, 40, 70}, /* pal_load: n=865, cv=0.4% */
+		{2005, 0, 117, 0, 0, 0, 0, 1, 7, 0, 5}, /* pal_free: n=747, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"palstack",
 	 {
@@ -170,6 +210,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{2181, 0, 430, 0, -584, 0, 61, 1, 8, 56, 118}, /* pal_load: n=1167, cv=0.3% */
+		{2592, 0, 0, 0, 0, 0, 0, 1, 8, 0, 5}, /* pal_free: n=933, cv=0.0% */
+		{4103, 39, 0, 0, 0, 0, 0, 1, 9, 256, 517}, /* pal_push: n=13, cv=0.1% */
+		{1968, 32, 0, 0, 0, 0, 0, 1, 9, 128, 261}, /* pal_pop: n=13, cv=0.0% */
 	 }},
 	{"slots",
 	 {
@@ -185,6 +229,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"stack2",
 	 {
@@ -200,6 +248,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{2368, 416, 0, 0, 0, 0, 0, 1, 0, 3, 4}, /* reset: n=35, cv=0.0% */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"tiles",
 	 {
@@ -215,6 +267,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"tlsf",
 	 {
@@ -230,6 +286,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{"tree",
 	 {
@@ -245,6 +305,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* mark: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* reset: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* side: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_load: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
 	 }},
 	{0, {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}},
 };

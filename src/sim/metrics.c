@@ -302,7 +302,11 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		observe_failure(acc, obs);
 	if (obs->live_bytes > o->peak_live_bytes) {
 		o->peak_live_bytes = obs->live_bytes;
-		o->internal_bytes = obs->live_granted - obs->live_bytes;
+		/* Palette loads that share a resident palette ask for colours but take no bank
+		 * bytes: with sharing, granted can fall below requested (no waste, not 4 GiB). */
+		o->internal_bytes = obs->live_granted > obs->live_bytes
+					    ? obs->live_granted - obs->live_bytes
+					    : 0u;
 	}
 	if (obs->sampled == AGB_SAMPLE_REGULAR)
 		sample(acc, &obs->stats);

@@ -501,11 +501,10 @@ static int op_sprite_hide(struct run *r, const struct agb_event *ev, struct agb_
  * The slot table holds the loaded palettes by the loader's dense handle, as a game keeps the
  * bank in its sprite or map struct; frees go to the core by bank. */
 
-/* Where the colours of palette `key` come from: ROM data, as in a game (the trace carries no
- * colours, so any 512-byte-aligned ROM block in the first MiB stands for them). */
+/* Where the colours of palette `key` come from: ROM data, as in a game (AGB_REPLAY_PAL_SOURCE). */
 static uint32_t pal_source(uint32_t key)
 {
-	return MEM_ROM + (key & 0x7FFu) * 0x200u;
+	return AGB_REPLAY_PAL_SOURCE(key);
 }
 
 static uint32_t pal_bank_addr(const struct run *r, uint32_t side, uint32_t bank)
@@ -770,6 +769,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 {
 	const struct agb_cycle_model *fit = agb_cycle_model_find(cfg->core->name);
 	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
+			/* cppcheck-suppress ctuuninitvar ; *out is written at the end, never read */
 			0, 0, out, {0, 0}, {0, 0}};
 	struct counters prev = {0, 0, 0, 0, 0};
 	int rc;

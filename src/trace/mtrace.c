@@ -13,6 +13,7 @@
 
 #define DEFAULT_ARENA_BYTES 262144UL
 #define MAX_ID 0x7fffffffUL
+#define MAX_LINE ((size_t)1 << 16) /* line buffer cap: a longer line is an error */
 
 enum ev_op { EV_ALLOC, EV_FREE, EV_REALLOC, EV_FRAME, EV_FRAME_LOAD };
 
@@ -189,6 +190,7 @@ struct conv {
     /* line reader */
     char *buf;
     size_t buf_cap;
+    unsigned long bytes, max_bytes; /* read so far; the most read (opt.max_bytes or 1 GiB) */
 };
 
 #if defined(__GNUC__)
@@ -277,6 +279,8 @@ static int release_id(struct conv *c, uint32_t id)
 }
 
 #define NOMEM (-2)
+#define TOO_LONG (-3)
+#define TOO_BIG (-4)
 
 /* Frees the live allocation in map slot I and writes a free event. */
 static int do_free_slot(struct conv *c, size_t slot)
@@ -426,40 +430,45 @@ static int ev_realloc(struct conv *c, uint64_t old, uint64_t addr, unsigned long
 
 /* ---- parsing ---- */
 
-/* Reads one line into c->buf (without the newline). Returns 1 on a line,
- * 0 at end of file, -1 on read error, NOMEM when out of memory. */
+/* Reads one line into c->buf (without the newline), byte by byte so that a NUL byte ends the
+ * line where it is (the caller rejects it at its column: /dev/zero is an error on line 1, not
+ * an endless read). Returns 1 on a line, 0 at end of file, -1 on read error, NOMEM when out of
+ * memory, TOO_LONG past MAX_LINE bytes, TOO_BIG past the input limit. */
 static int read_line(struct conv *c, FILE *in, size_t *len_out)
 {
     size_t len = 0;
+    int ch = EOF;
     if (!c->buf) {
         c->buf_cap = 256;
         c->buf = malloc(c->buf_cap);
         if (!c->buf)
             return NOMEM;
     }
-    for (;;) {
-        if (c->buf_cap - len < 2) {
+    while ((ch = getc(in)) != EOF) {
+        if (++c->bytes > c->max_bytes)
+            return TOO_BIG;
+        if (ch == '\n')
+            break;
+        if (len + 1 >= c->buf_cap) {
+            if (c->buf_cap >= MAX_LINE)
+                return TOO_LONG;
             char *n = realloc(c->buf, c->buf_cap * 2);
             if (!n)
                 return NOMEM;
             c->buf = n;
             c->buf_cap *= 2;
         }
-        if (!fgets(c->buf + len, (int)((c->buf_cap - len) > 0x10000000 ? 0x10000000 : (c->buf_cap - len)), in)) {
-            if (ferror(in))
-                return -1;
-            if (len == 0)
-                return 0;
-            break; /* last line without newline */
-        }
-        len += strlen(c->buf + len);
-        if (len > 0 && c->buf[len - 1] == '\n') {
-            c->buf[--len] = '\0';
-            break;
-        }
-        if (feof(in))
+        c->buf[len++] = (char)ch;
+        if (ch == '\0')
             break;
     }
+    if (ch == EOF) {
+        if (ferror(in))
+            return -1;
+        if (len == 0)
+            return 0; /* (a last line without newline is a line) */
+    }
+    c->buf[len] = '\0';
     if (len > 0 && c->buf[len - 1] == '\r')
         c->buf[--len] = '\0';
     *len_out = len;
@@ -794,7 +803,8 @@ static int parse_line(struct conv *c, const char *s, size_t len, unsigned long l
     p->size = 0;
     p->size_col = 0;
     if (p->op == '+' || p->op == '>' || p->op == '!') {
-        if (s[i] != ' ') {
+        /* s is NUL-terminated by read_line: s[i] is at most its terminator. */
+        if (s[i] != ' ') { /* NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult) */
             set_err(c, line, i + 1, "expected a space and a size after the address");
             return -1;
         }
@@ -912,25 +922,34 @@ static int finish(struct conv *c, int have_old, unsigned long old_line)
     return AGB_MTRACE_OK;
 }
 
-/* The next line into c->buf: 1 with *line its number, 0 at the end of input, else an
- * AGB_MTRACE_* error (set_err says why). */
-static int next_line(struct conv *c, FILE *in, size_t *len, unsigned long *line)
+/* The next line into c->buf: 1 with *line its number, or 0 with *status AGB_MTRACE_OK at the end
+ * of the input, else the AGB_MTRACE_* error (set_err says why). (A status of its own, as
+ * AGB_MTRACE_EPARSE is 1 too.) */
+static int next_line(struct conv *c, FILE *in, size_t *len, unsigned long *line, int *status)
 {
     int r = read_line(c, in, len);
-    if (r == NOMEM)
-        return AGB_MTRACE_ENOMEM;
-    if (r < 0) {
+    *status = AGB_MTRACE_OK;
+    if (r == 1) {
+        *line = ++c->res.lines;
+        if (!memchr(c->buf, '\0', *len))
+            return 1;
+        set_err(c, *line, strlen(c->buf) + 1, "NUL byte in input (not a text file?)");
+        *status = AGB_MTRACE_EPARSE;
+    } else if (r == NOMEM) {
+        *status = AGB_MTRACE_ENOMEM;
+    } else if (r == TOO_LONG) {
+        set_err(c, c->res.lines + 1, MAX_LINE, "line longer than %lu bytes (not an mtrace log?)",
+                (unsigned long)MAX_LINE - 1);
+        *status = AGB_MTRACE_EPARSE;
+    } else if (r == TOO_BIG) {
+        set_err(c, 0, 0, "larger than %lu bytes, the most agbsim reads from one input",
+                c->max_bytes);
+        *status = AGB_MTRACE_EPARSE;
+    } else if (r < 0) {
         set_err(c, 0, 0, "read error");
-        return AGB_MTRACE_EIO;
+        *status = AGB_MTRACE_EIO;
     }
-    if (r == 0)
-        return 0;
-    *line = ++c->res.lines;
-    if (memchr(c->buf, '\0', *len)) {
-        set_err(c, *line, strlen(c->buf) + 1, "NUL byte in input");
-        return AGB_MTRACE_EPARSE;
-    }
-    return 1;
+    return 0;
 }
 
 static int is_frame_mark(uint64_t size)
@@ -1000,10 +1019,11 @@ static int convert(struct conv *c, FILE *in)
     struct parsed p;
     for (;;) {
         size_t len = 0;
-        int r = next_line(c, in, &len, &line);
-        if (r != 1)
-            return r == 0 ? finish(c, have_old, old_line) : r;
-        r = parse_line(c, c->buf, len, line, &p);
+        int status, r;
+        if (!next_line(c, in, &len, &line, &status))
+            return status == AGB_MTRACE_OK ? finish(c, have_old, old_line) : status;
+        /* c->buf stays owned by the conv: agb_mtrace_convert frees it on every path. */
+        r = parse_line(c, c->buf, len, line, &p); /* NOLINT(clang-analyzer-unix.Malloc) */
         if (r < 0)
             return AGB_MTRACE_EPARSE;
         if (r > 0)
@@ -1053,6 +1073,7 @@ int agb_mtrace_convert(FILE *in, const char *in_name, FILE *out,
         c.opt.arena = "ewram";
     if (!c.opt.arena_bytes)
         c.opt.arena_bytes = DEFAULT_ARENA_BYTES;
+    c.max_bytes = c.opt.max_bytes ? c.opt.max_bytes : AGB_MTRACE_MAX_BYTES;
 
     int rc = convert(&c, in);
     if (rc == AGB_MTRACE_ENOMEM)

@@ -49,6 +49,8 @@ struct agb_mtrace_options {
                                   pointers allocated there become "unknown" afterwards */
     unsigned long max_live;    /* 0 = no limit; else stop the trace before the first event that
                                   would make the live bytes exceed this */
+    unsigned long max_bytes;   /* 0 -> AGB_MTRACE_MAX_BYTES; reading more of IN is an error
+                                  ("larger than N bytes"), as is a line over 64 KiB or a NUL */
     const char *const *caller_include; /* patterns (see above); count 0 = keep every caller */
     size_t caller_include_count;
     const char *const *caller_exclude;
@@ -56,6 +58,9 @@ struct agb_mtrace_options {
     const char *symbols;       /* ELF file naming the callers in the object of the same basename;
                                   NULL: each caller's FILE as printed, when it can be read */
 };
+
+/* The most input the converter reads by default: 1 GiB, the trace loader's limit. */
+#define AGB_MTRACE_MAX_BYTES (1UL << 30)
 
 /* Magic sizes of the frame marks (64-bit hosts, 32-bit hosts); +1: a loading frame. */
 #define AGB_MTRACE_FRAME_SIZE64 0xa6b5f00000000000ULL

@@ -15,7 +15,7 @@
 #define PIECE_PX 64u                      /* an 8x8 GBA tile */
 #define MAX_IMAGE_SIDE 16384u             /* px a side: larger images are refused */
 #define MAX_IMAGE_PIXELS (1u << 25)       /* 8192 x 4096: a 128 MiB RGBA buffer */
-#define MAX_IMAGE_FILE (64 * 1024 * 1024) /* bytes of a PNG file */
+#define MAX_IMAGE_FILE ((long)64 << 20) /* bytes of a PNG file */
 #define FLIP_SHIFT 29u         /* Tiled's flags are the gid's top three bits */
 
 static int diag_set(struct agb_diag *diag, const char *file, const char *fmt, ...)
@@ -77,6 +77,8 @@ int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 	size_t n;
 
 	memset(img, 0, sizeof *img);
+	if (path == NULL)
+		return diag_set(diag, "", "no image file named");
 	/* Only regular files of a bounded size: a path naming a FIFO or a device cannot hang or
 	 * exhaust the converter. */
 	if (stat(path, &st) != 0)
@@ -84,7 +86,7 @@ int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 	if (!S_ISREG(st.st_mode))
 		return diag_set(diag, path, "not a regular file");
 	if (st.st_size > MAX_IMAGE_FILE)
-		return diag_set(diag, path, "PNG file larger than %d MiB", MAX_IMAGE_FILE >> 20);
+		return diag_set(diag, path, "PNG file larger than %ld MiB", MAX_IMAGE_FILE >> 20);
 	memset(&pi, 0, sizeof pi);
 	pi.version = PNG_IMAGE_VERSION;
 	if (!png_image_begin_read_from_file(&pi, path)) {

@@ -427,6 +427,17 @@ static int read_map(struct walk *w, const cJSON *root)
 	return AGB_LOAD_OK;
 }
 
+/* A NUL byte anywhere is an error at its position (cJSON would skip it as whitespace, and
+ * agb_read_input stops reading after it: /dev/zero is 1:1, not a position past the read). */
+static int has_nul(const struct src *s, int *rc)
+{
+	const char *nul = memchr(s->text, '\0', s->len);
+	if (nul == NULL)
+		return 0;
+	*rc = fail_at(s, (size_t)(nul - s->text), "NUL byte in input (not a text file?)");
+	return 1;
+}
+
 int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, struct agb_tilemap *out,
 			    struct agb_diag *diag)
 {
@@ -439,6 +450,8 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
+	if (has_nul(&s, &rc))
+		return rc;
 	root = agb_cjson_parse(text, len, &end);
 	if (root == NULL) {
 		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
@@ -573,6 +586,8 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
+	if (has_nul(&s, &rc))
+		return rc;
 	if (cell_px < 8u || cell_px > 256u || cell_px % 8u != 0)
 		return fail_at(&s, 0, "cell size must be a multiple of 8 px up to 256, not %u", cell_px);
 	rc = csv_rows(&s, &g);
@@ -712,7 +727,7 @@ static int check_stream(const struct agb_tilemap *map, const struct agb_stream_o
 static uint32_t *layer_depths(const struct agb_tilemap *map, const struct agb_stream_options *opt,
 			      char *err, size_t err_len)
 {
-	uint32_t *bpp = malloc(map->layer_count * sizeof *bpp);
+	uint32_t *bpp = malloc((map->layer_count + 1u) * sizeof *bpp); /* +1: never malloc(0) */
 	if (bpp == NULL) {
 		snprintf(err, err_len, "out of memory");
 		return NULL;

@@ -13,7 +13,7 @@
 #define FLIP_D 0x20000000u
 #define MAX_CELLS 0x1000000u /* 2^24 cells per layer: 16 M, far beyond a GBA level */
 #define GBA_BACKGROUNDS 4u
-#define MAX_TILESET_FILE (16 * 1024 * 1024) /* bytes of an external tileset file */
+#define MAX_TILESET_FILE ((long)16 << 20) /* bytes of an external tileset file */
 
 static char *dup_or_null(const char *s)
 {

@@ -71,7 +71,7 @@ static int b64_value(unsigned char c)
 static unsigned char *decode_base64(const char *t, size_t len, size_t *out_len, char *why,
 				    size_t why_len, size_t *at)
 {
-	unsigned char *buf = malloc(len / 4u * 3u + 3u);
+	unsigned char *buf = calloc(len / 4u * 3u + 3u, 1u);
 	size_t n = 0;
 	uint32_t acc = 0;
 	unsigned bits = 0, pad = 0;
@@ -143,7 +143,7 @@ int agb_tiled_decode_data(const char *text, size_t len, const char *encoding,
 	if (raw == NULL)
 		return -1;
 	if (compression != NULL && compression[0] != '\0') {
-		bytes = malloc(want != 0 ? want : 1u);
+		bytes = calloc(want != 0 ? want : 1u, 1u);
 		if (bytes == NULL) {
 			free(raw);
 			return fail(why, why_len, at, 0, "out of memory");

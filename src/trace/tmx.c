@@ -266,9 +266,9 @@ static int add_layer(struct tmx *x, xmlNodePtr n)
 	for (xmlNodePtr c = n->children; c != NULL && data == NULL; c = c->next)
 		if (is(c, "data"))
 			data = c;
-	if (rc == AGB_LOAD_OK && data == NULL)
-		rc = fail_node(x, n, NULL, "layer \"%s\" has no <data>", shown);
-	if (rc != AGB_LOAD_OK) {
+	if (rc != AGB_LOAD_OK || data == NULL) {
+		if (rc == AGB_LOAD_OK)
+			rc = fail_node(x, n, NULL, "layer \"%s\" has no <data>", shown);
 		xmlFree(lname);
 		return rc;
 	}

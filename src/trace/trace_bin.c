@@ -22,7 +22,7 @@ static void put_name(uint8_t *p, const char *s)
 		n = AGB_BIN_NAME_BYTES - 1u;
 	memset(p, 0, AGB_BIN_NAME_BYTES);
 	if (n != 0)
-		memcpy(p, s, n);
+		memcpy(p, s, n); /* NOLINT(bugprone-not-null-terminated-result): p is zeroed, n < size */
 }
 
 int agb_trace_pack(const struct agb_trace *t, const struct agb_bin_run *run, void **out,
@@ -39,6 +39,7 @@ int agb_trace_pack(const struct agb_trace *t, const struct agb_bin_run *run, voi
 	b = calloc(1, total);
 	if (b == NULL)
 		return -1;
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): an 8-byte magic, no terminator */
 	memcpy(b + offsetof(struct agb_bin_header, magic), AGB_BIN_MAGIC, 8);
 #define H(field, v) put32(b + offsetof(struct agb_bin_header, field), (uint32_t)(v))
 	H(version, AGB_BIN_VERSION);

@@ -1663,6 +1663,8 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 		r = syntax_first(L, r, b + 1, 0);
 	if (r != AGB_LOAD_OK)
 		return r;
+	if (events == NULL) /* (load_header returns an error first) */
+		return AGB_LOAD_BAD_INPUT;
 	if (b != SIZE_MAX && events->child == NULL)
 		r = walk_events(L, b + 1, 0, out, lf, &n);
 	else
@@ -1731,8 +1733,8 @@ static int too_large(struct agb_diag *diag, size_t max)
 {
 	diag->line = diag->col = 0;
 	snprintf(diag->message, sizeof diag->message,
-		 "larger than %zu bytes, the most this loader reads (a trace of 10 M events is "
-		 "~200 MB)",
+		 "larger than %zu bytes, the most agbsim reads from one input (a trace of 10 M "
+		 "events is ~200 MB)",
 		 max);
 	return AGB_LOAD_BAD_INPUT;
 }
@@ -1781,14 +1783,14 @@ static int read_all(FILE *f, size_t size, size_t max, char **buf, size_t *len,
 	return AGB_LOAD_OK;
 }
 
-int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
-			    struct agb_diag *diag)
+int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
+		   struct agb_diag *diag)
 {
 	int is_stdin = strcmp(path, "-") == 0;
-	const char *name = is_stdin ? "<stdin>" : path;
-	memset(out, 0, sizeof *out);
+	*buf = NULL;
+	*len = 0;
 	memset(diag, 0, sizeof *diag);
-	set_file(diag, name);
+	set_file(diag, is_stdin ? "<stdin>" : path);
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	if (f == NULL)
 		return io_error(diag, "cannot open", errno);
@@ -1803,14 +1805,23 @@ int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loade
 		else if (S_ISREG(st.st_mode))
 			size = (size_t)st.st_size;
 	}
-	char *buf = NULL;
-	size_t len = 0;
 	if (r == AGB_LOAD_OK)
-		r = read_all(f, size, max_bytes, &buf, &len, diag);
+		r = read_all(f, size, max_bytes, buf, len, diag);
 	if (!is_stdin)
 		fclose(f);
+	return r;
+}
+
+int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
+			    struct agb_diag *diag)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	memset(out, 0, sizeof *out);
+	int r = agb_read_input(path, max_bytes, &buf, &len, diag);
 	if (r == AGB_LOAD_OK)
-		r = agb_trace_load_buffer(name, buf, len, out, diag);
+		r = agb_trace_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, out,
+					  diag);
 	free(buf);
 	return r;
 }

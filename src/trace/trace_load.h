@@ -75,6 +75,15 @@ int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct a
 int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 			    struct agb_diag *diag);
 
+/* Reads all of PATH ("-": stdin, named "<stdin>" in *DIAG) into *BUF (malloc'd, *LEN bytes, not
+ * NUL-terminated), under the same bounds as agb_trace_load_file_max: a regular file larger than
+ * MAX_BYTES is rejected before it is read, other input once it passes MAX_BYTES ("larger than N
+ * bytes", AGB_LOAD_BAD_INPUT), and reading stops after a chunk holding a NUL byte (the parsers
+ * reject it with its position). For every text input of the CLI (traces, baselines, maps).
+ * Returns an agb_load_status; on failure *BUF is NULL and *DIAG says why. */
+int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
+		   struct agb_diag *diag);
+
 /* Sets DIAG's file, line and col to where event INDEX starts in the trace file PATH (message
  * empty): for errors found after loading, such as a core refusing event N during a replay. The
  * loader keeps no text, so the file is read again: O(file), error path only. Returns 0, or -1

@@ -76,7 +76,7 @@ int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const 
 	 * stats are sampled as in a full run). */
 	if (upto.event_count != 0)
 		upto.event_count = at_event + 1u;
-	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	view_model_machine(&vm, m);
 	agb_replay_run(&upto, &c->replay, m, ws, wsb, snap_observe, &sc, &res);
 	if (res.status != AGB_REPLAY_OK) {
 		snprintf(err, n, "replay stopped at event %u: %s", res.failed_event, run_error(&res));
@@ -153,7 +153,7 @@ static int worker(void *p)
 		v->abort_run = 0;
 		v->restart = 0;
 		SDL_UnlockMutex(v->mu);
-		agb_machine_init(v->m, AGB_WAITCNT_DEFAULT);
+		view_model_machine(&v->vm, v->m);
 		agb_replay_run(v->c->trace, &v->c->replay, v->m, v->ws, v->wsb, win_observe, v, &res);
 		SDL_LockMutex(v->mu);
 		v->run_status = res.status;

@@ -6,6 +6,13 @@
  * from its id, free space dark, metadata hatched, the largest free run outlined and, at a failed
  * request, the free space flashed red (the bytes that were free but could not serve it).
  *
+ * Palette RAM (pal_ram traces) is drawn as 32 rows of 16 colour swatches, one row per 16-colour
+ * bank (BG banks 0-15, then OBJ banks 0-15), each swatch in the colour palette RAM holds, read
+ * from the emulated palette RAM itself. A trace carries no colours, so the viewer maps a ROM whose
+ * block at AGB_REPLAY_PAL_SOURCE(key) holds colours derived from the key (agb_view_pal_colour):
+ * what the core copied, pushed, saved and restored is what is drawn. Hovering a swatch names the
+ * owner (palette id, key) and its reference count or stack frame.
+ *
  * The same drawing code serves the window and headless snapshots: a snapshot renders into an
  * SDL_Surface through SDL's software renderer, so it needs no display and no video driver.
  *
@@ -33,6 +40,7 @@
 #define AGB_VIEW_RGB_UNTRACKED 0x96a0afu   /* used, but no event of the trace placed it */
 #define AGB_VIEW_RGB_LARGEST 0xffdc00u     /* outline of the largest free run */
 #define AGB_VIEW_RGB_FAIL_BORDER 0xff2828u /* map frame at a failure */
+#define AGB_VIEW_RGB_PAL_SPARE 0x3a3f4cu   /* colours of a taken bank beyond its palette's count */
 
 /* Height of the per-frame cycle strip along the bottom of the picture (its label included). */
 #define AGB_VIEW_STRIP_H 64
@@ -117,7 +125,7 @@ int agb_view_window(const struct agb_view_config *c, char *err, size_t n);
  * Returns 0, or -1 when the unit is not on screen. */
 int agb_view_unit_centre(enum agb_arena arena, uint32_t arena_bytes, uint32_t unit, int *x, int *y);
 
-/* Bytes per drawn unit for an arena: 8 for EWRAM, 32 for VRAM. */
+/* Bytes per drawn unit for an arena: 8 for EWRAM, 32 for VRAM, 2 (one colour) for palette RAM. */
 uint32_t agb_view_unit_bytes(enum agb_arena arena);
 
 /* The colour (0xRRGGBB) of a live allocation with trace id `id`: a hash, so the same id keeps
@@ -127,5 +135,13 @@ uint32_t agb_view_id_rgb(uint32_t id);
 
 /* The colour of resident ROM tile `tile` at depth `bpp`. Pure. */
 uint32_t agb_view_tile_rgb(uint32_t tile, uint32_t bpp);
+
+/* Colour `index` (0..255) of palette `key` as the viewer's ROM holds it, in the GBA's BGR555
+ * (red bits 0-4, green 5-9, blue 10-14): a hue from the key (mod 2048, like
+ * AGB_REPLAY_PAL_SOURCE), shifted per 16-colour bank, brightening along the bank. Pure. */
+uint16_t agb_view_pal_colour(uint32_t key, uint32_t index);
+
+/* A BGR555 colour as the map draws it (0xRRGGBB, 5 bits widened to 8). Pure. */
+uint32_t agb_view_bgr555_rgb(uint16_t c);
 
 #endif

@@ -1,5 +1,6 @@
 /* Drawing the memory map and the side panel (see view_draw.h). The map is composed in a pixel
  * buffer and copied once: exact pixels on every renderer, and cheap for EWRAM's 32768 cells. */
+#define _GNU_SOURCE /* open_memstream, lstat, realpath, fsync */
 #include "view/view_draw.h"
 
 #include <errno.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <SDL_image.h>
 #include <SDL_test_font.h>
@@ -77,7 +80,26 @@ uint32_t agb_view_tile_rgb(uint32_t tile, uint32_t bpp)
 	return hashed_rgb(mix32(tile * 2u + (bpp == 8u) + 0x51ed270bu));
 }
 
+uint16_t agb_view_pal_colour(uint32_t key, uint32_t index)
+{
+	/* Hue from the key (away from the failure red, like ids), shifted per bank of an 8bpp
+	 * palette; brightness rising along the bank, from 40% so no colour passes for free space. */
+	uint32_t h = mix32((key & 0x7FFu) + 0x9e3779b9u);
+	uint32_t hue = 40u + (h % 260u + (index >> 4 & 15u) * 16u) % 260u;
+	uint32_t rgb = hsv(hue, 45u + (h >> 12) % 36u, 40u + (index & 15u) * 4u);
+	return (uint16_t)((rgb >> 19 & 31u) | (rgb >> 11 & 31u) << 5 | (rgb >> 3 & 31u) << 10);
+}
+
+uint32_t agb_view_bgr555_rgb(uint16_t c)
+{
+	uint32_t r = c & 31u, g = c >> 5 & 31u, b = c >> 10 & 31u;
+	return (r << 3 | r >> 2) << 16 | (g << 3 | g >> 2) << 8 | (b << 3 | b >> 2);
+}
+
 /* ---- layout ------------------------------------------------------------------------------- */
+
+/* Palette RAM: one row per bank (16 colours), BG banks then OBJ banks, after a label column. */
+#define PAL_LABEL_W 64
 
 static uint32_t base_cols(enum agb_arena arena)
 {
@@ -97,8 +119,23 @@ void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t s
 		      struct view_layout *L)
 {
 	uint32_t cols = view_fit_cols(base_cols(arena), units, MAP_W, MAP_H) >> zoom;
+	if (arena == AGB_ARENA_PAL_RAM) {
+		/* Always the whole of palette RAM: 32 banks of 16 colours, no zoom or scroll. */
+		L->cols = PAL_BANKS;
+		L->x0 = PAL_LABEL_W;
+		L->cell_w = (MAP_W - PAL_LABEL_W) / (int)PAL_BANKS;
+		L->rows = (units + PAL_BANKS - 1u) / PAL_BANKS;
+		if (L->rows == 0)
+			L->rows = 1;
+		L->cell_h = MAP_H / (int)L->rows;
+		L->vis_rows = L->rows;
+		L->first_row = 0;
+		(void)scroll_row;
+		return;
+	}
 	if (cols < 8u)
 		cols = 8u;
+	L->x0 = 0;
 	L->cols = cols;
 	L->cell_w = MAP_W / (int)cols;
 	L->rows = (units + cols - 1u) / cols;
@@ -123,9 +160,9 @@ int64_t view_layout_hit(const struct view_layout *L, uint32_t units, int x, int 
 {
 	int col, row;
 	uint64_t u;
-	if (x < MAP_X || y < MAP_Y)
+	if (x < MAP_X + L->x0 || y < MAP_Y)
 		return -1;
-	col = (x - MAP_X) / L->cell_w;
+	col = (x - MAP_X - L->x0) / L->cell_w;
 	row = (y - MAP_Y) / L->cell_h;
 	if ((uint32_t)col >= L->cols || (uint32_t)row >= L->vis_rows)
 		return -1;
@@ -143,7 +180,7 @@ int agb_view_unit_centre(enum agb_arena arena, uint32_t arena_bytes, uint32_t un
 	view_layout_make(arena, units, 0, 0, &L);
 	if (unit / L.cols >= L.vis_rows)
 		return -1;
-	*x = MAP_X + (int)(unit % L.cols) * L.cell_w + (L.cell_w - (L.cell_w >= 6)) / 2;
+	*x = MAP_X + L.x0 + (int)(unit % L.cols) * L.cell_w + (L.cell_w - (L.cell_w >= 6)) / 2;
 	*y = MAP_Y + (int)(unit / L.cols) * L.cell_h + (L.cell_h - (L.cell_h >= 6)) / 2;
 	return 0;
 }
@@ -159,8 +196,20 @@ static void fill(int x0, int y0, int w, int h, uint32_t rgb)
 			px_map[y * MAP_W + x] = 0xff000000u | rgb;
 }
 
+/* A palette RAM colour: what palette RAM holds where a palette's colours are, else spare. */
+static uint32_t pal_unit_rgb(const struct view_model *vm, uint32_t u)
+{
+	const struct view_pal_bank *b = &vm->pal->shown[u / PAL_BANKS];
+	uint32_t i = (u / PAL_BANKS % PAL_BANKS - b->first) * 16u + u % PAL_BANKS;
+	if (!b->live)
+		return AGB_VIEW_RGB_UNTRACKED;
+	return i < b->colors ? agb_view_bgr555_rgb(vm->pal->ram[u]) : AGB_VIEW_RGB_PAL_SPARE;
+}
+
 static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
 {
+	if (vm->pal != NULL && vm->kind[u] == VK_USED)
+		return pal_unit_rgb(vm, u);
 	switch (vm->kind[u]) {
 	case VK_USED:
 		if (vm->owner[u] != 0) {
@@ -191,7 +240,7 @@ static void draw_map(const struct view_model *vm, const struct view_ui *ui,
 	for (uint32_t row = 0; row < L->vis_rows; row++) {
 		for (uint32_t col = 0; col < L->cols; col++) {
 			uint32_t u = (L->first_row + row) * L->cols + col;
-			int x = (int)col * L->cell_w, y = (int)row * L->cell_h;
+			int x = L->x0 + (int)col * L->cell_w, y = (int)row * L->cell_h;
 			int w = L->cell_w - gap_x, h = L->cell_h - gap_y;
 			if (u >= vm->units)
 				break;
@@ -217,7 +266,7 @@ static void draw_map(const struct view_model *vm, const struct view_ui *ui,
 		int x, y, w = L->cell_w, h = L->cell_h, t = L->cell_w >= 12 ? 2 : 1;
 		if (row < L->first_row || row >= L->first_row + L->vis_rows)
 			continue;
-		x = (int)col * L->cell_w;
+		x = L->x0 + (int)col * L->cell_w;
 		y = (int)(row - L->first_row) * L->cell_h;
 		if (u < L->cols || !in_largest((uint64_t)u - L->cols, lo, hi))
 			fill(x, y, w, t, AGB_VIEW_RGB_LARGEST);
@@ -314,6 +363,23 @@ static const char *op_label(const struct view_model *vm, const struct agb_replay
 	case AGB_OP_FRAME:
 		snprintf(buf, n, "V-blank: frame boundary");
 		break;
+	case AGB_OP_PAL_LOAD:
+	case AGB_OP_PAL_FREE:
+	case AGB_OP_PAL_PUSH:
+	case AGB_OP_PAL_POP: {
+		const struct agb_event *ev = &vm->t->events[o->index];
+		const char *side = AGB_PAL_EV_SIDE(ev->align) != 0 ? "OBJ" : "BG";
+		/* The line above names the op: here the palette and what became of it. */
+		if (o->op == AGB_OP_PAL_LOAD && o->outcome == AGB_OUTCOME_OK)
+			snprintf(buf, n, "id %u %s bank %u, %uc %s", o->id, side,
+				 (o->addr - vm->base) / PAL_BANK_BYTES % PAL_BANKS, ev->size,
+				 (o->result & AGB_VERB_SHARED) != 0 ? "shared" : "upload");
+		else
+			snprintf(buf, n, "id %u %s %uc%s%s", o->id, side, ev->size,
+				 (o->result & AGB_VERB_RELEASED) != 0 ? " release" : "",
+				 outcome[o->outcome]);
+		break;
+	}
 	default:
 		snprintf(buf, n, "%s %u%s", agb_op_name(o->op), o->id, outcome[o->outcome]);
 		break;
@@ -332,16 +398,50 @@ static void run_around(const struct view_model *vm, uint32_t u, uint32_t *a, uin
 		(*b)++;
 }
 
+/* A palette RAM swatch: its bank and colour, the owner, references or stack frame, age. */
+static void pal_hover(SDL_Renderer *r, const struct view_model *vm, uint32_t u, int x, int y)
+{
+	uint32_t k = u / PAL_BANKS, a = k, e = k + 1u;
+	const struct view_pal_bank *b = &vm->pal->shown[k];
+	const char *side = k < PAL_BANKS ? "BG" : "OBJ";
+	text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % PAL_BANKS, u % PAL_BANKS,
+	     vm->pal->ram[u]);
+	if (vm->kind[u] != VK_USED) {
+		while (a % PAL_BANKS > 0 && vm->kind[(size_t)(a - 1u) * PAL_BANKS] == vm->kind[u])
+			a--;
+		while (e % PAL_BANKS > 0 && vm->kind[(size_t)e * PAL_BANKS] == vm->kind[u])
+			e++;
+		text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side, a % PAL_BANKS,
+		     (e - 1u) % PAL_BANKS);
+		return;
+	}
+	if (!b->live) {
+		text(r, x, y + LINE, 0xffffffu, "used (no event of the trace)");
+		return;
+	}
+	text(r, x, y + LINE, 0xffffffu, "owner id %u, key %u, %u colours", b->id, b->key, b->colors);
+	if (b->level != 0)
+		text(r, x, y + 2 * LINE, 0xffffffu, "stack frame %u of %u, age %u fr", b->level,
+		     vm->pal->depth[k / PAL_BANKS], vm->frames - b->birth_frame);
+	else
+		text(r, x, y + 2 * LINE, 0xffffffu, "refs %u%s, age %u frames", b->refs,
+		     b->refs > 1u ? " (shared)" : "", vm->frames - b->birth_frame);
+}
+
 static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui,
 			const struct view_layout *L, int x, int y)
 {
 	int64_t hu = view_layout_hit(L, vm->units, ui->hover_x, ui->hover_y);
 	uint32_t u, a, b;
 	if (hu < 0) {
-		text(r, x, y, 0x808690u, "hover a block for details");
+		text(r, x, y, 0x808690u, "hover a %s for details", vm->pal != NULL ? "colour" : "block");
 		return;
 	}
 	u = (uint32_t)hu;
+	if (vm->pal != NULL) {
+		pal_hover(r, vm, u, x, y);
+		return;
+	}
 	text(r, x, y, 0xffffffu, "block %u at +0x%x", u, u * vm->unit_bytes);
 	if (vm->kind[u] == VK_USED && vm->owner[u] != 0) {
 		const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
@@ -367,6 +467,25 @@ static void swatch(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *labe
 	text(r, x + 12, y, 0xb0b4bcu, "%s", label);
 }
 
+/* Palette RAM's label column: side and bank per row, then a tag: Sn for a palette stack frame,
+ * xN for a bank N loads share. */
+static void pal_labels(SDL_Renderer *r, const struct view_model *vm, const struct view_layout *L)
+{
+	for (uint32_t k = 0; k < VIEW_PAL_BANKS && k < L->rows; k++) {
+		const struct view_pal_bank *b = &vm->pal->shown[k];
+		int used = k * PAL_BANKS < vm->units && vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
+		int y = MAP_Y + (int)k * L->cell_h + (L->cell_h - 8) / 2;
+		text(r, MAP_X + 2, y, used ? 0xd0d4dcu : 0x5a5f6au, "%s%2u", k < PAL_BANKS ? "BG " : "OBJ",
+		     k % PAL_BANKS);
+		if (!used || !b->live)
+			continue;
+		if (b->level != 0)
+			text(r, MAP_X + 47, y, 0x78c8ffu, b->level < 10u ? "S%u" : "S+", b->level);
+		else if (b->refs > 1u)
+			text(r, MAP_X + 47, y, 0xffdc00u, b->refs < 10u ? "x%u" : "x+", b->refs);
+	}
+}
+
 /* The map, composed in px_map, as one texture at its place; the red frame of a failure. */
 static int draw_map_texture(SDL_Renderer *r, const struct view_model *vm,
 			    const struct view_ui *ui, const struct view_layout *L)
@@ -387,6 +506,8 @@ static int draw_map_texture(SDL_Renderer *r, const struct view_model *vm,
 		rect(r, MAP_X - 3, MAP_Y - 3, MAP_W + 6, MAP_H + 6, AGB_VIEW_RGB_FAIL_BORDER, 0);
 		rect(r, MAP_X - 2, MAP_Y - 2, MAP_W + 4, MAP_H + 4, AGB_VIEW_RGB_FAIL_BORDER, 0);
 	}
+	if (vm->pal != NULL)
+		pal_labels(r, vm, L);
 	return 0;
 }
 
@@ -400,8 +521,20 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 	text(r, x, y, 0xb0b4bcu, "%s on %s, %u B", vm->core->name, agb_arena_name(t->arena),
 	     vm->arena_bytes);
 	y += LINE;
-	text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
-	     L->vis_rows < L->rows ? " (scroll)" : "");
+	if (vm->pal != NULL) {
+		uint32_t used[2] = {0, 0};
+		for (uint32_t k = 0; k < VIEW_PAL_BANKS && k * PAL_BANKS < vm->units; k++)
+			used[k / PAL_BANKS] += vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
+		text(r, x, y, 0xb0b4bcu, "a bank of 16 colours per row");
+		text(r, x, y + LINE, 0x808690u, "rows 0-15 BG, 16-31 OBJ; Sn stack,");
+		text(r, x, y + 2 * LINE, 0x808690u, "xN shared by N loads");
+		text(r, x, y + 3 * LINE, 0xd0d4dcu, "banks used BG %u OBJ %u, stack %u/%u", used[0],
+		     used[1], vm->pal->depth[0], vm->pal->depth[1]);
+		y += 2 * LINE;
+	} else {
+		text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
+		     L->vis_rows < L->rows ? " (scroll)" : "");
+	}
 	y += LINE;
 	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0 && L->cols == 64u) {
 		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
@@ -500,10 +633,14 @@ static int panel_mode(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
 }
 
 /* The colour legend, the status line, the key help (or the snapshot's title) at the bottom. */
-static void panel_foot(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
+static void panel_foot(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui,
+		       int x, int y)
 {
 	swatch(r, x, y, AGB_VIEW_RGB_FREE, "free");
-	swatch(r, x + 80, y, AGB_VIEW_RGB_META_HATCH, "metadata");
+	if (vm->pal != NULL)
+		swatch(r, x + 80, y, AGB_VIEW_RGB_PAL_SPARE, "spare");
+	else
+		swatch(r, x + 80, y, AGB_VIEW_RGB_META_HATCH, "metadata");
 	swatch(r, x + 184, y, AGB_VIEW_RGB_UNTRACKED, "untracked");
 	y += LINE;
 	swatch(r, x, y, AGB_VIEW_RGB_LARGEST, "largest free run");
@@ -630,9 +767,77 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 	y = panel_mode(r, ui, x, y);
 	if (ui->mode != VIEW_MODE_SNAPSHOT)
 		hover_panel(r, vm, ui, &L, x, y);
-	panel_foot(r, ui, x, y + 3 * LINE + 6);
+	panel_foot(r, vm, ui, x, y + 3 * LINE + 6);
 	draw_cycle_strip(r, vm, ui->scan);
 	return 0;
+}
+
+/* Encodes S as a PNG into *BUF (malloc'd, *LEN bytes). Returns 0, or -1 (SDL's error set). */
+static int encode_png(SDL_Surface *s, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	SDL_RWops *rw = f != NULL ? SDL_RWFromFP(f, SDL_FALSE) : NULL;
+	int rc = rw != NULL ? IMG_SavePNG_RW(s, rw, 1) : -1;
+	if (f == NULL)
+		SDL_SetError("%s", strerror(errno));
+	if (f != NULL && fclose(f) != 0 && rc == 0) {
+		SDL_SetError("%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0) {
+		free(f != NULL ? *buf : NULL);
+		*buf = NULL;
+	}
+	return rc;
+}
+
+/* Writes LEN bytes of BUF to PATH whole or not at all, as the CLI's other outputs do
+ * (src/cli/options.c): a regular or absent file is replaced by renaming PATH.part over it (a
+ * symlink to a regular file: at its target, so the link stays a link); a device or FIFO is
+ * written through in place, never replaced by a regular file. Every write, flush, sync, close
+ * and rename error is reported. Returns 0, or -1 with ERR set. */
+static int write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
+{
+	struct stat st;
+	char *target = NULL, *tmp = NULL;
+	const char *final = NULL;
+	int e = 0;
+	if (lstat(path, &st) != 0)
+		final = errno == ENOENT ? path : NULL;
+	else if (S_ISREG(st.st_mode))
+		final = path;
+	else if (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		final = target = realpath(path, NULL);
+	if (final != NULL) {
+		tmp = malloc(strlen(final) + 6);
+		if (tmp == NULL) {
+			free(target);
+			snprintf(err, n, "%s: cannot write: %s", path, strerror(ENOMEM));
+			return -1;
+		}
+		snprintf(tmp, strlen(final) + 6, "%s.part", final);
+	}
+	FILE *f = fopen(tmp != NULL ? tmp : path, "wb");
+	if (f == NULL) {
+		e = errno;
+	} else {
+		errno = 0;
+		if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
+			e = errno != 0 ? errno : EIO;
+		if (e == 0 && tmp != NULL && fsync(fileno(f)) != 0 && errno != EINVAL)
+			e = errno;
+		if (fclose(f) != 0 && e == 0)
+			e = errno != 0 ? errno : EIO;
+		if (e == 0 && tmp != NULL && rename(tmp, final) != 0)
+			e = errno;
+		if (e != 0 && tmp != NULL)
+			remove(tmp);
+	}
+	if (e != 0)
+		snprintf(err, n, "%s: cannot write: %s", path, strerror(e));
+	free(tmp);
+	free(target);
+	return e != 0 ? -1 : 0;
 }
 
 int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
@@ -641,12 +846,11 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
 	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, 32,
 							SDL_PIXELFORMAT_ARGB8888);
 	SDL_Renderer *r = s != NULL ? SDL_CreateSoftwareRenderer(s) : NULL;
-	size_t len = strlen(path) + 8;
-	char *tmp = malloc(len);
+	char *png = NULL;
+	size_t len = 0;
 	int rc = -1;
-	if (s == NULL || r == NULL || tmp == NULL) {
-		snprintf(err, n, "cannot render off screen: %s", tmp == NULL ? "out of memory"
-										: SDL_GetError());
+	if (s == NULL || r == NULL) {
+		snprintf(err, n, "cannot render off screen: %s", SDL_GetError());
 		goto out;
 	}
 	if (view_draw(r, vm, ui) != 0) {
@@ -654,18 +858,11 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
 		goto out;
 	}
 	SDL_RenderPresent(r); /* flushes the render batch into the surface */
-	snprintf(tmp, len, "%s.part", path);
-	if (IMG_SavePNG(s, tmp) != 0) {
-		snprintf(err, n, "%s: cannot write PNG: %s", path, IMG_GetError());
-		remove(tmp);
+	if (encode_png(s, &png, &len) != 0) {
+		snprintf(err, n, "%s: cannot encode PNG: %s", path, IMG_GetError());
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
-		snprintf(err, n, "%s: cannot write: %s", path, strerror(errno));
-		remove(tmp);
-		goto out;
-	}
-	rc = 0;
+	rc = write_whole(path, png, len, err, n);
 out:
 	/* Glyph textures belong to their renderer: drop them all before it goes. */
 	view_text_cleanup();
@@ -673,6 +870,6 @@ out:
 		SDL_DestroyRenderer(r);
 	if (s != NULL)
 		SDL_FreeSurface(s);
-	free(tmp);
+	free(png);
 	return rc;
 }

@@ -19,11 +19,11 @@
 #define STRIP_BOX_Y (STRIP_Y + 12)
 #define STRIP_BOX_H (AGB_VIEW_STRIP_H - 14)
 
-/* How the map is laid out: cols units per row, cells of cell_w x cell_h pixels, rows from
- * first_row on screen. */
+/* How the map is laid out: cols units per row, cells of cell_w x cell_h pixels from x0 pixels
+ * into the map (palette RAM keeps a label column at the left), rows from first_row on screen. */
 struct view_layout {
 	uint32_t cols, rows, first_row, vis_rows;
-	int cell_w, cell_h;
+	int cell_w, cell_h, x0;
 };
 
 /* What the window adds to the model: mode, speed, zoom, hover, messages. */

@@ -10,13 +10,43 @@
 
 uint32_t agb_view_unit_bytes(enum agb_arena arena)
 {
-	/* EWRAM cores work in 8-byte blocks (tree, tlsf, firstfit); VRAM in 32-byte tiles. */
-	return arena == AGB_ARENA_EWRAM ? 8u : 32u;
+	/* EWRAM cores work in 8-byte blocks (tree, tlsf, firstfit); VRAM in 32-byte tiles; palette
+	 * RAM is drawn colour by colour. */
+	switch (arena) {
+	case AGB_ARENA_EWRAM:
+		return 8u;
+	case AGB_ARENA_PAL_RAM:
+		return 2u;
+	default:
+		return 32u;
+	}
 }
 
 static void walk_into(struct view_model *vm, uint8_t *out, int track_largest);
 static int tiles_init(struct view_model *vm);
 static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *o);
+
+/* The ROM the replay's palette ops copy from: block b holds the colours of every key = b mod
+ * 2048. O(1 MiB). */
+static void pal_rom_fill(uint8_t *rom)
+{
+	for (uint32_t b = 0; b < AGB_REPLAY_PAL_ROM_BYTES / 0x200u; b++) {
+		uint8_t *p = rom + (AGB_REPLAY_PAL_SOURCE(b) - MEM_ROM);
+		for (size_t i = 0; i < 256u; i++) {
+			uint16_t c = agb_view_pal_colour(b, (uint32_t)i);
+			p[2u * i] = (uint8_t)c;
+			p[2u * i + 1u] = (uint8_t)(c >> 8);
+		}
+	}
+}
+
+void view_model_machine(struct view_model *vm, agb_machine *m)
+{
+	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	if (vm->pal_rom != NULL)
+		agb_machine_map_rom(m, vm->pal_rom, AGB_REPLAY_PAL_ROM_BYTES);
+	vm->m = m;
+}
 
 int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		    const struct agb_replay_config *cfg)
@@ -44,6 +74,13 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 	if (vm->kind == NULL || vm->scratch == NULL || vm->initial == NULL || vm->owner == NULL ||
 	    vm->rec == NULL || vm->spark == NULL || tiles_init(vm) != 0)
 		return -1;
+	if (t->arena == AGB_ARENA_PAL_RAM) {
+		vm->pal = calloc(1, sizeof *vm->pal);
+		vm->pal_rom = malloc(AGB_REPLAY_PAL_ROM_BYTES);
+		if (vm->pal == NULL || vm->pal_rom == NULL)
+			return -1;
+		pal_rom_fill(vm->pal_rom);
+	}
 	/* The core right after init, through the engine itself: same placement, same meta area. */
 	m = malloc(sizeof *m);
 	ws = malloc(wsb);
@@ -52,7 +89,7 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		free(ws);
 		return -1;
 	}
-	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
+	view_model_machine(vm, m);
 	empty.event_count = 0;
 	agb_replay_run(&empty, cfg, m, ws, wsb, NULL, NULL, &res);
 	if (res.status == AGB_REPLAY_OK) {
@@ -60,6 +97,7 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		walk_into(vm, vm->initial, 0);
 	}
 	vm->state = NULL;
+	vm->m = NULL;
 	free(ws);
 	free(m);
 	view_model_reset(vm);
@@ -84,6 +122,8 @@ void view_model_reset(struct view_model *vm)
 	vm->largest_addr = vm->largest_bytes = 0;
 	vm->nspark = 0;
 	vm->overhead = 0;
+	if (vm->pal != NULL)
+		memset(vm->pal, 0, sizeof *vm->pal);
 }
 
 void view_model_free(struct view_model *vm)
@@ -96,6 +136,8 @@ void view_model_free(struct view_model *vm)
 	free(vm->owner);
 	free(vm->rec);
 	free(vm->spark);
+	free(vm->pal);
+	free(vm->pal_rom);
 	memset(vm, 0, sizeof *vm);
 }
 
@@ -197,6 +239,93 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 	}
 }
 
+/* ---- palette RAM ---------------------------------------------------------------------------- */
+
+/* The bank (0..31, OBJ from 16) a palette op's address names. */
+static uint32_t pal_bank_of(const struct view_model *vm, uint32_t addr)
+{
+	return (addr - vm->base) / PAL_BANK_BYTES % VIEW_PAL_BANKS;
+}
+
+static void pal_apply(struct view_model *vm, const struct agb_event *ev,
+		      const struct agb_replay_obs *o)
+{
+	struct view_pal *p = vm->pal;
+	uint32_t side = AGB_PAL_EV_SIDE(ev->align), n = PAL_BANKS_OF(ev->size), b;
+	switch (o->op) {
+	case AGB_OP_PAL_LOAD:
+		b = pal_bank_of(vm, o->addr);
+		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
+						      vm->frames, 1, 0};
+		for (uint32_t k = b; k < b + n && k < VIEW_PAL_BANKS; k++) {
+			if ((o->result & AGB_VERB_UPLOADED) != 0 || !p->loaded[k].live)
+				p->loaded[k] = (struct view_pal_bank){
+					o->id, AGB_PAL_EV_KEY(ev->align), 0, vm->frames,
+					(uint16_t)ev->size, (uint8_t)(b % PAL_BANKS), 0, 1};
+			p->loaded[k].refs++;
+		}
+		break;
+	case AGB_OP_PAL_FREE: {
+		struct view_rec *heir = NULL;
+		b = pal_bank_of(vm, o->addr);
+		vm->rec[ev->slot].live = 0;
+		if ((o->result & AGB_VERB_RELEASED) == 0 && p->loaded[b].id == o->id)
+			/* The owner went but sharers stay: the longest-standing one owns it now. */
+			for (uint32_t r = 0; r < vm->t->slots; r++)
+				if (vm->rec[r].live && vm->rec[r].addr == o->addr &&
+				    (heir == NULL || vm->rec[r].birth_frame < heir->birth_frame))
+					heir = &vm->rec[r];
+		for (uint32_t k = b; k < b + n && k < VIEW_PAL_BANKS; k++) {
+			if ((o->result & AGB_VERB_RELEASED) != 0 || p->loaded[k].refs <= 1u) {
+				memset(&p->loaded[k], 0, sizeof p->loaded[k]);
+				continue;
+			}
+			p->loaded[k].refs--;
+			if (heir != NULL) {
+				p->loaded[k].id = heir->id;
+				p->loaded[k].birth_frame = heir->birth_frame;
+			}
+		}
+		break;
+	}
+	case AGB_OP_PAL_PUSH:
+		if (p->depth[side] < VIEW_PAL_STACK)
+			p->stack[side][p->depth[side]] = (struct view_pal_frame){
+				o->id, AGB_PAL_EV_KEY(ev->align), vm->frames, (uint16_t)ev->size};
+		p->depth[side]++;
+		break;
+	case AGB_OP_PAL_POP:
+		if (p->depth[side] > 0)
+			p->depth[side]--;
+		break;
+	default:
+		break;
+	}
+}
+
+/* What each bank shows: the newest stack frame covering it, else its loaded palette; and
+ * palette RAM's colours. Observation only. O(banks x depth). */
+static void pal_refresh(struct view_model *vm)
+{
+	struct view_pal *p = vm->pal;
+	const uint8_t *ram = vm->m != NULL ? agb_machine_host(vm->m, vm->base, PAL_SIZE) : NULL;
+	for (uint32_t k = 0; k < VIEW_PAL_BANKS; k++) {
+		uint32_t side = k / PAL_BANKS, bank = k % PAL_BANKS;
+		uint32_t depth = p->depth[side] < VIEW_PAL_STACK ? p->depth[side] : VIEW_PAL_STACK;
+		p->shown[k] = p->loaded[k];
+		for (uint32_t f = depth; f-- > 0;) {
+			const struct view_pal_frame *fr = &p->stack[side][f];
+			if (PAL_BANKS_OF(fr->colors) > bank) {
+				p->shown[k] = (struct view_pal_bank){fr->id, fr->key, 1, fr->birth_frame,
+								     fr->colors, 0, (uint8_t)(f + 1u), 1};
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < PAL_SIZE / 2u; i++)
+		p->ram[i] = ram != NULL ? (uint16_t)(ram[2u * i] | ram[2u * i + 1u] << 8) : 0u;
+}
+
 void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
 {
 	const struct agb_event *ev = &vm->t->events[o->index];
@@ -214,6 +343,10 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 		vm->spark[vm->nspark++] = (float)agb_frag_external(&o->stats);
 	if (o->outcome != AGB_OUTCOME_OK)
 		return;
+	if (vm->pal != NULL) {
+		pal_apply(vm, ev, o);
+		return;
+	}
 	switch (o->op) {
 	case AGB_OP_ALLOC:
 		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
@@ -256,6 +389,8 @@ void view_model_refresh(struct view_model *vm)
 	vm->core->stats(vm->state, &vm->stats);
 	vm->have_stats = 1;
 	vm->overhead = vm->core->overhead_bytes(vm->state);
+	if (vm->pal != NULL)
+		pal_refresh(vm);
 }
 
 uint32_t view_fit_cols(uint32_t base_cols, uint32_t units, int map_w, int map_h)

@@ -23,6 +23,37 @@ struct view_rec {
 	uint8_t tile;
 };
 
+/* Palette RAM (pal_ram traces), by bank: BG banks 0-15 are 0-15, OBJ banks 0-15 are 16-31. */
+#define VIEW_PAL_BANKS 32u
+#define VIEW_PAL_STACK 64u /* pushes per side the replay serves */
+
+/* The palette a bank holds. */
+struct view_pal_bank {
+	uint32_t id, key;    /* owner: the palette id (a sharer's once the uploader is freed) */
+	uint32_t refs;       /* loads holding it (palbanks shares identical palettes); 1 if pushed */
+	uint32_t birth_frame;
+	uint16_t colors;     /* the palette's colour count (an 8bpp palette spans several banks) */
+	uint8_t first;       /* the palette's first bank, within its side */
+	uint8_t level;       /* 0: loaded; n >= 1: frame n (1: bottom) of the side's palette stack */
+	uint8_t live;
+};
+
+/* One pushed frame of a side's palette stack. */
+struct view_pal_frame {
+	uint32_t id, key, birth_frame;
+	uint16_t colors;
+};
+
+struct view_pal {
+	struct view_pal_bank loaded[VIEW_PAL_BANKS];    /* pal_load'ed palettes */
+	struct view_pal_frame stack[2][VIEW_PAL_STACK]; /* pushed frames per side, bottom first */
+	uint32_t depth[2];
+	/* As of the last refresh: what each bank shows (a stack frame over the loaded palette it
+	 * covers) and palette RAM's contents (BGR555, from the emulated machine). */
+	struct view_pal_bank shown[VIEW_PAL_BANKS];
+	uint16_t ram[PAL_SIZE / 2u];
+};
+
 struct view_model {
 	const struct agb_trace *t;
 	const struct agb_heap_core *core;
@@ -54,6 +85,12 @@ struct view_model {
 
 	float *spark;           /* frag_external at each regular sample */
 	uint32_t nspark;
+
+	/* pal_ram traces only (else NULL): the palette model, and the ROM image the machine maps
+	 * so that uploads copy real colours (agb_view_pal_colour at AGB_REPLAY_PAL_SOURCE). */
+	struct view_pal *pal;
+	uint8_t *pal_rom;
+	agb_machine *m;         /* the machine of the run shown (view_model_machine) */
 };
 
 
@@ -62,6 +99,11 @@ struct view_model {
  * of memory or the core refuses the arena (then view_model_free is still safe). */
 int view_model_init(struct view_model *vm, const struct agb_trace *t,
 		    const struct agb_replay_config *cfg);
+
+/* Initialises m for a replay the model will show: agb_machine_init with the default WAITCNT,
+ * plus, for pal_ram traces, the model's palette ROM. The model reads palette RAM from m at each
+ * refresh. O(machine size). */
+void view_model_machine(struct view_model *vm, agb_machine *m);
 
 /* Back to "no event applied", keeping the tables. O(units + slots). */
 void view_model_reset(struct view_model *vm);

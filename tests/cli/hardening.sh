@@ -35,12 +35,39 @@ if mknod "$W/full" c 1 7 2>/dev/null; then FULL=$W/full; else FULL=/dev/full; fi
 expect 3 $? "$W/err" "agbsim: $FULL: cannot write: No space left on device" "events-out to a full device"
 [ -c "$FULL" ] || fail "$FULL is no longer a character device"
 mkfifo "$W/fifo"
-cat "$W/fifo" >"$W/fifo.out" &
-"$A" replay "$T" --events-out="$W/fifo" >/dev/null 2>"$W/err"
+# (timeouts: a writer that replaced the FIFO leaves its reader blocked in open())
+timeout 20 cat "$W/fifo" >"$W/fifo.out" &
+timeout 20 "$A" replay "$T" --events-out="$W/fifo" >/dev/null 2>"$W/err"
 expect 0 $? "$W/err" "" "events-out to a FIFO"
 wait
 [ -p "$W/fifo" ] || fail "the FIFO was replaced"
 [ -s "$W/fifo.out" ] || fail "nothing came through the FIFO"
+# bench --update-baseline: a link to a baseline stays a link; a device is written through (not
+# read for tolerances to keep: /dev/full reads as endless zeros) and its error reported.
+B="bench $SRC/traces/obj/rpg.json --allocator=oam --no-min-arena"
+$A $B --update-baseline="$W/base.json" >/dev/null 2>"$W/err"
+expect 0 $? "$W/err" "wrote baseline" "update-baseline, a new file"
+ln -s base.json "$W/base-link"
+$A $B --update-baseline="$W/base-link" >/dev/null 2>"$W/err"
+expect 0 $? "$W/err" "wrote baseline" "update-baseline to a symlink"
+[ -L "$W/base-link" ] || fail "update-baseline replaced the symlink"
+timeout 20 $A $B --update-baseline="$FULL" >/dev/null 2>"$W/err"
+expect 3 $? "$W/err" "agbsim: $FULL: cannot write: No space left on device" \
+	"update-baseline to a full device"
+[ -c "$FULL" ] || fail "update-baseline replaced $FULL"
+
+# view --snapshot (a build with SDL2): the same rules for the PNG.
+if "$A" view "$T" --snapshot="$W/probe.png" 2>/dev/null; then
+	rm -f "$W/link" && ln -s target "$W/link"
+	"$A" view "$T" --snapshot="$W/link" 2>"$W/err"
+	expect 0 $? "$W/err" "" "view --snapshot to a symlink"
+	[ -L "$W/link" ] || fail "view --snapshot replaced the symlink"
+	cmp -s "$W/target" "$W/probe.png" || fail "the link's target did not get the PNG"
+	"$A" view "$T" --snapshot="$FULL" 2>"$W/err"
+	expect 3 $? "$W/err" "agbsim: view: $FULL: cannot write: No space left on device" \
+		"view --snapshot to a full device"
+	[ -c "$FULL" ] || fail "view --snapshot replaced $FULL"
+fi
 
 # 5. stdout: a full device and a closed pipe are exit 3 with a message (not silent, not SIGPIPE).
 "$A" replay "$T" >"$FULL" 2>"$W/err"
@@ -68,6 +95,23 @@ expect 2 $? "$W/err" "agbsim: /dev/zero:1:1: NUL byte" "replay /dev/zero"
 { printf '{"version":1,"arena":"ewram","events":['; yes '["frame"],'; } 2>/dev/null |
 	AGBSIM_MAX_TRACE_BYTES=1000000 timeout 20 "$A" replay - 2>"$W/err"
 expect 2 $? "$W/err" "agbsim: <stdin>: larger than 1000000 bytes" "an endless pipe"
+# Every other input is bounded the same way: baselines, maps, mtrace logs.
+timeout 20 $A $B --baseline=/dev/zero >/dev/null 2>"$W/err"
+expect 2 $? "$W/err" "agbsim: /dev/zero:1:1: NUL byte" "bench --baseline=/dev/zero"
+for from in tiled csv mtrace; do
+	timeout 20 "$A" convert --from $from /dev/zero -o "$W/x.json" 2>"$W/err"
+	expect 2 $? "$W/err" "agbsim: /dev/zero:1:1: NUL byte" "convert --from $from /dev/zero"
+done
+yes 2>/dev/null | AGBSIM_MAX_TRACE_BYTES=1000000 timeout 20 "$A" convert --from tiled - \
+	-o "$W/x.json" 2>"$W/err"
+expect 2 $? "$W/err" "agbsim: <stdin>: larger than 1000000 bytes" "convert: an endless map"
+yes '+ 0x1000 0x10
+- 0x1000' 2>/dev/null | AGBSIM_MAX_TRACE_BYTES=1000000 timeout 20 "$A" convert - \
+	-o "$W/x.json" 2>"$W/err"
+expect 2 $? "$W/err" "agbsim: <stdin>: larger than 1000000 bytes" "convert: an endless mtrace log"
+head -c 70000 /dev/zero | tr '\0' x | timeout 20 "$A" convert - -o "$W/x.json" 2>"$W/err"
+expect 2 $? "$W/err" "agbsim: <stdin>:1:65536: line longer than 65535 bytes" "a 70 kB mtrace line"
+[ -e "$W/x.json" ] && fail "a failed convert left $W/x.json"
 dd if=/dev/null of="$W/huge.json" bs=1 seek=1100M 2>/dev/null
 timeout 20 "$A" replay "$W/huge.json" 2>"$W/err"
 expect 2 $? "$W/err" "larger than 1073741824 bytes" "a 1.1 GB file"

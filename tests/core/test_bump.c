@@ -60,6 +60,25 @@ static void realloc_grows_the_last_block_in_place(void **state)
 	zoo_check(C);
 }
 
+/* Issue 12 (cores under abuse, maximum sizes): a size within 3 of 2^32 rounded to 0 and grew the
+ * last block in place by 4 bytes, returning it as if ~4 GiB were granted. */
+static void realloc_of_a_size_near_2_32_fails(void **state)
+{
+	(void)state;
+	struct agb_heap_config c = zoo_config(4096);
+	uint32_t g = 0;
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+	uint32_t a = zoo_alloc(C, 16, 1);
+	for (uint32_t size = 0xFFFFFFFCu; size != 0; size++) {
+		assert_int_equal(C->realloc(STATE, a, size, &g), AGB_NULL); /* the last block */
+		assert_int_equal(C->alloc(STATE, size, 1, &g), AGB_NULL);
+		zoo_check(C);
+	}
+	assert_int_equal(C->realloc(STATE, a, 32, &g), a); /* untouched, still the last */
+	assert_int_equal(g, 32u);
+	zoo_check(C);
+}
+
 /* A hand-built trace through the engine: reset releases the blocks above the marker. */
 static struct agb_replay_obs last_obs[32];
 static void observe(void *ctx, const struct agb_replay_obs *o)
@@ -106,6 +125,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(linear_with_markers),
 		cmocka_unit_test(realloc_grows_the_last_block_in_place),
+		cmocka_unit_test(realloc_of_a_size_near_2_32_fails),
 		cmocka_unit_test(engine_forgets_blocks_released_by_reset),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);

@@ -5,7 +5,9 @@
  * The rest is decoded into events the loader would accept (docs/trace-format.md): alloc of a
  * size in 1..arena_bytes with a power-of-two align up to the arena size, free and realloc of a
  * live block, frame, ref/unref with unrefs matching live refs, spr_show/spr_z/spr_hide of shown
- * sprites, mark/reset/side. The replay runs the core's invariant checker after every event and
+ * sprites, mark/reset/side; on palette RAM, pal_load/pal_free of loaded palettes (a few keys,
+ * so identical palettes meet and share) and pal_push/pal_pop on either side's stack, deeper than
+ * the 64 levels a replay serves. The replay runs the core's invariant checker after every event and
  * keeps canaries in every live block (fuzz_replay.h): any break aborts. A core refusing an op it
  * has no verb for, or a reset of an unknown marker, just ends the run. */
 #include <stdint.h>
@@ -21,6 +23,7 @@
 #define MAX_LIVE 64u
 #define MAX_SPRITES 32u
 #define TILES 16u
+#define PAL_KEYS 6u
 
 struct decoder {
 	const uint8_t *p, *end;
@@ -31,6 +34,11 @@ struct decoder {
 	uint16_t refs[TILES][2];           /* live refs per (tile, 4/8 bpp) */
 	uint8_t shown[MAX_SPRITES];
 	uint32_t slots_used;
+	/* Palette RAM: the load each slot holds (colours, side and key), each side's stack. */
+	struct agb_event pal_loaded[MAX_LIVE];
+	struct agb_event pal_stack[2][MAX_EVENTS];
+	uint32_t pal_depth[2], pal_pushes;
+	int pal_no_stack; /* the core has no palette stack: loads and frees only (a push ends a run) */
 };
 
 static uint32_t take(struct decoder *d, unsigned bytes)
@@ -139,12 +147,62 @@ static void decode_tiles(struct decoder *d, uint8_t op, uint8_t a)
 	}
 }
 
+/* Colours of a palette: mostly one 4bpp bank (1..16), else an 8bpp palette (17..256). */
+static uint32_t pal_colors(struct decoder *d, uint8_t sel)
+{
+	uint32_t v = take(d, 1);
+	return (sel & 0x80u) != 0 ? 17u + v % 240u : 1u + v % 16u;
+}
+
+static void decode_pal(struct decoder *d, uint8_t op, uint8_t a)
+{
+	uint32_t side = a & 1u, key = (a >> 1) % PAL_KEYS;
+	int s;
+	struct agb_event *e;
+	switch (op % (d->pal_no_stack ? 2u : 4u)) {
+	case 0: /* pal_load into the lowest free handle; palette ids are the handles */
+		for (uint32_t k = 0; k < MAX_LIVE; k++)
+			if (!d->live[k]) {
+				e = push(d, AGB_OP_PAL_LOAD, k, k, pal_colors(d, a),
+					 AGB_PAL_EV_ALIGN(side, key));
+				d->pal_loaded[k] = *e;
+				d->live[k] = 1;
+				if (k + 1u > d->slots_used)
+					d->slots_used = k + 1u;
+				break;
+			}
+		break;
+	case 1: /* pal_free repeats the load's handle, colours, side and key, as the loader does */
+		if ((s = pick_live(d, a)) >= 0) {
+			e = push(d, AGB_OP_PAL_FREE, (uint32_t)s, (uint32_t)s, 0, 0);
+			*e = d->pal_loaded[s];
+			e->op = AGB_OP_PAL_FREE;
+			d->live[s] = 0;
+		}
+		break;
+	case 2: /* pal_push: ids above the handles, never reused */
+		e = push(d, AGB_OP_PAL_PUSH, MAX_LIVE + d->pal_pushes++, 0, pal_colors(d, a),
+			 AGB_PAL_EV_ALIGN(side, key));
+		d->pal_stack[side][d->pal_depth[side]++] = *e;
+		break;
+	default:
+		if (d->pal_depth[side] > 0) {
+			e = push(d, AGB_OP_PAL_POP, 0, 0, 0, 0);
+			*e = d->pal_stack[side][--d->pal_depth[side]];
+			e->op = AGB_OP_PAL_POP;
+		}
+		break;
+	}
+}
+
 static void decode(struct decoder *d, enum agb_arena arena)
 {
 	while (d->p < d->end && d->n + 1u < MAX_EVENTS) {
 		uint8_t op = (uint8_t)take(d, 1), a = (uint8_t)take(d, 1);
 		if (op >= 0xf0) {
 			push(d, AGB_OP_FRAME, 0, 0, 0, 0);
+		} else if (arena == AGB_ARENA_PAL_RAM) {
+			decode_pal(d, op, a);
 		} else if (arena == AGB_ARENA_BG_VRAM) {
 			decode_tiles(d, op, a);
 		} else if (arena == AGB_ARENA_OBJ_VRAM && op >= 0xc0) {
@@ -177,8 +235,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum agb_arena arena = pick_arena(core->arenas, data[1] & 3u);
 	uint32_t region = agb_arena_region_bytes(arena);
 	memset(&d, 0, sizeof d);
-	d.arena_bytes = (data[1] >> 2) % 5u < 4u ? region >> ((data[1] >> 2) % 5u)
-						  : 1u + (uint32_t)data[1] * 37u;
+	/* Palette cores take the whole of palette RAM or nothing: smaller sizes are the odd case. */
+	d.arena_bytes = (data[1] >> 2) % 5u == 4u	  ? 1u + (uint32_t)data[1] * 37u
+			: arena == AGB_ARENA_PAL_RAM ? region
+						  : region >> ((data[1] >> 2) % 5u);
+	d.pal_no_stack = core->pal_push == NULL;
 	d.p = data + 2;
 	d.end = data + size;
 	decode(&d, arena);

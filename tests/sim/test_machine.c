@@ -100,6 +100,35 @@ static void byte_store_to_bg_vram_fills_the_halfword(void **state)
 	assert_int_equal(AGB_LD16(m, MEM_VRAM_BG + 6), 0x5A5Au);
 }
 
+/* Palette RAM (GBATEK "GBA Memory Map", mGBA's GBAStore8): a 16-bit bus, so 8- and 16-bit
+ * accesses take one cycle and a 32-bit access two; a byte store writes the byte to both halves
+ * of its halfword (counted as a quirk: no core should rely on it); 1 KiB mirrored up to
+ * 0x05FFFFFF; uploads counted as bus traffic like any store. */
+static void palette_ram_bus_rules(void **state)
+{
+	agb_machine *m = *state;
+	assert_int_equal(agb_machine_cost(m, MEM_PAL, 0), 1);
+	assert_int_equal(agb_machine_cost(m, MEM_PAL, 1), 1);
+	assert_int_equal(agb_machine_cost(m, MEM_PAL + 0x3FE, 2), 2);
+	agb_machine_reset_counters(m);
+	AGB_ST32(m, MEM_PAL + 0x200, 0x7FFF001Fu);
+	AGB_ST16(m, MEM_PAL + 0x204, 0x03E0u);
+	assert_int_equal(AGB_LD32(m, MEM_PAL + 0x200), 0x7FFF001Fu);
+	assert_int_equal(m->counts[AGB_REGION_PAL][AGB_STORE32], 1);
+	assert_int_equal(m->counts[AGB_REGION_PAL][AGB_STORE16], 1);
+	assert_int_equal(m->counts[AGB_REGION_PAL][AGB_LOAD32], 1);
+	assert_int_equal(agb_machine_bus_cycles(m), 2 + 1 + 2);
+	assert_int_equal(m->quirk_stores, 0);
+	AGB_ST8(m, MEM_PAL + 0x205, 0x5Au);
+	assert_int_equal(AGB_LD16(m, MEM_PAL + 0x204), 0x5A5Au);
+	assert_int_equal(m->quirk_stores, 1);
+	/* Mirrors: every 1 KiB through the 16 MiB region. */
+	assert_int_equal(AGB_LD32(m, MEM_PAL + 0x400 + 0x200), 0x7FFF001Fu);
+	assert_int_equal(AGB_LD32(m, MEM_PAL + 0xFFFC00u + 0x200), 0x7FFF001Fu);
+	assert_ptr_equal(agb_machine_host(m, MEM_PAL + 0x200, 4), &m->pal[0x200]);
+	assert_null(agb_machine_host(m, MEM_PAL + 0x3FE, 4));
+}
+
 static void regions_mirror_like_the_hardware(void **state)
 {
 	agb_machine *m = *state;
@@ -143,6 +172,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(peeks_are_not_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(byte_store_to_obj_vram_and_oam_is_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(byte_store_to_bg_vram_fills_the_halfword, setup, teardown),
+		cmocka_unit_test_setup_teardown(palette_ram_bus_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(regions_mirror_like_the_hardware, setup, teardown),
 		cmocka_unit_test_setup_teardown(rom_is_read_only_and_unmapped_reads_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(host_pointer_only_for_canonical_ram, setup, teardown),

@@ -19,7 +19,8 @@ struct run {
     struct agb_mtrace_result res;
 };
 
-static struct run convert(const char *log, const struct agb_mtrace_options *opt)
+/* Converts LEN bytes of LOG (may hold NUL bytes). */
+static struct run convert_n(const char *log, size_t len, const struct agb_mtrace_options *opt)
 {
     struct run r;
     memset(&r, 0, sizeof r);
@@ -27,7 +28,7 @@ static struct run convert(const char *log, const struct agb_mtrace_options *opt)
     FILE *out = tmpfile();
     assert_non_null(in);
     assert_non_null(out);
-    fputs(log, in);
+    assert_int_equal(fwrite(log, 1, len, in), len);
     rewind(in);
     r.rc = agb_mtrace_convert(in, "t.mtrace", out, opt, &r.res, r.err, sizeof r.err);
     long n = ftell(out);
@@ -40,6 +41,11 @@ static struct run convert(const char *log, const struct agb_mtrace_options *opt)
     fclose(in);
     fclose(out);
     return r;
+}
+
+static struct run convert(const char *log, const struct agb_mtrace_options *opt)
+{
+    return convert_n(log, strlen(log), opt);
 }
 
 #define HEADER(name, stats)                                   \
@@ -300,6 +306,47 @@ static void test_elf_symbols(void **state)
     assert_int_equal(agb_elf_symbols_load("/proc/self/status", &syms, err, sizeof err), -1);
 }
 
+/* Issue 12: input that is not an mtrace log ends in an error, not an endless read. A NUL byte
+ * is reported where it is (the old fgets reader joined its line with the next one), a line
+ * past 64 KiB and input past max_bytes are errors. */
+static void expect_error_n(const char *log, size_t len, const struct agb_mtrace_options *opt,
+                           const char *msg)
+{
+    struct run r = convert_n(log, len, opt);
+    assert_int_equal(r.rc, AGB_MTRACE_EPARSE);
+    assert_string_equal(r.err, msg);
+    assert_string_equal(r.json, "");
+    free(r.json);
+}
+
+static void test_bounded_input(void **state)
+{
+    (void)state;
+    static const char nul[] = "+ 0x10 0x8\n- 0x\0" "10\n+ 0x20 0x8\n";
+    expect_error_n(nul, sizeof nul - 1, NULL, "t.mtrace:2:5: NUL byte in input (not a text file?)");
+    static const char zeros[4096];
+    expect_error_n(zeros, sizeof zeros, NULL, "t.mtrace:1:1: NUL byte in input (not a text file?)");
+    char *long_line = malloc(70001);
+    assert_non_null(long_line);
+    memset(long_line, 'x', 70000);
+    long_line[70000] = '\n';
+    expect_error_n(long_line, 70001, NULL,
+                   "t.mtrace:1:65536: line longer than 65535 bytes (not an mtrace log?)");
+    free(long_line);
+    struct agb_mtrace_options opt;
+    agb_mtrace_options_init(&opt);
+    opt.max_bytes = 22;
+    struct run r = convert("+ 0x10 0x8\n- 0x10\n", &opt); /* 18 bytes: within */
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    free(r.json);
+    expect_error_n("+ 0x10 0x8\n- 0x10\n+ 0x20 0x8\n", 29, &opt,
+                   "t.mtrace: larger than 22 bytes, the most agbsim reads from one input");
+    r = convert("+ 0x10 0x8\r\n- 0x10", NULL); /* CRLF, last line without a newline */
+    assert_int_equal(r.rc, AGB_MTRACE_OK);
+    assert_int_equal(r.res.frees, 1);
+    free(r.json);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_frame_marks),
         cmocka_unit_test(test_caller_filter),
         cmocka_unit_test(test_elf_symbols),
+        cmocka_unit_test(test_bounded_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,26 @@ done
 "$agbsim" view "$data/small-bg.json" --snapshot "$work/bg.png"
 "$check" "$work/bg.png" 848 612 6
 test ! -e "$work/bg.png.part"
+# Palette RAM on both palette cores (the default core for pal_ram too).
+"$agbsim" view "$data/small-pal.json" --snapshot "$work/pal-default.png" --at end
+"$check" "$work/pal-default.png" 848 612 12
+for core in palbanks palstack; do
+	"$agbsim" view "$data/small-pal.json" --allocator=$core --snapshot "$work/pal-$core.png" --at 3
+	"$check" "$work/pal-$core.png" 848 612 12
+done
+"$agbsim" view "$data/small-palstack.json" --allocator=palstack --snapshot "$work/palstack.png" \
+	--at frame:1
+"$check" "$work/palstack.png" 848 612 12
+# palbanks has no palette stack: the replay stops, the message names the event (exit 2).
+rc=0
+"$agbsim" view "$data/small-palstack.json" --allocator=palbanks --snapshot "$work/bad-pal.png" \
+	--at end 2>"$work/bad-pal.err" || rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "small-palstack.json:[0-9]*:[0-9]*: event 2 (pal_push)" "$work/bad-pal.err"; then
+	echo "palbanks on a pal_push trace: exit $rc, expected 2 with FILE:LINE:COL"
+	cat "$work/bad-pal.err"
+	exit 1
+fi
+test ! -e "$work/bad-pal.png"
 for bad in 8 frame:3 frame:0 -1 soon; do
 	rc=0
 	"$agbsim" view "$data/small-obj.json" --snapshot "$work/bad.png" --at "$bad" 2>/dev/null || rc=$?
