@@ -209,6 +209,44 @@ static void observe_pal_stack(struct agb_metrics_acc *acc, const struct agb_repl
 	acc->pal_buffer -= obs->granted <= acc->pal_buffer ? obs->granted : acc->pal_buffer;
 }
 
+/* ref/unref: refs, uploads and the resident tiles' peak, failures; unrefs and releases. */
+static void observe_tile(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	if (obs->op == AGB_OP_UNREF) {
+		o->unrefs++;
+		if ((obs->result & AGB_VERB_RELEASED) && acc->resident_tiles > 0)
+			acc->resident_tiles--;
+		return;
+	}
+	o->refs++;
+	if (obs->result & AGB_VERB_UPLOADED) {
+		o->tile_uploads++;
+		if (++acc->resident_tiles > o->peak_resident_tiles)
+			o->peak_resident_tiles = acc->resident_tiles;
+	}
+	if (obs->outcome == AGB_OUTCOME_FAILED)
+		o->tile_failures++;
+}
+
+/* A failed op: the count, the first one, and whether free space would have served it (a
+ * fragmentation failure: a sampled alloc or realloc with enough free bytes, just not in one
+ * run). */
+static void observe_failure(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	o->failures++;
+	if (o->first_failure_event < 0) {
+		o->first_failure_event = obs->index;
+		o->live_bytes_at_first_failure = obs->live_bytes;
+	}
+	if ((obs->op == AGB_OP_ALLOC || obs->op == AGB_OP_REALLOC) && obs->sampled) {
+		uint64_t need = ((uint64_t)obs->requested + acc->unit - 1u) / acc->unit * acc->unit;
+		if (obs->stats.free_bytes >= need)
+			o->frag_failures++;
+	}
+}
+
 void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 {
 	struct agb_metrics_acc *acc = ctx;
@@ -236,19 +274,8 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		end_frame(acc, obs->requested == AGB_FRAME_LOAD);
 		break;
 	case AGB_OP_REF:
-		o->refs++;
-		if (obs->result & AGB_VERB_UPLOADED) {
-			o->tile_uploads++;
-			if (++acc->resident_tiles > o->peak_resident_tiles)
-				o->peak_resident_tiles = acc->resident_tiles;
-		}
-		if (obs->outcome == AGB_OUTCOME_FAILED)
-			o->tile_failures++;
-		break;
 	case AGB_OP_UNREF:
-		o->unrefs++;
-		if ((obs->result & AGB_VERB_RELEASED) && acc->resident_tiles > 0)
-			acc->resident_tiles--;
+		observe_tile(acc, obs);
 		break;
 	case AGB_OP_PAL_LOAD:
 	case AGB_OP_PAL_FREE:
@@ -271,18 +298,8 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 		section_alloc(acc, obs->granted);
 	if (obs->outcome == AGB_OUTCOME_SKIPPED)
 		o->skipped++;
-	if (obs->outcome == AGB_OUTCOME_FAILED) {
-		o->failures++;
-		if (o->first_failure_event < 0) {
-			o->first_failure_event = obs->index;
-			o->live_bytes_at_first_failure = obs->live_bytes;
-		}
-		if ((obs->op == AGB_OP_ALLOC || obs->op == AGB_OP_REALLOC) && obs->sampled) {
-			uint64_t need = ((uint64_t)obs->requested + acc->unit - 1u) / acc->unit * acc->unit;
-			if (obs->stats.free_bytes >= need)
-				o->frag_failures++;
-		}
-	}
+	if (obs->outcome == AGB_OUTCOME_FAILED)
+		observe_failure(acc, obs);
 	if (obs->live_bytes > o->peak_live_bytes) {
 		o->peak_live_bytes = obs->live_bytes;
 		/* Palette loads that share a resident palette ask for colours but take no bank
