@@ -4,6 +4,7 @@
 #include "agb/bestfit.h"
 
 #include "agb/cores.h"
+#include "ctz.h"
 
 #define NIL 0xFFFFu
 
@@ -138,17 +139,13 @@ static inline int is_long(uint32_t b, uint32_t len)
 #define OPAQUE(x) ((void)0)
 #endif
 
-/* Index of the lowest set bit; ARMv4T has no CLZ, so a de Bruijn multiply and a ROM table. */
-static const uint8_t debruijn32[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
-				       15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
-				       16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
-
-/* The de Bruijn constant goes through OPAQUE too: one MUL, not a shift-and-add chain. */
+/* Index of the lowest set bit: ctz.h's de Bruijn table, with the constant through OPAQUE so it
+ * is one MUL, not a shift-and-add chain (the hot paths call this several times per op). */
 static inline uint32_t lowbit(agb_bestfit *t, uint32_t x)
 {
-	uint32_t k = 0x077CB531u;
+	uint32_t k = AGB_DEBRUIJN32;
 	OPAQUE(k);
-	return AGB_ROM_LD8(t->m, debruijn32, ((x & (0u - x)) * k) >> 27);
+	return AGB_ROM_LD8(t->m, agb_debruijn32, ((x & (0u - x)) * k) >> 27);
 }
 
 /* Observers must not touch the ROM counter either. */
