@@ -224,6 +224,24 @@ static void modelled_cycles_per_op_and_frame(void **state)
 	assert_int_equal(m.frames_over_budget, 0);
 }
 
+/* Observations made by hand, one per event of t: id, op and size (as requested) from the
+ * event, cycles and granted bytes from the arrays (NULL: 0). */
+static void feed(struct agb_metrics_acc *acc, const struct agb_trace *t, const uint32_t *cycles,
+		 const uint32_t *granted)
+{
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		struct agb_replay_obs o = {0};
+		o.index = i;
+		o.op = t->events[i].op;
+		o.id = t->events[i].id;
+		o.requested = t->events[i].size;
+		o.cycles = cycles != NULL ? cycles[i] : 0u;
+		o.granted = granted != NULL ? granted[i] : 0u;
+		o.sampled = AGB_SAMPLE_NONE;
+		agb_metrics_observe(acc, &o);
+	}
+}
+
 /* ["frame", "load"] closes a loading frame: kept out of the budget (worst gameplay frame, frames
  * over budget) and reported as the worst loading frame. Observations are fed by hand. */
 static void loading_frames_are_kept_out_of_the_budget(void **state)
@@ -246,15 +264,7 @@ static void loading_frames_are_kept_out_of_the_budget(void **state)
 	struct agb_metrics m;
 	(void)state;
 	agb_metrics_begin(&acc, &m, &t, UNIT, cycles);
-	for (uint32_t i = 0; i < t.event_count; i++) {
-		struct agb_replay_obs o = {0};
-		o.index = i;
-		o.op = ev[i].op;
-		o.requested = ev[i].size;
-		o.cycles = cost[i];
-		o.sampled = AGB_SAMPLE_NONE;
-		agb_metrics_observe(&acc, &o);
-	}
+	feed(&acc, &t, cost, NULL);
 	agb_metrics_end(&acc, &res);
 	assert_int_equal(m.frames, 3);
 	assert_int_equal(m.frame_max_cycles, 500);
@@ -290,16 +300,7 @@ static void sections_are_judged_at_their_doors(void **state)
 	res.arena_bytes = 128;
 	agb_metrics_begin(&acc, &m, &t, UNIT, cycles);
 	agb_metrics_set_load_rate(&acc, 16);
-	for (uint32_t i = 0; i < t.event_count; i++) {
-		struct agb_replay_obs o = {0};
-		o.index = i;
-		o.op = ev[i].op;
-		o.id = ev[i].id;
-		o.requested = ev[i].size;
-		o.granted = granted[i];
-		o.sampled = AGB_SAMPLE_NONE;
-		agb_metrics_observe(&acc, &o);
-	}
+	feed(&acc, &t, NULL, granted);
 	agb_metrics_end(&acc, &res);
 	assert_int_equal(m.syncs, 2);
 	assert_int_equal(m.largest_section_bytes, 48);

@@ -23,6 +23,7 @@
 #include "agb/metrics.h"
 #include "trace/trace_load.h"
 #include "view/view.h"
+#include "snapshot_util.h"
 #include "view/view_draw.h"
 #include "view/view_model.h"
 
@@ -368,7 +369,6 @@ static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 	struct agb_loaded_trace lt;
 	struct agb_view_config c = {0};
 	char out[1024], err[256];
-	SDL_Surface *img, *s;
 	snprintf(out, sizeof out, "%s/test-moments-%s-%u.png", VIEW_TEST_OUT, core, at);
 	load(VIEW_TEST_DATA, trace, &lt);
 	c.trace_path = trace;
@@ -377,19 +377,7 @@ static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 	if (agb_view_snapshot(&c, at, out, err, sizeof err) != 0)
 		fail_msg("snapshot: %s", err);
 	agb_trace_release(&lt);
-	img = IMG_Load(out);
-	assert_non_null(img);
-	s = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_ARGB8888, 0);
-	SDL_FreeSurface(img);
-	assert_non_null(s);
-	assert_int_equal(s->w, AGB_VIEW_WIDTH);
-	assert_int_equal(s->h, AGB_VIEW_HEIGHT);
-	return s;
-}
-
-static uint32_t pixel(SDL_Surface *s, int x, int y)
-{
-	return ((uint32_t *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch))[x] & 0xffffffu;
+	return view_test_read_png(out);
 }
 
 static void test_snapshot_small_pool_fills(void **st)

@@ -29,6 +29,7 @@
 #include "agb/palbanks.h"
 #include "trace/trace_load.h"
 #include "view/view.h"
+#include "snapshot_util.h"
 #include "view/view_model.h"
 
 #define OBJ(bank) (PAL_BANKS + (bank))
@@ -258,34 +259,7 @@ static void test_model_follows_scenarios(void **st)
 
 static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 {
-	struct agb_loaded_trace lt;
-	struct agb_diag d;
-	struct agb_view_config c = {0};
-	char path[1024], out[1024], err[256];
-	SDL_Surface *img, *s;
-	snprintf(path, sizeof path, "%s/%s", VIEW_TEST_DATA, trace);
-	snprintf(out, sizeof out, "%s/test-view-pal-%s-%u.png", VIEW_TEST_OUT, core, at);
-	assert_int_equal(agb_trace_load_file(path, &lt, &d), AGB_LOAD_OK);
-	c.trace_path = path;
-	c.trace = &lt.trace;
-	c.replay.core = agb_heap_core_find(core);
-	assert_non_null(c.replay.core);
-	if (agb_view_snapshot(&c, at, out, err, sizeof err) != 0)
-		fail_msg("snapshot: %s", err);
-	agb_trace_release(&lt);
-	img = IMG_Load(out);
-	assert_non_null(img);
-	s = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_ARGB8888, 0);
-	SDL_FreeSurface(img);
-	assert_non_null(s);
-	assert_int_equal(s->w, AGB_VIEW_WIDTH);
-	assert_int_equal(s->h, AGB_VIEW_HEIGHT);
-	return s;
-}
-
-static uint32_t pixel(SDL_Surface *s, int x, int y)
-{
-	return ((uint32_t *)((uint8_t *)s->pixels + y * s->pitch))[x] & 0xffffffu;
+	return view_test_snapshot(trace, core, at, "test-view-pal", 0);
 }
 
 /* The colour drawn for colour `i` of bank k (0..31). */

@@ -4,22 +4,12 @@
 # real keys), saves a snapshot with `s` and checks the PNG. Exit 77 (skipped) without xvfb-run.
 # usage: window_xvfb.sh AGBSIM PNG_CHECK TRACE WORKDIR
 set -eu
-agbsim=$1 check=$2 trace=$3 work=$4
-if ! command -v xvfb-run >/dev/null 2>&1; then
-	echo "xvfb-run not found (Debian package xvfb): skipping"
-	exit 77
-fi
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/xvfb_lib.sh"
+xvfb_prepare "$@"
 # Paused at event 0; right x3 -> event 3; shift+right -> the next frame event (5); hover the
 # first block; s saves agbsim-small-obj-e5.png; right -> 6; s again; q quits.
-SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
-	"$agbsim" view "$trace" --allocator=obj --paused \
-	--script 'right,right,right,shift+right,hover:20:20,s,right,s,q' 2>stderr.txt || {
-	cat stderr.txt
-	exit 1
-}
+in_window "$input" --allocator=obj --paused \
+	--script 'right,right,right,shift+right,hover:20:20,s,right,s,q'
 cat stderr.txt
 "$check" agbsim-small-obj-e5.png 848 612 6
 "$check" agbsim-small-obj-e6.png 848 612 6
@@ -29,10 +19,6 @@ if cmp -s agbsim-small-obj-e5.png agbsim-small-obj-e6.png; then
 	exit 1
 fi
 # --at peak starts the window paused at the peak (event 3 of small-obj): s saves it there.
-SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
-	"$agbsim" view "$trace" --allocator=obj --at peak --script 's,q' 2>stderr.txt || {
-	cat stderr.txt
-	exit 1
-}
+in_window "$input" --allocator=obj --at peak --script 's,q'
 "$check" agbsim-small-obj-e3.png 848 612 6
 echo "ok"

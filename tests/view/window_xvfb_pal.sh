@@ -4,27 +4,12 @@
 # hover panel (owner, stack frame, references). Exit 77 (skipped) without xvfb-run.
 # usage: window_xvfb_pal.sh AGBSIM PNG_CHECK DATA_DIR WORKDIR
 set -eu
-agbsim=$1 check=$2 data=$3 work=$4
-if ! command -v xvfb-run >/dev/null 2>&1; then
-	echo "xvfb-run not found (Debian package xvfb): skipping"
-	exit 77
-fi
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+. "$(dirname "$0")/xvfb_lib.sh"
+xvfb_prepare "$@"
 # Swatch centres: x = 8 + 64 + 28 * colour + 13, y = 8 + 16 * bank row + 7 (OBJ rows from 16).
-SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
-	"$agbsim" view "$data/small-palstack.json" --allocator=palstack --paused \
-	--script 'right,right,right,hover:169:15,s,q' 2>stderr.txt || {
-	cat stderr.txt
-	exit 1
-}
-SDL_VIDEODRIVER=x11 xvfb-run -a -s "-screen 0 1024x768x24" \
-	"$agbsim" view "$data/small-pal.json" --allocator=palbanks --paused \
-	--script 'right,hover:169:511,s,q' 2>>stderr.txt || {
-	cat stderr.txt
-	exit 1
-}
+in_window "$input/small-palstack.json" --allocator=palstack --paused \
+	--script 'right,right,right,hover:169:15,s,q'
+in_window "$input/small-pal.json" --allocator=palbanks --paused --script 'right,hover:169:511,s,q'
 cat stderr.txt
 "$check" agbsim-small-palstack-e3.png 848 612 12
 "$check" agbsim-small-pal-e1.png 848 612 12
