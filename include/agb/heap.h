@@ -201,6 +201,22 @@ struct agb_heap_core {
  * Every core builds its table from these, so no core writes an adapter by hand. */
 #define AGB_CORE_ADAPTER(p, verb) AGB_CORE_ADAPTER_##verb(p)
 
+/* The same adapter shape for a core whose table entry must be its hot path itself (one call
+ * level from the table, as a game calling it directly would have): the adapter calls `fn`, an
+ * inline function of the core, and carries the attributes `attr` (may be empty). bestfit's
+ * alloc and free. */
+#define AGB_CORE_ADAPTER_HOT(verb, fn, attr) AGB_CORE_ADAPTER_HOT_##verb(fn, attr)
+#define AGB_CORE_ADAPTER_HOT_alloc(fn, attr)                                                        \
+	attr static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted) \
+	{                                                                                          \
+		return fn(st, size, align, granted);                                               \
+	}
+#define AGB_CORE_ADAPTER_HOT_free(fn, attr)                                                         \
+	attr static void core_free(void *st, uint32_t addr)                                       \
+	{                                                                                          \
+		fn(st, addr);                                                                      \
+	}
+
 #define AGB_CORE_ADAPTER_init(p)                                                                    \
 	static int core_init(void *st, agb_machine *m, const struct agb_heap_config *cfg)          \
 	{                                                                                          \

@@ -1266,34 +1266,28 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
 #if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
-ONE_LEVEL static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return alloc_fast(st, size, align, granted);
-}
-
-ONE_LEVEL static void core_free(void *st, uint32_t addr)
-{
-#ifdef AGB_HEAP_CHECKED
-	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
-#endif
-	free_fast(st, addr);
-}
+#define ALLOC_HOT alloc_fast
+#define FREE_HOT free_fast
+#define ENTRY_ATTR ONE_LEVEL
 #else
-/* An ARM build (the IWRAM placement) keeps one copy of each path: 32 KiB hold code, state and the meta area,
- * and from 1-cycle memory the general path is fast enough. */
-static uint32_t core_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted)
-{
-	return bf_alloc(st, size, align, granted);
-}
+/* An ARM build (the IWRAM placement) keeps one copy of each path: 32 KiB hold code, state and
+ * the meta area, and from 1-cycle memory the general path is fast enough. */
+#define ALLOC_HOT bf_alloc
+#define FREE_HOT bf_free
+#define ENTRY_ATTR
+#endif
 
-static void core_free(void *st, uint32_t addr)
+/* free's table entry: the checking build's refusal (AGB_HEAP_CHECKED), then the hot path. */
+HOT void free_entry(agb_bestfit *t, uint32_t addr)
 {
 #ifdef AGB_HEAP_CHECKED
-	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", st, addr, 0u, );
+	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "free", t, addr, 0u, );
 #endif
-	bf_free(st, addr);
+	FREE_HOT(t, addr);
 }
-#endif
+
+AGB_CORE_ADAPTER_HOT(alloc, ALLOC_HOT, ENTRY_ATTR)
+AGB_CORE_ADAPTER_HOT(free, free_entry, ENTRY_ATTR)
 
 uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
