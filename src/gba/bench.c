@@ -492,18 +492,15 @@ static int magic_ok(const char *m)
 	return 1;
 }
 
-static int32_t bench_run(const void *payload, uint32_t len)
+/* The payload's header: a packed trace this ROM can replay (AGB_BENCH_OK), or why not. A payload
+ * that is not a packed trace only gets its checksum recorded (the runner's payload test). */
+static int32_t bench_check_payload(const struct agb_bin_header *h, const void *payload, uint32_t len,
+				   int *is_trace)
 {
-	static struct bench b; /* IWRAM .bss */
-	const struct agb_bin_header *h = payload;
-	struct agb_replay_result r;
-	uint32_t slot_bytes, ncores = 0;
-	int rc;
-
+	*is_trace = 0;
 	if (payload == NULL)
 		return AGB_BENCH_NO_PAYLOAD;
 	if (len >= 8u && !magic_ok(h->magic)) {
-		/* Not a packed trace: only say whether it arrived intact (the runner's payload test). */
 		agb_results.payload_sum = agb_fnv1a(payload, len);
 		return AGB_BENCH_OK;
 	}
@@ -512,72 +509,143 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	    h->events_offset + (uint64_t)h->event_count * AGB_BIN_EVENT_BYTES > len ||
 	    h->arena >= AGB_ARENA_COUNT)
 		return AGB_BENCH_BAD_PAYLOAD;
-	b.h = h;
-	/* The core: by index into the table, confirmed by name (a single-core IWRAM ROM: by name). */
+	*is_trace = 1;
+	return AGB_BENCH_OK;
+}
+
+/* The core: by index into the table, confirmed by name (a single-core IWRAM ROM: by name). */
+static const struct agb_heap_core *bench_pick_core(const struct agb_bin_header *h)
+{
+	uint32_t ncores = 0;
 	while (bench_cores[ncores] != NULL)
 		ncores++;
 	if (h->core_index < ncores && names_equal(bench_cores[h->core_index]->name, h->core_name))
-		b.core = bench_cores[h->core_index];
-	for (uint32_t i = 0; b.core == NULL && i < ncores; i++)
+		return bench_cores[h->core_index];
+	for (uint32_t i = 0; i < ncores; i++)
 		if (names_equal(bench_cores[i]->name, h->core_name))
-			b.core = bench_cores[i];
-	if (b.core == NULL)
-		return AGB_BENCH_NO_CORE;
+			return bench_cores[i];
+	return NULL;
+}
 
-	b.trace.arena = (enum agb_arena)h->arena;
-	b.trace.arena_bytes = h->arena_bytes;
-	b.trace.event_count = h->event_count;
-	b.trace.slots = h->slots;
-	b.trace.frame_count = h->frame_count;
-	b.trace.events = (const struct agb_event *)(const void *)((const uint8_t *)payload + h->events_offset);
-	b.trace.name = h->trace_name;
-	b.trace.source = 0;
-	b.cfg.core = b.core;
-	b.cfg.arena_bytes = h->cfg_arena_bytes;
-	b.cfg.meta = (enum agb_meta_region)h->cfg_meta;
-	b.cfg.core_flags = h->cfg_core_flags;
-	b.cfg.flags = h->cfg_flags;
-	b.state = state_mem;
-	b.arena_addr = agb_arena_base(b.trace.arena);
-	b.arena_bytes = b.cfg.arena_bytes != 0 ? b.cfg.arena_bytes : h->arena_bytes;
-	b.screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
+/* The trace and the run's configuration, as the host packed them. */
+static void bench_setup(struct bench *b, const struct agb_bin_header *h, const void *payload)
+{
+	b->trace.arena = (enum agb_arena)h->arena;
+	b->trace.arena_bytes = h->arena_bytes;
+	b->trace.event_count = h->event_count;
+	b->trace.slots = h->slots;
+	b->trace.frame_count = h->frame_count;
+	b->trace.events = (const struct agb_event *)(const void *)((const uint8_t *)payload + h->events_offset);
+	b->trace.name = h->trace_name;
+	b->trace.source = 0;
+	b->cfg.core = b->core;
+	b->cfg.arena_bytes = h->cfg_arena_bytes;
+	b->cfg.meta = (enum agb_meta_region)h->cfg_meta;
+	b->cfg.core_flags = h->cfg_core_flags;
+	b->cfg.flags = h->cfg_flags;
+	b->state = state_mem;
+	b->arena_addr = agb_arena_base(b->trace.arena);
+	b->arena_bytes = b->cfg.arena_bytes != 0 ? b->cfg.arena_bytes : h->arena_bytes;
+	b->screen = (h->bench_flags & AGB_BENCH_SCREEN) != 0;
 	/* Palette RAM traces own the palette mode 4 needs: mode 3 for them. */
-	direct_colour = b.trace.arena == AGB_ARENA_PAL_RAM;
+	direct_colour = b->trace.arena == AGB_ARENA_PAL_RAM;
+}
 
-	/* Slot table: wherever the arena is not (see the top of this file). */
-	slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b.trace) + 7u) & ~7u;
-	if (place_slot_table(&b, slot_bytes) != 0) {
+/* The slot table wherever the arena is not (see the top of this file), and a check that the
+ * core's arena and meta area leave this program's own IWRAM and EWRAM alone. */
+static int32_t bench_place_memory(struct bench *b, const struct agb_bin_header *h)
+{
+	extern uint8_t __bss_end[];
+	uint32_t slot_bytes = ((uint32_t)agb_replay_slot_table_bytes(&b->trace) + 7u) & ~7u;
+	if (place_slot_table(b, slot_bytes) != 0) {
 		agb_printf("bench: no room for the replay's slot table: %lu bytes (%lu slots, the most "
 			   "blocks live at once)", slot_bytes, h->slots);
 		return AGB_BENCH_NO_ROOM;
 	}
-	/* The core's IWRAM meta area (EWRAM traces) must not cover this program's IWRAM. */
-	{
-		extern uint8_t __bss_end[];
-		if (b.trace.arena == AGB_ARENA_EWRAM && b.cfg.meta != AGB_META_EWRAM &&
-		    (uint32_t)(uintptr_t)__bss_end > 0x03004000u)
-			return AGB_BENCH_NO_ROOM;
-		if ((uint32_t)(uintptr_t)__ewram_free_start != 0x02000000u)
-			return AGB_BENCH_NO_ROOM; /* the arena or meta area would cover our own data */
-	}
+	if (b->trace.arena == AGB_ARENA_EWRAM && b->cfg.meta != AGB_META_EWRAM &&
+	    (uint32_t)(uintptr_t)__bss_end > 0x03004000u)
+		return AGB_BENCH_NO_ROOM;
+	if ((uint32_t)(uintptr_t)__ewram_free_start != 0x02000000u)
+		return AGB_BENCH_NO_ROOM; /* the arena or meta area would cover our own data */
 	agb_results.values[AGB_BENCH_V_SLOTS_ADDR] = slot_table_addr;
+	return AGB_BENCH_OK;
+}
 
-	b.live = b.screen && !b.fb_busy;
-	if (b.screen) {
+/* The screen before the replay: drawn live, or kept blank while the replay owns the VRAM the
+ * frame buffer would use (the BG VRAM arena, or a large slot table). */
+static void bench_screen_begin(struct bench *b, const struct agb_bin_header *h)
+{
+	b->live = b->screen && !b->fb_busy;
+	if (b->screen) {
 		if (!direct_colour)
 			pal_init();
-		if (b.live) {
+		if (b->live) {
 			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
-			draw_header(&b);
+			draw_header(b);
 			screen_on();
 		} else {
-			/* The replay owns the frame buffer's VRAM (the BG VRAM arena, or a large slot
-			 * table): keep the display blank until the replay is over. */
 			AGB_REG16(AGB_REG_DISPCNT) = 0x0080u;
 		}
 	}
-	b.draw_step = h->event_count / 16u + 1u;
-	b.next_draw = b.draw_step;
+	b->draw_step = h->event_count / 16u + 1u;
+	b->next_draw = b->draw_step;
+}
+
+/* What the host reads back after a successful replay: the final walk and the run's figures. */
+static void bench_record(struct bench *b, const struct agb_bin_header *h,
+			 const struct agb_replay_result *r)
+{
+	b->walk_sum = 2166136261u;
+	b->core->walk(b->state, final_walk, b);
+	agb_results.values[AGB_BENCH_V_EVENTS] = h->event_count;
+	agb_results.values[AGB_BENCH_V_FAILURES] = r->failures;
+	agb_results.values[AGB_BENCH_V_WALK_RUNS] = b->walk_runs;
+	agb_results.values[AGB_BENCH_V_WALK_SUM] = b->walk_sum;
+	agb_results.values[AGB_BENCH_V_FREE_BYTES] = r->final_stats.free_bytes;
+	agb_results.values[AGB_BENCH_V_LARGEST_FREE] = r->final_stats.largest_free;
+	agb_results.values[AGB_BENCH_V_FREE_RUNS] = r->final_stats.free_runs;
+	agb_results.values[AGB_BENCH_V_OVERHEAD] = r->overhead_bytes;
+#ifdef AGB_BENCH_NEWLIB
+	agb_results.values[AGB_BENCH_V_HEAP_PEAK] = agb_newlib_heap_peak();
+#endif
+	agb_results.count = AGB_BENCH_V_COUNT;
+}
+
+/* The screen after the replay: the map and figures (first drawn now when it was kept blank). */
+static void bench_screen_end(struct bench *b, const struct agb_bin_header *h,
+			     const struct agb_replay_result *r)
+{
+	if (!b->screen)
+		return;
+	if (!b->live) {
+		/* The replay is over: its VRAM may become the frame buffer. */
+		rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
+		draw_header(b);
+	}
+	draw_progress(b, h->event_count);
+	draw_map(b);
+	draw_figures(b, r, h->event_count);
+	screen_on();
+}
+
+static int32_t bench_run(const void *payload, uint32_t len)
+{
+	static struct bench b; /* IWRAM .bss */
+	const struct agb_bin_header *h = payload;
+	struct agb_replay_result r;
+	int is_trace, rc;
+	int32_t st = bench_check_payload(h, payload, len, &is_trace);
+	if (st != AGB_BENCH_OK || !is_trace)
+		return st;
+	b.h = h;
+	b.core = bench_pick_core(h);
+	if (b.core == NULL)
+		return AGB_BENCH_NO_CORE;
+	bench_setup(&b, h, payload);
+	st = bench_place_memory(&b, h);
+	if (st != AGB_BENCH_OK)
+		return st;
+	bench_screen_begin(&b, h);
 
 	agb_replay_calibrate_marks(AGB_BENCH_CALIB_PAIRS);
 	rc = agb_replay_run(&b.trace, &b.cfg, (agb_machine *)0, b.state,
@@ -589,16 +657,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 			   r.why != 0 ? r.why : "");
 		return AGB_BENCH_REPLAY_FAILED + rc;
 	}
-	b.walk_sum = 2166136261u;
-	b.core->walk(b.state, final_walk, &b);
-	agb_results.values[AGB_BENCH_V_EVENTS] = h->event_count;
-	agb_results.values[AGB_BENCH_V_FAILURES] = r.failures;
-	agb_results.values[AGB_BENCH_V_WALK_RUNS] = b.walk_runs;
-	agb_results.values[AGB_BENCH_V_WALK_SUM] = b.walk_sum;
-	agb_results.values[AGB_BENCH_V_FREE_BYTES] = r.final_stats.free_bytes;
-	agb_results.values[AGB_BENCH_V_LARGEST_FREE] = r.final_stats.largest_free;
-	agb_results.values[AGB_BENCH_V_FREE_RUNS] = r.final_stats.free_runs;
-	agb_results.values[AGB_BENCH_V_OVERHEAD] = r.overhead_bytes;
+	bench_record(&b, h, &r);
 #if BENCH_DIRECT_TILES
 	if ((h->bench_flags & AGB_BENCH_DIRECT) != 0 && b.core == &agb_tiles_core &&
 	    direct_tiles(&b, &r, b.walk_sum) != 0) {
@@ -606,22 +665,7 @@ static int32_t bench_run(const void *payload, uint32_t len)
 		return AGB_BENCH_BAD_PAYLOAD;
 	}
 #endif
-#ifdef AGB_BENCH_NEWLIB
-	agb_results.values[AGB_BENCH_V_HEAP_PEAK] = agb_newlib_heap_peak();
-#endif
-	agb_results.count = AGB_BENCH_V_COUNT;
-
-	if (b.screen) {
-		if (!b.live) {
-			/* The replay is over: its VRAM may become the frame buffer. */
-			rect(0, 0, SCREEN_W, SCREEN_H, COL_BG);
-			draw_header(&b);
-		}
-		draw_progress(&b, h->event_count);
-		draw_map(&b);
-		draw_figures(&b, &r, h->event_count);
-		screen_on();
-	}
+	bench_screen_end(&b, h, &r);
 	agb_printf("bench: %s on %s: %lu events, %lu failures, %lu free runs, walk %08lx",
 		   b.core->name, agb_arena_name(b.trace.arena), h->event_count, r.failures,
 		   b.walk_runs, b.walk_sum);
