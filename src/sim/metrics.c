@@ -116,13 +116,14 @@ static void section_alloc(struct agb_metrics_acc *acc, uint32_t granted)
 static void observe_section(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
 {
 	struct agb_metrics *o = acc->out;
-	struct agb_metrics_marker *m = marker_find(acc, obs->id);
+	struct agb_metrics_marker *m;
 	if (obs->outcome != AGB_OUTCOME_OK)
 		return;
 	if (obs->op == AGB_OP_SIDE) {
 		acc->side = obs->id & 1u;
 		return;
 	}
+	m = marker_find(acc, obs->id); /* id: the marker of mark, reset and sync */
 	if (obs->op == AGB_OP_MARK) {
 		if (m == 0) {
 			if (acc->nmarkers == AGB_METRICS_MARKERS) { /* forget the oldest */

@@ -1,6 +1,7 @@
 /* Function symbols of an ELF64 little-endian object; see elf_syms.h. Reads the file whole and
  * checks every offset against its size before use. */
 #include "trace/elf_syms.h"
+#include "trace/trace_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #define STT_FUNC 2u
 #define SHDR_BYTES 64u
 #define SYM_BYTES 24u
+#define MAX_ELF_FILE ((size_t)1 << 30)
 
 static uint64_t rd(const unsigned char *p, unsigned n)
 {
@@ -24,41 +26,6 @@ static int fail(char *err, size_t err_len, const char *why)
 {
 	snprintf(err, err_len, "%s", why);
 	return -1;
-}
-
-/* The whole file in a malloc'd buffer; NULL on error. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t cap = 0, n = 0;
-	if (f == NULL)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			size_t ncap = cap != 0 ? cap * 2u : 1u << 16;
-			unsigned char *b = realloc(buf, ncap);
-			if (b == NULL || ncap > (size_t)1 << 31) {
-				free(b != NULL ? b : buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = b;
-			cap = ncap;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
 }
 
 /* Section header I's (type, offset, size, link, entsize); 0 when it lies inside the file. */
@@ -115,9 +82,10 @@ int agb_elf_symbols_load(const char *path, struct agb_elf_symbols *out, char *er
 	struct shdr tab = {0}, str;
 	int found = 0;
 	memset(out, 0, sizeof *out);
-	unsigned char *b = slurp(path, &len);
-	if (b == NULL)
-		return fail(err, err_len, "cannot read the file");
+	char *text = NULL;
+	if (agb_read_regular_file(path, MAX_ELF_FILE, &text, &len) != 0)
+		return fail(err, err_len, "cannot read the file (or not a regular file)");
+	unsigned char *b = (unsigned char *)text;
 	if (len < 64u || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2u || b[5] != 1u) {
 		free(b);
 		return fail(err, err_len, "not an ELF64 little-endian file");

@@ -1,6 +1,7 @@
 /* GBA tiles by the content of their 8x8 pixels; see tile_dedup.h. */
 #define _POSIX_C_SOURCE 200809L /* stat */
 #include "trace/tile_dedup.h"
+#include "trace/tiled_build.h"
 #include "trace/json_util.h"
 
 #include <cjson/cJSON.h>
@@ -37,16 +38,6 @@ static int oom(struct agb_diag *diag, const char *file)
 {
 	diag_set(diag, file, "out of memory");
 	return AGB_LOAD_IO_ERROR;
-}
-
-/* strdup is POSIX, not C11. */
-static char *dup_str(const char *s)
-{
-	size_t n = strlen(s) + 1u;
-	char *d = malloc(n);
-	if (d != NULL)
-		memcpy(d, s, n);
-	return d;
 }
 
 /* ---- tilesets ------------------------------------------------------------------------------ */
@@ -566,7 +557,7 @@ static int find_image(struct prep *p, const struct agb_tilemap *map, uint32_t i,
 					  s->name, strerror(e))
 			       : AGB_LOAD_OK;
 	}
-	p->paths[i] = dup_str(path);
+	p->paths[i] = agb_tiled_strdup(path);
 	return p->paths[i] != NULL ? AGB_LOAD_OK : oom(diag, map_path);
 }
 

@@ -51,16 +51,6 @@ void agb_tilemap_release(struct agb_tilemap *map)
 	memset(map, 0, sizeof *map);
 }
 
-/* strdup is POSIX, not C11. */
-static char *dup_str(const char *s)
-{
-	size_t n = strlen(s) + 1u;
-	char *d = malloc(n);
-	if (d != NULL)
-		memcpy(d, s, n);
-	return d;
-}
-
 /* ---- diagnostics ---------------------------------------------------------------------- */
 
 struct src {
@@ -323,34 +313,34 @@ static void json_tileset(const cJSON *o, struct agb_tileset *t)
 	t->image = (char *)string_member(o, "image");
 }
 
-/* An external tileset (.tsx: TMX's XML; else Tiled JSON) next to the map: its fields, or
- * tile_w 0 when it cannot be read (a warning, not an error: streaming needs no tileset). */
-static int external_tileset(struct walk *w, const char *source, uint32_t firstgid)
+int agb_tiled_build_external_tileset(struct agb_tiled_build *b, const char *source,
+				     uint32_t firstgid)
 {
 	struct agb_tileset t = {firstgid, 0, 0, 0, 0, 0, 0, NULL, (char *)source, NULL};
-	char *path = agb_tiled_build_path(w->b, source);
+	char *path = agb_tiled_build_path(b, source);
 	size_t n = strlen(source);
 	int rc;
 	if (path == NULL)
-		return AGB_LOAD_IO_ERROR;
+		return -1;
 	if (n >= 4u && strcmp(source + n - 4u, ".tsx") == 0) {
-		rc = agb_tiled_build_tileset_tsx(w->b, path, &t);
+		rc = agb_tiled_build_tileset_tsx(b, path, &t);
 	} else {
 		char *text = NULL;
 		size_t len = 0;
 		const char *json_end = NULL;
-		cJSON *o = agb_tiled_read_file(path, &text, &len) == 0 ? agb_cjson_parse(text, len, &json_end)
-								      : NULL;
+		cJSON *o = agb_read_regular_file(path, AGB_TILED_MAX_TILESET_FILE, &text, &len) == 0
+				   ? agb_cjson_parse(text, len, &json_end)
+				   : NULL;
 		if (cJSON_IsObject(o)) {
 			json_tileset(o, &t);
 			t.source = (char *)source;
 		}
-		rc = agb_tiled_build_tileset(w->b, &t);
+		rc = agb_tiled_build_tileset(b, &t);
 		cJSON_Delete(o);
 		free(text);
 	}
 	free(path);
-	return rc != 0 ? AGB_LOAD_IO_ERROR : AGB_LOAD_OK;
+	return rc;
 }
 
 static int add_tilesets(struct walk *w, const cJSON *root)
@@ -370,7 +360,9 @@ static int add_tilesets(struct walk *w, const cJSON *root)
 		const char *source = string_member(o, "source");
 		int rc;
 		if (source != NULL) {
-			rc = external_tileset(w, source, firstgid);
+			rc = agb_tiled_build_external_tileset(w->b, source, firstgid) != 0
+				     ? AGB_LOAD_IO_ERROR
+				     : AGB_LOAD_OK;
 		} else {
 			struct agb_tileset t = {firstgid, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};
 			json_tileset(o, &t);
@@ -593,7 +585,7 @@ int agb_tilemap_parse_csv(const char *name, const char *text, size_t len, uint32
 	rc = csv_rows(&s, &g);
 	if (rc == AGB_LOAD_OK) {
 		out->layers = calloc(1, sizeof *out->layers);
-		if (out->layers == NULL || (out->layers[0].name = dup_str("csv")) == NULL) {
+		if (out->layers == NULL || (out->layers[0].name = agb_tiled_strdup("csv")) == NULL) {
 			free(out->layers);
 			out->layers = NULL;
 			rc = csv_oom(&s);

@@ -13,9 +13,8 @@
 #define FLIP_D 0x20000000u
 #define MAX_CELLS 0x1000000u /* 2^24 cells per layer: 16 M, far beyond a GBA level */
 #define GBA_BACKGROUNDS 4u
-#define MAX_TILESET_FILE ((long)16 << 20) /* bytes of an external tileset file */
 
-static char *dup_or_null(const char *s)
+char *agb_tiled_strdup(const char *s)
 {
 	if (s == NULL)
 		return NULL;
@@ -51,39 +50,13 @@ char *agb_tiled_build_path(const struct agb_tiled_build *b, const char *ref)
 	return p;
 }
 
-int agb_tiled_read_file(const char *path, char **text, size_t *len)
-{
-	/* Only a regular file of a tileset's size: a map could name /dev/zero or a FIFO. */
-	struct stat st;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
-		return -1;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_TILESET_FILE) {
-		fclose(f);
-		return -1;
-	}
-	size_t cap = (size_t)st.st_size;
-	char *buf = malloc(cap + 1u);
-	size_t n = buf != NULL ? fread(buf, 1, cap, f) : 0u;
-	int bad = buf == NULL || ferror(f) || n != cap;
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return -1;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
 int agb_tiled_build_layer(struct agb_tiled_build *b, const char *name)
 {
 	struct agb_tiled_layer_build *grown = realloc(b->layers, (b->count + 1u) * sizeof *grown);
 	if (grown == NULL)
 		return -1;
 	b->layers = grown;
-	grown[b->count] = (struct agb_tiled_layer_build){dup_or_null(name != NULL ? name : ""), NULL, 0};
+	grown[b->count] = (struct agb_tiled_layer_build){agb_tiled_strdup(name != NULL ? name : ""), NULL, 0};
 	if (grown[b->count].name == NULL)
 		return -1;
 	b->count++;
@@ -116,9 +89,9 @@ int agb_tiled_build_tileset(struct agb_tiled_build *b, const struct agb_tileset 
 	m->tilesets = grown;
 	struct agb_tileset *t = &grown[m->tileset_count];
 	*t = *ts;
-	t->name = dup_or_null(ts->name != NULL ? ts->name : "");
-	t->source = dup_or_null(ts->source);
-	t->image = dup_or_null(ts->image);
+	t->name = agb_tiled_strdup(ts->name != NULL ? ts->name : "");
+	t->source = agb_tiled_strdup(ts->source);
+	t->image = agb_tiled_strdup(ts->image);
 	m->tileset_count++; /* counted first: release frees whatever the copies got */
 	return t->name == NULL || (ts->source != NULL && t->source == NULL) ||
 			       (ts->image != NULL && t->image == NULL)

@@ -54,9 +54,17 @@ char *agb_tiled_build_path(const struct agb_tiled_build *b, const char *ref);
  * memory). Frees the build's own memory in any case. */
 int agb_tiled_build_finish(struct agb_tiled_build *b, char *why, size_t why_len);
 
-/* Reads the regular file at `path` (at most 16 MiB) whole into a malloc'd, NUL-terminated
- * buffer. Returns 0 or -1 (missing, not a regular file, too large, unreadable). */
-int agb_tiled_read_file(const char *path, char **text, size_t *len);
+/* Tileset files are read with agb_read_regular_file up to this many bytes. */
+#define AGB_TILED_MAX_TILESET_FILE ((size_t)16 << 20)
+
+/* A copy of `s` (malloc'd; NULL for NULL or out of memory): strdup is POSIX, not C11. */
+char *agb_tiled_strdup(const char *s);
+
+/* Adds the external tileset file `source` (named by the map; .tsx is TMX's XML, else Tiled
+ * JSON), read next to the map: its fields, or tile_w 0 when it cannot be read (a warning, not an
+ * error: streaming needs no tileset). Returns 0 or -1 (out of memory). In tiled.c. */
+int agb_tiled_build_external_tileset(struct agb_tiled_build *b, const char *source,
+				     uint32_t firstgid);
 
 /* Adds the tileset of the .tsx file at `path` (tmx.c): ts gives firstgid and source, the file
  * the rest; tile_w stays 0 when the file cannot be read. Returns 0 or -1 (out of memory). */

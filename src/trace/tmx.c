@@ -148,7 +148,7 @@ int agb_tiled_build_tileset_tsx(struct agb_tiled_build *b, const char *path, str
 {
 	char *text = NULL;
 	size_t len = 0;
-	xmlDocPtr doc = agb_tiled_read_file(path, &text, &len) == 0 ? read_xml(text, len, path) : NULL;
+	xmlDocPtr doc = agb_read_regular_file(path, AGB_TILED_MAX_TILESET_FILE, &text, &len) == 0 ? read_xml(text, len, path) : NULL;
 	xmlNodePtr root = doc != NULL ? xmlDocGetRootElement(doc) : NULL;
 	int rc = root != NULL && is(root, "tileset") ? tileset_fields(b, root, ts)
 						     : agb_tiled_build_tileset(b, ts);
@@ -168,33 +168,7 @@ static int add_tileset(struct tmx *x, xmlNodePtr n)
 	if (source == NULL) {
 		rc = tileset_fields(x->b, n, &t);
 	} else {
-		char *path = agb_tiled_build_path(x->b, source);
-		size_t sl = strlen(source);
-		t.source = source;
-		if (path == NULL) {
-			rc = -1;
-		} else if (sl >= 4u && strcmp(source + sl - 4u, ".tsx") == 0) {
-			rc = agb_tiled_build_tileset_tsx(x->b, path, &t);
-		} else {
-			/* A JSON tileset (.tsj) named from a TMX map. */
-			char *text = NULL;
-			size_t len = 0;
-			const char *json_end = NULL;
-			cJSON *o = agb_tiled_read_file(path, &text, &len) == 0
-					   ? agb_cjson_parse(text, len, &json_end)
-					   : NULL;
-			const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "tilewidth");
-			const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "tileheight");
-			if (cJSON_IsNumber(w) && cJSON_IsNumber(h) && w->valuedouble > 0 &&
-			    h->valuedouble > 0 && w->valuedouble < 65536 && h->valuedouble < 65536) {
-				t.tile_w = (uint32_t)w->valuedouble;
-				t.tile_h = (uint32_t)h->valuedouble;
-			}
-			rc = agb_tiled_build_tileset(x->b, &t);
-			cJSON_Delete(o);
-			free(text);
-		}
-		free(path);
+		rc = agb_tiled_build_external_tileset(x->b, source, (uint32_t)firstgid);
 		xmlFree(source);
 	}
 	return rc != 0 ? AGB_LOAD_IO_ERROR : AGB_LOAD_OK;

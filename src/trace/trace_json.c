@@ -1954,3 +1954,28 @@ void agb_json_locate(const char *text, size_t len, const char *path, struct agb_
 	}
 	set_position(diag, text, len, i);
 }
+
+int agb_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return -1;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max_bytes) {
+		fclose(f);
+		return -1;
+	}
+	size_t cap = (size_t)st.st_size;
+	char *b = malloc(cap + 1u);
+	size_t n = b != NULL ? fread(b, 1, cap, f) : 0u;
+	int bad = b == NULL || ferror(f) || n != cap;
+	fclose(f);
+	if (bad) {
+		free(b);
+		return -1;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

@@ -84,6 +84,13 @@ int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loade
 int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
 		   struct agb_diag *diag);
 
+/* Reads the regular file PATH whole (at most MAX_BYTES) into *BUF (malloc'd, *LEN bytes and a
+ * NUL after them; binary content is kept). For side files a document names (external tilesets,
+ * a program's symbols): a device, a FIFO or a larger file is refused, so a name such as
+ * /dev/zero cannot hang the reader. Returns 0, or -1 (missing, not regular, too large,
+ * unreadable, out of memory). */
+int agb_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len);
+
 /* Sets DIAG's file, line and col to where event INDEX starts in the trace file PATH (message
  * empty): for errors found after loading, such as a core refusing event N during a replay. The
  * loader keeps no text, so the file is read again: O(file), error path only. Returns 0, or -1
