@@ -17,6 +17,10 @@ _Static_assert(AGB_OAM_NONE == AGB_SPRITE_NONE, "the core table's no-sprite valu
 #define PRIO_SHIFT 10u
 #define PRIO_MASK (3u << PRIO_SHIFT)
 
+/* AGB_WORK (docs/design.md, "Cycle figures"): one unit per iteration of every loop on a verb's
+ * path (a Z-list entry passed, an OAM entry copied or hidden); the graphics' units are
+ * obj-fast's. */
+
 uint32_t agb_oam_priority(const agb_oam *st, uint32_t z)
 {
 	uint32_t p = 0;
@@ -64,6 +68,7 @@ static void link_z(agb_oam *st, uint32_t s, uint32_t z)
 	agb_machine *m = st->m;
 	uint32_t prev = AGB_OAM_NONE, cur = st->head;
 	while (cur != AGB_OAM_NONE && AGB_LD16(m, ENTRY(st, cur) + Z_OFFSET) <= z) {
+		AGB_WORK(m, 1);
 		prev = cur;
 		cur = AGB_LD8(m, NEXT(st, cur));
 	}
@@ -85,6 +90,7 @@ static void unlink_z(agb_oam *st, uint32_t s)
 	}
 	for (uint32_t cur = st->head; cur != AGB_OAM_NONE;) {
 		uint32_t nx = AGB_LD8(m, NEXT(st, cur));
+		AGB_WORK(m, 1);
 		if (nx == s) {
 			AGB_ST8(m, NEXT(st, cur), after);
 			return;
@@ -132,9 +138,11 @@ uint32_t agb_oam_copy(agb_oam *st)
 	uint32_t i = 0;
 	for (uint32_t s = st->head; s != AGB_OAM_NONE; s = AGB_LD8(m, NEXT(st, s)), i++) {
 		/* attr0|attr1 as one word, attr2 as a halfword: the affine halfword stays as is. */
+		AGB_WORK(m, 1);
 		AGB_ST32(m, MEM_OAM + 8u * i, AGB_LD32(m, ENTRY(st, s)));
 		AGB_ST16(m, MEM_OAM + 8u * i + 4u, AGB_LD16(m, ENTRY(st, s) + 4u));
 	}
+	AGB_WORK(m, st->copied > i ? st->copied - i : 0u);
 	for (uint32_t j = i; j < st->copied; j++)
 		AGB_ST16(m, MEM_OAM + 8u * j, AGB_OAM_HIDDEN_ATTR0);
 	st->copied = (uint8_t)i;

@@ -14,12 +14,26 @@ _Static_assert(sizeof(agb_obj) <= AGB_HEAP_STATE_MAX, "state too large");
 
 #define MAP(st, b) ((st)->map + (b) - (st)->first)
 
+/* AGB_WORK (docs/design.md, "Cycle figures"): one unit per iteration of every loop on the
+ * alloc and free paths (a size doubled, a candidate tried, a map byte read or written). */
+
 /* Smallest power of two >= n (n >= 1). A loop: ARMv4T has no CLZ and n is at most 1024. */
 static uint32_t pow2_ceil(uint32_t n)
 {
 	uint32_t p = 1;
 	while (p < n)
 		p <<= 1;
+	return p;
+}
+
+/* pow2_ceil on an op's path: one work unit per doubling. */
+static uint32_t pow2_ceil_counted(agb_machine *m, uint32_t n)
+{
+	uint32_t p = 1;
+	while (p < n) {
+		AGB_WORK(m, 1);
+		p <<= 1;
+	}
 	return p;
 }
 
@@ -61,16 +75,20 @@ uint32_t agb_obj_alloc(agb_obj *h, uint32_t size, uint32_t align, uint32_t *gran
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
-	step = pow2_ceil(n);
+	step = pow2_ceil_counted(m, n);
 	if (align / AGB_OBJ_BLOCK_BYTES > step)
 		step = align / AGB_OBJ_BLOCK_BYTES;
 	b = (st->first + step - 1u) & ~(step - 1u);
 	while (b + n <= st->nblocks) {
 		uint32_t j = b;
-		while (j < b + n && AGB_LD8(m, MAP(st, j)) == AGB_OBJ_UNUSED)
+		AGB_WORK(m, 1);
+		while (j < b + n && AGB_LD8(m, MAP(st, j)) == AGB_OBJ_UNUSED) {
+			AGB_WORK(m, 1);
 			j++;
+		}
 		if (j == b + n) {
 			AGB_ST8(m, MAP(st, b), AGB_OBJ_USED);
+			AGB_WORK(m, n - 1u);
 			for (j = b + 1u; j < b + n; j++)
 				AGB_ST8(m, MAP(st, j), AGB_OBJ_CONTINUE);
 			*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -100,8 +118,10 @@ void agb_obj_free(agb_obj *h, uint32_t addr)
 	agb_machine *m = st->m;
 	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
 	AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
-	for (b++; b < st->nblocks && AGB_LD8(m, MAP(st, b)) == AGB_OBJ_CONTINUE; b++)
+	for (b++; b < st->nblocks && AGB_LD8(m, MAP(st, b)) == AGB_OBJ_CONTINUE; b++) {
+		AGB_WORK(m, 1);
 		AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
+	}
 }
 
 static void add_run(struct agb_heap_stats *out, uint32_t blocks)

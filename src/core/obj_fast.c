@@ -6,6 +6,10 @@
 
 #include "ctz.h"
 
+/* AGB_WORK (docs/design.md, "Cycle figures"): one unit per level test (has_level), per
+ * iteration of every loop on an alloc/free path (a summary flipped, a candidate word tested, a
+ * whole word cleared or set, a size doubled) and per slow path taken (alloc_slow, free_long). */
+
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
 #define SUMMARIES AGB_OBJ_FAST_LEVELS
@@ -41,10 +45,11 @@ static inline uint32_t multiples(uint32_t s)
 
 /* Bit i set where bits i .. i+n-1 of x are all set (1 <= n <= 32); bits past 31 count as 0.
  * Doubling: a run of len then a run of n - len overlapping it. */
-static uint32_t run_mask(uint32_t x, uint32_t n)
+static uint32_t run_mask(agb_machine *m, uint32_t x, uint32_t n)
 {
 	uint32_t len = 1, r = x;
 	while (len * 2u <= n) {
+		AGB_WORK(m, 1);
 		r &= r >> len;
 		len *= 2u;
 	}
@@ -171,6 +176,7 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
  * of g is zero (a borrow only reaches fields above a zero one). */
 static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
+	AGB_WORK(st->m, 1);
 	return ((g - st->lvl_lo[j]) & x & st->lvl_hi[j]) != 0;
 }
 
@@ -199,6 +205,7 @@ static inline void flip_levels(const agb_obj_fast *st, uint32_t bit, uint32_t lo
 		lo = hi;
 		hi = t;
 	}
+	AGB_WORK(m, hi - lo);
 	for (a = SUMMARY(st, lo); lo < hi; lo++, a += 4u)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
 }
@@ -216,6 +223,7 @@ static inline void flip_all(const agb_obj_fast *st, uint32_t bits)
 {
 	agb_machine *m = st->m;
 	uint32_t a = SUMMARY(st, 0);
+	AGB_WORK(m, SUMMARIES);
 	for (uint32_t k = 0; k < SUMMARIES; k++, a += 4u)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bits);
 }
@@ -234,6 +242,7 @@ static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32
 	uint32_t kf = 0, ks, cand, fit, lo = multiples(s), pre, top;
 	while ((2u << kf) <= n)
 		kf++; /* largest power of two <= n is 2^kf */
+	AGB_WORK(m, kf);
 	pre = lo * ((1u << n) - 1u); /* n < s <= 32 */
 	top = lo << n;
 	cand = AGB_LD32(m, SUMMARY(st, LV(kf)));
@@ -245,6 +254,7 @@ static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32
 	}
 	while (cand != 0) {
 		uint32_t w = agb_ctz32(m, cand), f, t;
+		AGB_WORK(m, 1);
 		cand &= cand - 1u;
 		f = AGB_LD32(m, FREE_W(st, w));
 		t = ((f & pre) + lo) & top;
@@ -270,6 +280,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 {
 	agb_machine *m = st->m;
 	uint32_t n, s, b, w, f, nf;
+	AGB_WORK(m, 1);
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
@@ -280,6 +291,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		uint32_t q = n / 32u, j = 1u;
 		for (uint32_t x = q; x > 1u; x >>= 1)
 			j++; /* the level of q-block fields: 1 + log2 q */
+		AGB_WORK(m, j);
 		uint32_t full = AGB_LD32(m, SUMMARY(st, LV(5u)));
 		uint32_t t = (~full - st->lvl_lo[j]) & full & st->lvl_hi[j], lb, sb;
 		if (t == 0)
@@ -287,6 +299,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		lb = t & (0u - t);
 		sb = lb >> (q - 1u);
 		w = agb_ctz_bit(m, sb);
+		AGB_WORK(m, q);
 		for (uint32_t v = w; v < w + q; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
 		flip_all(st, (lb << 1) - sb);
@@ -295,8 +308,10 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
 	}
 	s = 1;
-	while (s < n)
+	while (s < n) {
+		AGB_WORK(m, 1);
 		s <<= 1;
+	}
 	align /= AGB_OBJ_BLOCK_BYTES;
 	if (align > s)
 		s = align;
@@ -334,7 +349,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		 * words wholly free, then rem blocks at the start of the next one. */
 		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u, full, cand, bits;
 		full = AGB_LD32(m, SUMMARY(st, LV(5u)));
-		cand = (a != 0 ? run_mask(full, a) : 0xFFFFFFFFu) & multiples(q);
+		cand = (a != 0 ? run_mask(m, full, a) : 0xFFFFFFFFu) & multiples(q);
 		if (cand == 0)
 			return AGB_NULL;
 		if (rem == 0) {
@@ -344,6 +359,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		} else {
 			uint32_t need = (1u << rem) - 1u;
 			for (;;) {
+				AGB_WORK(m, 1);
 				w = agb_ctz32(m, cand);
 				cand &= cand - 1u;
 				if (w + a < st->nwords) {
@@ -358,6 +374,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		}
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
+		AGB_WORK(m, a);
 		for (uint32_t v = w; v < w + a; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
 		flip_all(st, bits);
@@ -415,8 +432,10 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	 * the old count is present in f; the allocated level j always is). */
 	l = levels(st, nf);
 	a = SUMMARY(st, l);
-	for (; l <= j; l++, a += 4u)
+	for (; l <= j; l++, a += 4u) {
+		AGB_WORK(m, 1);
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	}
 	for (; l < SUMMARIES && has_level(st, f, ~f, l); l++, a += 4u)
 		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
 	return ret;
@@ -429,9 +448,11 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 {
 	agb_machine *m = st->m;
 	uint32_t last = st->nwords - 1u, full = 0;
+	AGB_WORK(m, 1);
 	set_free_word(st, w, f0, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
 	for (uint32_t v = w + 1u; v <= last; v++) {
 		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
+		AGB_WORK(m, 1);
 		uint32_t x = AGB_LD32(m, START_W(st, v)) | fv;
 		if (x != 0) {
 			uint32_t mask = (x & (0u - x)) - 1u;

@@ -172,6 +172,7 @@ static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t
 	uint32_t bytes = bpp * 8u;
 	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
 	uint32_t dst = t->vram + block * AGB_TILES_BLOCK_BYTES;
+	AGB_WORK(t->m, bytes / 4u); /* one unit per word copied (docs/design.md, "Cycle figures") */
 	for (uint32_t i = 0; i < bytes; i += 4u)
 		AGB_ST32(t->m, dst + i, AGB_LD32(t->m, src + i));
 }
