@@ -17,6 +17,8 @@
 #include "agb/heap.h"
 #include "agb/machine.h"
 #include "agb/oam.h"
+#include "agb/palbanks.h"
+#include "agb/palstack.h"
 #include "agb/regions.h"
 #include "agb/tiles.h"
 #include "machine_fixture.h"
@@ -264,6 +266,94 @@ static void palette_abuse(void **st)
 	}
 }
 
+/* Arguments outside the contracts: a side other than 0/1, 0 or more than 256 colours, a bank
+ * past 15, are refused (AGB_PAL_NONE or AGB_VERB_BAD) with nothing changed; the observers
+ * answer 0 for them. */
+static void palette_bad_arguments(void **st)
+{
+	(void)st;
+	static const uint32_t bad[][2] = {{2, 16}, {0, 0}, {1, 257}, {0xFFFFFFFFu, 16}};
+	static const char *const pal_cores[] = {"palbanks", "palstack"};
+	for (size_t i = 0; i < 2; i++) {
+		const struct agb_heap_core *c = agb_heap_core_find(pal_cores[i]);
+		struct pool p = {c, {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
+		uint32_t d = 7;
+		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+		assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
+		p.free0 = free_bytes(&p);
+		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			d = 7;
+			assert_int_equal(c->pal_load(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
+					 AGB_PAL_NONE);
+			assert_int_equal(d, 0);
+			if (c->pal_push != NULL) {
+				assert_int_equal(c->pal_push(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
+						 AGB_VERB_BAD);
+				assert_int_equal(d, 0);
+			}
+			sound(&p, "a load or push outside the contract");
+		}
+		assert_int_equal(free_bytes(&p), p.free0);
+	}
+	agb_palbanks *pb = (agb_palbanks *)state;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	{
+		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0};
+		uint32_t d = 0;
+		assert_int_equal(agb_palbanks_init(pb, M, &cfg), AGB_HEAP_OK);
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15);
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15); /* shared */
+		assert_int_equal(agb_palbanks_refs(pb, 0, 15), 2);
+		assert_int_equal(agb_palbanks_refs(pb, 2, 15), 0);
+		assert_int_equal(agb_palbanks_refs(pb, 0, 16), 0);
+	}
+	agb_palstack *ps = (agb_palstack *)state;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	{
+		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, MEM_EWRAM, 0x10000u, 0};
+		uint32_t d = 0;
+		assert_int_equal(agb_palstack_init(ps, M, &cfg), AGB_HEAP_OK);
+		assert_int_equal(agb_palstack_push(ps, 1, 1, MEM_EWRAM + 0x8000u, 16, &d), AGB_VERB_DONE);
+		assert_int_equal(agb_palstack_depth(ps, 1), 1);
+		assert_int_equal(agb_palstack_buffer_used(ps, 1), d);
+		assert_int_equal(agb_palstack_depth(ps, 2), 0);
+		assert_int_equal(agb_palstack_buffer_used(ps, 2), 0);
+	}
+}
+
+/* The EWRAM heaps: a NULL `granted`, size 0 (alloc and realloc), an alignment beyond the
+ * pool's and a realloc of AGB_NULL follow the contracts (agb/heap.h). */
+static void block_bad_arguments(void **st)
+{
+	(void)st;
+	static const char *const names[] = {"slots", "bump", "stack2", "tlsf", "firstfit", "buddy"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct agb_heap_config cfg = {MEM_EWRAM, 65536u, 0x03000000u, 0x4000u, 0};
+		const struct agb_heap_core *c = agb_heap_core_find(names[i]);
+		struct pool p = {c, cfg, c->unit, 0};
+		uint32_t g = 0, a, b;
+		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+		assert_int_equal(c->init(state, M, &cfg), AGB_HEAP_OK);
+		p.free0 = free_bytes(&p);
+		a = c->alloc(state, 24, 1, NULL);
+		assert_int_not_equal(a, AGB_NULL);
+		b = c->alloc(state, 0, 1, &g); /* size 0: a real, distinct block */
+		assert_int_not_equal(b, AGB_NULL);
+		assert_int_not_equal(b, a);
+		assert_true(g >= 1);
+		assert_int_equal(c->alloc(state, 16, 0x80000000u, &g), AGB_NULL);
+		a = c->realloc(state, a, 20, NULL); /* shrink or same: a block that holds 20 */
+		assert_int_not_equal(a, AGB_NULL);
+		a = c->realloc(state, a, 0, &g); /* size 0: still a block */
+		assert_int_not_equal(a, AGB_NULL);
+		assert_true(g >= 1);
+		assert_int_not_equal(c->realloc(state, AGB_NULL, 40, &g), AGB_NULL);
+		assert_true(g >= 40);
+		sound(&p, "calls at the edges of the contracts");
+		assert_true(free_bytes(&p) < p.free0);
+	}
+}
+
 /* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last) or of
  * the transparent pair changes nothing; the unref verb skips a tile that is not resident. */
 static void tiles_abuse(void **st)
@@ -311,6 +401,8 @@ int main(void)
 		cmocka_unit_test(oam_slot_abuse),
 		cmocka_unit_test(palette_abuse),
 		cmocka_unit_test(tiles_abuse),
+		cmocka_unit_test(palette_bad_arguments),
+		cmocka_unit_test(block_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }
