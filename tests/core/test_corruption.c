@@ -145,6 +145,38 @@ static struct tags tags_state(const char *name)
 	return t;
 }
 
+/* The damage both boundary-tag checkers see in the block chain, with their own messages: a
+ * size out of range (the walk still ends), a wrong PREV_FREE bit, two free neighbours, a footer
+ * that disagrees with its header. */
+static void tags_chain_damage(const char *name, const char *const msg[4])
+{
+	struct tags t = tags_state(name);
+	poke32(t.ha, 8);
+	damaged(msg[0]);
+	poke32(t.ha, 0);
+	damaged(msg[0]);
+	walk_bounded(4096);
+	t = tags_state(name);
+	poke32(t.ha, peek32(t.ha) | 2u);
+	damaged(msg[1]);
+	t = tags_state(name);
+	poke32(t.hc, peek32(t.hc) | 1u);
+	damaged(msg[2]);
+	t = tags_state(name);
+	poke32(t.hb + t.sb - 4u, t.sb + 8u);
+	damaged(msg[3]);
+}
+
+static const char *const tlsf_chain[4] = {
+	"tlsf: block size out of range or misaligned",
+	"tlsf: PREV_FREE bit disagrees with the previous block",
+	"tlsf: two adjacent free blocks (missed coalescing)",
+	"tlsf: free block footer disagrees with its header"};
+static const char *const firstfit_chain[4] = {
+	"firstfit: block size out of range or misaligned",
+	"firstfit: PREV_FREE bit disagrees with the previous block",
+	"firstfit: two adjacent free blocks (missed coalescing)", "firstfit: footer disagrees with header"};
+
 static void tlsf_damage(void **st)
 {
 	(void)st;
@@ -152,25 +184,9 @@ static void tlsf_damage(void **st)
 	agb_tlsf *T = (agb_tlsf *)state;
 	const uint32_t head_b = 32u + (40u >> 3) * 4u; /* class (0, 5) of a 40-byte block */
 
+	tags_chain_damage("tlsf", tlsf_chain);
 	t = tags_state("tlsf");
 	assert_int_equal(t.sb, 40);
-	poke32(t.ha, 8);
-	damaged("tlsf: block size out of range or misaligned");
-	poke32(t.ha, 0);
-	damaged("tlsf: block size out of range or misaligned");
-	walk_bounded(4096);
-
-	t = tags_state("tlsf");
-	poke32(t.ha, peek32(t.ha) | 2u);
-	damaged("tlsf: PREV_FREE bit disagrees with the previous block");
-
-	t = tags_state("tlsf");
-	poke32(t.hc, peek32(t.hc) | 1u);
-	damaged("tlsf: two adjacent free blocks (missed coalescing)");
-
-	t = tags_state("tlsf");
-	poke32(t.hb + t.sb - 4u, t.sb + 8u);
-	damaged("tlsf: free block footer disagrees with its header");
 
 	t = tags_state("tlsf");
 	poke32(T->ctrl + head_b, AGB_NULL);
@@ -214,24 +230,7 @@ static void firstfit_damage(void **st)
 	struct tags t;
 	agb_firstfit *F = (agb_firstfit *)state;
 
-	t = tags_state("firstfit");
-	poke32(t.ha, 8);
-	damaged("firstfit: block size out of range or misaligned");
-	poke32(t.ha, 0);
-	walk_bounded(4096);
-
-	t = tags_state("firstfit");
-	poke32(t.ha, peek32(t.ha) | 2u);
-	damaged("firstfit: PREV_FREE bit disagrees with the previous block");
-
-	t = tags_state("firstfit");
-	poke32(t.hc, peek32(t.hc) | 1u);
-	damaged("firstfit: two adjacent free blocks (missed coalescing)");
-
-	t = tags_state("firstfit");
-	poke32(t.hb + t.sb - 4u, t.sb + 8u);
-	damaged("firstfit: footer disagrees with header");
-
+	tags_chain_damage("firstfit", firstfit_chain);
 	t = tags_state("firstfit");
 	F->head = t.tail;
 	damaged("firstfit: free list not the free blocks in address order");
