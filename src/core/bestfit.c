@@ -39,6 +39,10 @@
 /* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
  * 20 instructions, about as much as three levels of a tree walk. */
 #define HOT static inline __attribute__((always_inline))
+/* Branch hints for the hot paths: from ROM a taken branch costs about three instructions (the
+ * pipeline refills with non-sequential fetches), so the common case must fall through. */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* The largest of them: inline in Thumb; one copy in an ARM build, whose code, state and meta area
  * share 16 KiB of IWRAM (and where a call from 1-cycle memory is cheap). */
 #if defined(AGB_TARGET_GBA) && !defined(__thumb__)
@@ -1163,7 +1167,7 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	const uint32_t ctrl = t->ctrl;
 	uint32_t bits = AGB_LD32(t->m, ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u);
 	AGB_WORK(t->m, 1);
-	if (bits == 0u)
+	if (UNLIKELY(bits == 0u))
 		return alloc_general(t, size, align, granted); /* next bitmap word or the treap */
 	/* Every run of the bin is a best fit (the top run is weighed against long runs only): take
 	 * the bin's first, leave the tail free. */
@@ -1186,59 +1190,63 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	return blocks + (x << 3);
 }
 
+/* free's hot path works on a window of 16 map entries: the halfword holding b's entry and the
+ * next one. A short run always lies in it (is_long: b's offset + length <= 16), so every free
+ * but a long run's decodes its length from two loads, its neighbours' entries from them too
+ * unless the run touches the window's edge. Long runs take the general path. */
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
-	if (addr == AGB_NULL)
+	if (UNLIKELY(addr == AGB_NULL))
 		return;
 	const uint32_t blocks = t->blocks;
 	uint32_t b = (addr - blocks) >> 3;
 	uint32_t a0 = t->map + ((b >> 3) << 1);
-	uint32_t w0 = AGB_LD16(t->m, a0);
 	uint32_t sh = (b & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a0) | ((uint32_t)AGB_LD16(t->m, a0 + 2u) << 16);
 	/* High bits of entries b, b+1...: the first set one ends the run (3), or starts a long one
 	 * (2 at b itself). */
-	uint32_t v = ((w0 >> 1) & 0x5555u) >> sh;
+	uint32_t v = ((w >> 1) & 0x55555555u) >> sh;
 	AGB_WORK(t->m, 1);
-	if (v == 0u || ((w0 >> sh) & 3u) == E_LONG) {
-		free_general(t, addr); /* crosses into the next halfword, or long */
+	if (UNLIKELY((v & 1u) != 0u && ((w >> sh) & 1u) == 0u)) {
+		free_general(t, addr); /* E_LONG at b */
 		return;
 	}
 	uint32_t len = (lowbit(t, v) >> 1) + 1u;
-	uint32_t end = b + len;
-	/* Left neighbour: entry b-1, in w0 or the top of the halfword before (none for block 0). */
-	uint32_t ls = 0, rs = 0;
-	uint32_t left;
-	if (sh != 0u)
-		left = (w0 >> (sh - 2u)) & 3u;
-	else
-		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_USED;
-	if (left == E_FREE)
-		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
-	/* Right neighbour: the top run (or none: the run is the pool's last), else entry end, in w0
-	 * or the next halfword. */
-	const uint32_t top = AGB_LD16(t->m, t->ctrl + C_TOP);
-	int right_free;
-	if (end == top) {
-		right_free = end < t->nblocks;
-	} else {
-		uint32_t we = (end & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 + 2u);
-		right_free = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
-		if (right_free)
-			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
-	}
-	/* Outer entries become the merged run's first/last unless a neighbour's already are. */
-	if (ls == 0u)
-		w0 &= ~(3u << sh);
-	if (!right_free)
-		w0 &= ~(3u << (sh + (len << 1) - 2u));
-	AGB_ST16(t->m, a0, w0);
-	blocks_add(t, len);
-	if (end == top) {
-		merge_top(t, b, ls);
+	const uint32_t end = b + len;
+	if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
+		free_general(t, addr); /* next to the top run, or the pool's last run */
 		return;
 	}
+	/* Neighbours' entries b-1 and b+len, from the window unless the run touches its edge. */
+	uint32_t eh = sh + (len << 1); /* <= 32 */
+	uint32_t left, right;
+	if (LIKELY(sh != 0u))
+		left = w >> (sh - 2u);
+	else
+		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_USED;
+	if (LIKELY(eh != 32u))
+		right = w >> eh;
+	else
+		right = AGB_LD16(t->m, a0 + 4u);
+	/* The run's outer entries become the merged run's first and last unless a neighbour's
+	 * already are; the neighbours' sizes are their boundary tag and node size. */
+	uint32_t clear = 0, ls = 0, rs = 0;
+	if ((left & 3u) == E_FREE)
+		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
+	else
+		clear = 3u << sh;
+	if ((right & 3u) == E_FREE)
+		rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+	else
+		clear |= 3u << (eh - 2u);
+	w &= ~clear;
+	if ((clear & 0xFFFFu) != 0u)
+		AGB_ST16(t->m, a0, w);
+	if ((clear >> 16) != 0u)
+		AGB_ST16(t->m, a0 + 2u, w >> 16);
+	blocks_add(t, len);
 	uint32_t total = ls + len + rs;
-	if (total > SMALL) {
+	if (UNLIKELY(total > SMALL)) {
 		AGB_WORK(t->m, (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
 		merge_out(t, b, len, ls, rs);
 		return;

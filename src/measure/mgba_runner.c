@@ -41,6 +41,10 @@ struct agb_mgba {
     size_t log_len, log_cap;
     uint64_t frames;
     int oom;
+    /* Developer profile (AGB_MGBA_PROFILE=FILE): instructions and cycles per code address while
+     * an op is timed (between OP_BEGIN and OP_END markers), written at close. */
+    int in_op;
+    uint32_t *prof_count, *prof_cycles;
 };
 
 static _Thread_local struct agb_mgba *active;
@@ -180,7 +184,26 @@ static void record_marker(struct ARMCore *cpu)
     m->id = (uint32_t)cpu->gprs[0];
     m->value = (uint32_t)cpu->gprs[1];
     m->cycle = mTimingGlobalTime(s->core->timing);
+    if (m->id == 0xB0u)
+        s->in_op = 1;
+    else if (m->id == 0xB1u)
+        s->in_op = 0;
 }
+
+/* Profile slots: ROM (first 1 MiB) then IWRAM (32 KiB), one per halfword. */
+#define PROF_ROM_SLOTS (1u << 19)
+#define PROF_SLOTS (PROF_ROM_SLOTS + (1u << 14))
+static int prof_slot(uint32_t pc)
+{
+    if (pc >= 0x08000000u && pc < 0x08100000u)
+        return (int)((pc - 0x08000000u) >> 1);
+    if (pc >= 0x03000000u && pc < 0x03008000u)
+        return (int)(PROF_ROM_SLOTS + ((pc - 0x03000000u) >> 1));
+    return -1;
+}
+
+static int prof_run_until_done(struct agb_mgba *s, uint64_t max_steps);
+static void prof_write(struct agb_mgba *s);
 
 static void hook_swi16(struct ARMCore *cpu, int immediate)
 {
@@ -366,6 +389,8 @@ void agb_mgba_run_frames(struct agb_mgba *s, uint64_t n)
 int agb_mgba_run_until_done(struct agb_mgba *s, uint64_t max_frames)
 {
     int rc = AGB_MGBA_TIMEOUT;
+    if (getenv("AGB_MGBA_PROFILE"))
+        return prof_run_until_done(s, max_frames * 300000u);
     logger_push(s);
     for (uint64_t i = 0; i < max_frames; i++) {
         s->core->runFrame(s->core);
@@ -444,6 +469,51 @@ void agb_mgba_close(struct agb_mgba *s)
     free(s->markers);
     free(s->log);
     free(s);
+}
+
+static int prof_run_until_done(struct agb_mgba *s, uint64_t max_steps)
+{
+    int rc = AGB_MGBA_TIMEOUT;
+    struct ARMCore *cpu = s->core->cpu;
+    s->prof_count = calloc(PROF_SLOTS, 4);
+    s->prof_cycles = calloc(PROF_SLOTS, 4);
+    logger_push(s);
+    for (uint64_t i = 0; i < max_steps; i++) {
+        uint32_t pc = (uint32_t)cpu->gprs[15] - (cpu->executionMode == MODE_THUMB ? 4u : 8u);
+        uint64_t t0 = mTimingGlobalTime(s->core->timing);
+        int was = s->in_op;
+        s->core->step(s->core);
+        if (was && s->in_op) {
+            int k = prof_slot(pc);
+            if (k >= 0) {
+                s->prof_count[k]++;
+                s->prof_cycles[k] += (uint32_t)(mTimingGlobalTime(s->core->timing) - t0);
+            }
+        }
+        if ((i & 4095u) == 0 && is_done(s)) {
+            rc = AGB_MGBA_OK;
+            break;
+        }
+    }
+    logger_pop(s);
+    prof_write(s);
+    return rc;
+}
+
+static void prof_write(struct agb_mgba *s)
+{
+    FILE *f = fopen(getenv("AGB_MGBA_PROFILE"), "w");
+    if (!f)
+        return;
+    for (uint32_t k = 0; k < PROF_SLOTS; k++)
+        if (s->prof_count[k])
+            fprintf(f, "%08x %u %u\n",
+                    k < PROF_ROM_SLOTS ? 0x08000000u + 2u * k : 0x03000000u + 2u * (k - PROF_ROM_SLOTS),
+                    s->prof_count[k], s->prof_cycles[k]);
+    fclose(f);
+    free(s->prof_count);
+    free(s->prof_cycles);
+    s->prof_count = s->prof_cycles = NULL;
 }
 
 /* ---- one-shot ------------------------------------------------------------------------------- */
