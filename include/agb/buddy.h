@@ -17,11 +17,14 @@
 #ifndef AGB_BUDDY_H
 #define AGB_BUDDY_H
 
-/* Abuse (agb/heap.h): free or realloc of an address that is not a live block (double free,
- * interior or foreign address) is undefined in a normal build and corrupts this core's
- * metadata. Compiled with AGB_HEAP_CHECKED (a debug build) it is refused untouched and
- * recorded in agb_heap_abuse (core "buddy"), at the cost of a walk of the pool per call.
- * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
+/* Abuse (agb/heap.h). Every build: the order map marks units that start no block (value 15),
+ * so free and realloc refuse untouched (free does nothing, realloc returns AGB_NULL) every
+ * address that is not a used block: off the 16-byte grid, outside the pool, not a block start
+ * (an interior address, or a block that merged into a bigger one) or a free block (a double
+ * free). O(1): one order-map and one bitmap load, plus one order-map store per merge.
+ * Checking build (AGB_HEAP_CHECKED): the same refusals through a walk of the pool, recorded
+ * in agb_heap_abuse (core "buddy"). Sizes near 2^32 and alignments beyond the pool return
+ * AGB_NULL in every build. */
 
 #include <stdint.h>
 

@@ -12,11 +12,13 @@
 #ifndef AGB_FIRSTFIT_H
 #define AGB_FIRSTFIT_H
 
-/* Abuse (agb/heap.h): free or realloc of an address that is not a live block (double free,
- * interior or foreign address) is undefined in a normal build and corrupts this core's
- * metadata. Compiled with AGB_HEAP_CHECKED (a debug build) it is refused untouched and
- * recorded in agb_heap_abuse (core "firstfit"), at the cost of a walk of the pool per call.
- * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
+/* Abuse (agb/heap.h). Every build: as `tlsf` (same block format, same O(1) header checks):
+ * free and realloc refuse untouched an address off the payload grid or outside the pool, a
+ * double free while the block's memory is still free, and an interior address unless the
+ * payload word before it forges a used header. Checking build (AGB_HEAP_CHECKED): every
+ * address that is not a live block is refused and recorded in agb_heap_abuse (core
+ * "firstfit"), at the cost of a walk of the pool per call. Sizes near 2^32 and alignments
+ * beyond the pool return AGB_NULL in every build. */
 
 #include <stdint.h>
 

@@ -51,14 +51,19 @@ enum agb_run_kind { AGB_RUN_FREE, AGB_RUN_USED, AGB_RUN_META };
 /* Called by walk() once per run in address order. */
 typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind);
 
-/* Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1). Freeing or
- * reallocating an address that is not a live block - a double free, an interior or foreign
- * address, one outside the pool - is undefined in a normal build: the core trusts the address
- * and its lists or map may be corrupted (measured: every such core fails its own check() after
- * one, and `tree` can loop forever on its next call). In a checking build the cores with a free
- * (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first look the address up
- * among their used blocks with their own walk() (uncounted, O(blocks)); an address that is not
- * one is refused without touching any metadata (free does nothing, realloc returns AGB_NULL)
+/* Abuse: freeing or reallocating an address that is not a live block - a double free, an
+ * interior or foreign address, one outside the pool. In every build, each core except `tree`
+ * and `bestfit` refuses, silently and untouched (free does nothing, realloc returns AGB_NULL),
+ * what it can see in O(1) from its own map or headers: all of it for the cores whose map
+ * lives outside the blocks (buddy, slots, obj, obj-fast, oam), all but a payload that forges a
+ * header for the boundary-tag cores (tlsf, firstfit). Each core's header says what it detects.
+ * `tree` and `bestfit` trust the address in a normal build: their metadata may be corrupted
+ * (measured: both fail their own check() after one, and `tree` can loop forever on its next
+ * call).
+ * Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1): the
+ * cores with a free (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first
+ * look the address up among their used blocks with their own walk() (uncounted, O(blocks)); an
+ * address that is not one is refused without touching any metadata (free does nothing, realloc returns AGB_NULL)
  * and recorded in agb_heap_abuse, where a debug build can assert on it or show it. AGB_NULL
  * stays a no-op for free and an alloc for realloc. Sizes near 2^32, and alignments the pool
  * cannot meet, return AGB_NULL in every build (probed on every core up to 0xFFFFFFFF and 2^31).
@@ -136,7 +141,7 @@ struct agb_heap_core {
 	 * AGB_NULL when no run fits. *granted receives the bytes actually reserved. */
 	uint32_t (*alloc)(void *state, uint32_t size, uint32_t align, uint32_t *granted);
 
-	/* Releases a block returned by alloc/realloc. Freeing anything else is undefined. */
+	/* Releases a block returned by alloc/realloc. Anything else: see "Abuse" above. */
 	void (*free)(void *state, uint32_t addr);
 
 	/* Optional (NULL: the engine allocates, copies through the machine and frees). C semantics:

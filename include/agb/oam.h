@@ -27,9 +27,11 @@
 #ifndef AGB_OAM_H
 #define AGB_OAM_H
 
-/* Abuse (agb/heap.h): agb_oam_free is obj-fast's free on the embedded OBJ VRAM pool: a free of
- * an address that is not a live block corrupts it in a normal build; with AGB_HEAP_CHECKED it
- * is refused and recorded in agb_heap_abuse under core "obj-fast". */
+/* Abuse (agb/heap.h). agb_oam_free is obj-fast's free on the embedded OBJ VRAM pool: in every
+ * build it does nothing for an address that is not a live allocation (agb/obj_fast.h); with
+ * AGB_HEAP_CHECKED the refusal is also recorded in agb_heap_abuse under core "obj-fast".
+ * agb_oam_hide and agb_oam_set_z do nothing for a slot that is not shown (hidden already, or
+ * past the 128 entries), in every build, found by the Z-list search they make anyway. */
 
 #include <stdint.h>
 

@@ -18,13 +18,13 @@
 #ifndef AGB_OBJ_FAST_H
 #define AGB_OBJ_FAST_H
 
-/* Abuse (agb/heap.h): free of an address that is not a live block (double free,
- * interior or foreign address) is undefined in a normal build and corrupts this core's
- * metadata. Compiled with AGB_HEAP_CHECKED (a debug build) it is refused untouched and
- * recorded in agb_heap_abuse (core "obj-fast"), at the cost of a walk of the pool per call.
- * free(AGB_NULL) is a no-op only in the checking build.
- * Sizes near 2^32 return AGB_NULL in every build; alignment is a rule on tile indices from
- * the arena start (index 0 meets any), not on addresses. */
+/* Abuse (agb/heap.h). Every build: free does nothing for an address whose block carries no
+ * start bit - off the 32-byte grid, outside the usable blocks (AGB_NULL included), an interior
+ * block or a freed allocation (a double free): a test on the start word free loads anyway.
+ * O(1). Checking build (AGB_HEAP_CHECKED): the same refusals through a walk of the pool,
+ * recorded in agb_heap_abuse (core "obj-fast"). Sizes near 2^32 return AGB_NULL in every
+ * build; alignment is a rule on tile indices from the arena start (index 0 meets any), not on
+ * addresses. */
 
 #include <stdint.h>
 

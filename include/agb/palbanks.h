@@ -18,8 +18,11 @@
 #ifndef AGB_PALBANKS_H
 #define AGB_PALBANKS_H
 
-/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the palette verbs yet; a pal_free of a
- * bank the game does not hold is undefined. */
+/* Abuse (agb/heap.h), in every build: pal_free of a side other than 0/1, a bank past 15, or a
+ * bank where no palette starts (a free bank, one covered by an 8bpp palette, a free after the
+ * last reference) returns AGB_VERB_BAD with nothing changed, from the bank's own entry. O(1).
+ * One more free than the game made loads, while references remain, cannot be told from a
+ * real one. AGB_HEAP_CHECKED adds nothing here. */
 
 #include <stdint.h>
 

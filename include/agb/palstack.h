@@ -21,8 +21,10 @@
 #ifndef AGB_PALSTACK_H
 #define AGB_PALSTACK_H
 
-/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the palette verbs yet; misuse (a pop of
- * an empty stack, a free of a bank not held) is undefined unless a verb's return says so. */
+/* Abuse (agb/heap.h), in every build: a pop of an empty stack, a side other than 0/1, a push
+ * of 0 or more than 256 colours, and a pal_free of a bank where no palette starts return
+ * AGB_VERB_BAD with nothing changed (a push that does not fit the buffer: AGB_VERB_FAILED).
+ * O(1). AGB_HEAP_CHECKED adds nothing here. */
 
 #include <stdint.h>
 

@@ -15,11 +15,13 @@
 #ifndef AGB_SLOTS_H
 #define AGB_SLOTS_H
 
-/* Abuse (agb/heap.h): free or realloc of an address that is not a live block (double free,
- * interior or foreign address) is undefined in a normal build and corrupts this core's
- * metadata. Compiled with AGB_HEAP_CHECKED (a debug build) it is refused untouched and
- * recorded in agb_heap_abuse (core "slots"), at the cost of a walk of the pool per call.
- * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
+/* Abuse (agb/heap.h). Every build: free and realloc refuse untouched (free does nothing,
+ * realloc returns AGB_NULL) every address that is not a used slot - outside the classes, off
+ * its class's slot grid (an interior address), or a slot whose used bit is clear (a double
+ * free) - from the bitmap word free updates anyway. O(classes), like free itself.
+ * Checking build (AGB_HEAP_CHECKED): the same refusals through a walk of the pool, recorded
+ * in agb_heap_abuse (core "slots"). Sizes near 2^32 and alignments beyond the pool return
+ * AGB_NULL in every build. */
 
 #include <stdint.h>
 

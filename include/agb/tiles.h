@@ -46,8 +46,12 @@
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
 
-/* Abuse (agb/heap.h): AGB_HEAP_CHECKED does not cover the verbs yet. An unref of a block with
- * no refs left is not detected: it releases the block again (undefined). */
+/* Abuse (agb/heap.h), in every build: the ref and unref verbs return AGB_VERB_BAD for a ROM
+ * tile past N or a depth other than 4/8; an unref of a tile with no refs is AGB_VERB_SKIPPED;
+ * agb_tiles_unref_block ignores a block with no refs left (a second unref after the last: its
+ * count word is a free-list link) - all O(1), nothing changed. unref_block of a block number
+ * past the pool, of a live block at the wrong depth, or one more unref than the game made refs
+ * while refs remain, cannot be told apart from a real one. AGB_HEAP_CHECKED adds nothing here. */
 
 #include <stdint.h>
 
@@ -138,8 +142,10 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 
 /* One screen-map cell showing VRAM block `block` (what agb_tiles_ref returned; the game reads it
  * from its screen map) at depth `bpp` stops showing it. Returns 1 when this was the last ref (the
- * slot is free again), else 0. The block must hold a live tile of that depth; blocks 0-1 (the
- * transparent pair) are ignored. O(1): three metadata accesses inline unless the last ref. */
+ * slot is free again), else 0. The block must be one of the pool's blocks holding a live tile
+ * of that depth; blocks 0-1 (the transparent pair) and blocks with no refs (a free block: an
+ * unref after the last) are ignored. O(1): three metadata accesses inline unless the last
+ * ref. */
 static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t c;
@@ -147,6 +153,8 @@ static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint3
 		return 0;
 	c = AGB_LD16(t->m, t->refc + 2u * block);
 	if (c > 1u) {
+		if ((c & 0x8000u) != 0)
+			return 0; /* no refs: a free block's count word is a list link (top bit set) */
 		AGB_ST16(t->m, t->refc + 2u * block, c - 1u);
 		return 0;
 	}

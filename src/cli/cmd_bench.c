@@ -761,6 +761,9 @@ static int measure_runs(struct bench *b, const struct bench_args *a)
 		struct agbsim_run *m = &b->measured[i];
 		int gba_only = agbsim_gba_only_rom(b->runs[i].core) != NULL, mrc;
 		*m = b->runs[i];
+		/* Every pair of the set is labelled with the set's source, n/a ones too: tables,
+		 * recommendations and a baseline take the label from the first pair. */
+		m->cycle_source = "mgba";
 		if (m->status != AGBSIM_EXIT_OK)
 			continue;
 		mrc = agbsim_measure_run(m, gba_only ? a->options : 0, &mo, NULL);

@@ -2,6 +2,10 @@
 #include "agb/buddy.h"
 
 #define UNIT_LOG2 4u
+/* Order-map value of a unit that starts no block: what lets free refuse an interior address,
+ * or a block that merged into a bigger one, from the map alone (agb/buddy.h). */
+#define NOT_START 15u
+_Static_assert(AGB_BUDDY_ORDERS <= NOT_START, "NOT_START must not be an order");
 
 static uint32_t order_get(agb_machine *m, const agb_buddy *b, uint32_t u)
 {
@@ -88,7 +92,7 @@ int agb_buddy_init(agb_buddy *b, agb_machine *m, const struct agb_heap_config *c
 	     b->orders++)
 		;
 	for (uint32_t a = 0; a < b->meta_bytes; a += 4u)
-		AGB_ST32(m, cfg->meta_addr + a, 0u);
+		AGB_ST32(m, cfg->meta_addr + a, a < map_bytes ? 0xFFFFFFFFu : 0u); /* NOT_START */
 	b->free_bytes = b->free_runs = 0;
 	b->free_sq = 0;
 	/* Cover the pool with the largest aligned blocks that fit, left to right. */
@@ -139,6 +143,17 @@ uint32_t agb_buddy_alloc(agb_buddy *b, uint32_t size, uint32_t align, uint32_t *
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
+/* The normal build's abuse guard: 1 with *k = its order when arena offset `off` starts a used
+ * block, else 0 (off the unit grid, past the pool, not a block start - an interior address or
+ * a block merged away - or a free block). One order-map and one bitmap load. O(1). */
+static int used_start(agb_buddy *b, uint32_t off, uint32_t *k)
+{
+	if (off >= b->bytes || (off & (AGB_BUDDY_UNIT - 1u)) != 0)
+		return 0;
+	*k = order_get(b->m, b, off >> UNIT_LOG2);
+	return *k < b->orders && !free_get(b->m, b, off >> UNIT_LOG2);
+}
+
 void agb_buddy_free(agb_buddy *b, uint32_t addr)
 {
 	agb_machine *m = b->m;
@@ -149,7 +164,8 @@ void agb_buddy_free(agb_buddy *b, uint32_t addr)
 	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "free", b, addr, 0u, );
 #endif
 	off = addr - b->arena;
-	k = order_get(m, b, off >> UNIT_LOG2);
+	if (!used_start(b, off, &k))
+		return; /* not a used block: refused untouched (agb/buddy.h) */
 	while (k + 1u < b->orders) {
 		uint32_t bo = off ^ (AGB_BUDDY_UNIT << k);
 		AGB_WORK(m, 1);
@@ -157,6 +173,8 @@ void agb_buddy_free(agb_buddy *b, uint32_t addr)
 		    order_get(m, b, bo >> UNIT_LOG2) != k)
 			break;
 		unlink_block(b, bo, k);
+		/* The upper half's first unit is now inside the merged block. */
+		order_set(m, b, (off | bo) >> UNIT_LOG2, NOT_START);
 		off &= ~(AGB_BUDDY_UNIT << k);
 		k++;
 	}
@@ -172,10 +190,9 @@ uint32_t agb_buddy_realloc(agb_buddy *b, uint32_t addr, uint32_t size, uint32_t 
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("buddy", "realloc", b, addr, 0u, AGB_NULL);
 #endif
-	if (size > b->bytes)
-		return AGB_NULL;
 	off = addr - b->arena;
-	k = order_get(m, b, off >> UNIT_LOG2);
+	if (size > b->bytes || !used_start(b, off, &k))
+		return AGB_NULL;
 	while ((AGB_BUDDY_UNIT << kn) < size) {
 		AGB_WORK(m, 1);
 		kn++;
@@ -248,6 +265,9 @@ int agb_buddy_check(agb_buddy *b, const char **why)
 		uint32_t u = off >> UNIT_LOG2, k = peek_order(b, u), s = AGB_BUDDY_UNIT << k;
 		if (k >= b->orders || (off & (s - 1u)) != 0 || s > b->bytes - off)
 			FAIL("buddy: block order misaligned or past the pool");
+		for (uint32_t i = u + 1u; i < u + (s >> UNIT_LOG2); i++)
+			if (peek_order(b, i) != NOT_START)
+				FAIL("buddy: a unit inside a block is marked as a block start");
 		if (peek_free(b, u)) {
 			uint32_t bo = off ^ s;
 			if (k + 1u < b->orders && bo + s <= b->bytes && peek_free(b, bo >> UNIT_LOG2) &&

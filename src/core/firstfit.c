@@ -1,10 +1,8 @@
 /* `firstfit` core: address-ordered first fit. See include/agb/firstfit.h. */
 #include "agb/firstfit.h"
 
-#define HDR_FREE 1u
-#define HDR_PREV_FREE 2u
-#define HDR_FLAGS 7u
-#define MIN_BLOCK 16u
+#include "tags.h"
+
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
@@ -181,20 +179,19 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 {
 	agb_machine *m = f->m;
-	uint32_t b, h, s, n, nh;
+	uint32_t b, h, s, n, nh, ps;
 	if (addr == AGB_NULL)
 		return;
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "free", f, addr, 4u, );
 #endif
+	if (!tag_used_block(m, addr, f->first, f->sentinel, &h, &nh, &ps))
+		return; /* not a used block: refused untouched (agb/firstfit.h) */
 	b = addr - 4u;
-	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
-	nh = AGB_LD32(m, n);
 	if ((h & HDR_PREV_FREE) != 0) {
 		/* Grow the free predecessor: it keeps its list position. */
-		uint32_t ps = AGB_LD32(m, b - 4u);
 		AGB_WORK(m, 1);
 		b -= ps;
 		count_sub(f, ps);
@@ -229,22 +226,22 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uint32_t *granted)
 {
 	agb_machine *m = f->m;
-	uint32_t b, h, s, need, n, nh, to;
+	uint32_t b, h, s, need, n, nh, ps, to;
 	if (addr == AGB_NULL)
 		return agb_firstfit_alloc(f, size, 8u, granted);
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "realloc", f, addr, 4u, AGB_NULL);
 #endif
+	if (!tag_used_block(m, addr, f->first, f->sentinel, &h, &nh, &ps))
+		return AGB_NULL; /* not a used block: refused untouched */
 	if (size == 0)
 		size = 1;
 	if (size > f->arena_end - f->arena)
 		return AGB_NULL;
 	need = block_size(size);
 	b = addr - 4u;
-	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
-	nh = AGB_LD32(m, n);
 	if (need <= s || ((nh & HDR_FREE) != 0 && s + (nh & ~HDR_FLAGS) >= need)) {
 		uint32_t p = AGB_NULL, nn = AGB_NULL;
 		if ((nh & HDR_FREE) != 0) {

@@ -79,24 +79,30 @@ static void link_z(agb_oam *st, uint32_t s, uint32_t z)
 		AGB_ST8(m, NEXT(st, prev), s);
 }
 
-/* Removes slot s from the Z list: the predecessor is found from the head. */
-static void unlink_z(agb_oam *st, uint32_t s)
+/* Removes slot s from the Z list: the predecessor is found from the head. Returns 0, changing
+ * nothing, when s is not shown (a hidden slot, or one past the 128 entries): the normal
+ * build's guard against hiding or moving a slot twice, at no cost to a shown slot. */
+static int unlink_z(agb_oam *st, uint32_t s)
 {
 	agb_machine *m = st->m;
-	uint32_t after = AGB_LD8(m, NEXT(st, s));
+	uint32_t after;
+	if (s >= AGB_OAM_ENTRIES)
+		return 0;
+	after = AGB_LD8(m, NEXT(st, s));
 	if (st->head == s) {
 		st->head = (uint8_t)after;
-		return;
+		return 1;
 	}
 	for (uint32_t cur = st->head; cur != AGB_OAM_NONE;) {
 		uint32_t nx = AGB_LD8(m, NEXT(st, cur));
 		AGB_WORK(m, 1);
 		if (nx == s) {
 			AGB_ST8(m, NEXT(st, cur), after);
-			return;
+			return 1;
 		}
 		cur = nx;
 	}
+	return 0;
 }
 
 uint32_t agb_oam_show(agb_oam *st, uint32_t z)
@@ -118,8 +124,10 @@ void agb_oam_set_z(agb_oam *st, uint32_t slot, uint32_t z)
 {
 	z &= 0xFFFFu;
 	agb_machine *m = st->m;
-	uint32_t a2 = AGB_LD16(m, ENTRY(st, slot) + 4u);
-	unlink_z(st, slot);
+	uint32_t a2;
+	if (!unlink_z(st, slot))
+		return; /* not shown: refused untouched (agb/oam.h) */
+	a2 = AGB_LD16(m, ENTRY(st, slot) + 4u);
 	AGB_ST32(m, ENTRY(st, slot) + 4u,
 		 (a2 & ~PRIO_MASK) | (agb_oam_priority(st, z) << PRIO_SHIFT) | ((uint32_t)z << 16));
 	link_z(st, slot, z);
@@ -127,7 +135,8 @@ void agb_oam_set_z(agb_oam *st, uint32_t slot, uint32_t z)
 
 void agb_oam_hide(agb_oam *st, uint32_t slot)
 {
-	unlink_z(st, slot);
+	if (!unlink_z(st, slot))
+		return; /* not shown: refused untouched (agb/oam.h) */
 	AGB_ST8(st->m, NEXT(st, slot), st->free_head);
 	st->free_head = (uint8_t)slot;
 }

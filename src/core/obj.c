@@ -98,24 +98,25 @@ uint32_t agb_obj_alloc(agb_obj *h, uint32_t size, uint32_t align, uint32_t *gran
 	return AGB_NULL;
 }
 
-/* Contract: addr came from agb_obj_alloc and is live. Marks the USED block and the CONTINUE run
- * after it UNUSED; neighbours need no merging. O(blocks of the allocation). */
 #ifdef AGB_HEAP_CHECKED
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
+/* Contract: see agb/obj.h. An address that is not the first block of a live allocation (off
+ * the 32-byte grid, outside the usable blocks, a map byte other than USED) is refused
+ * untouched: one map byte read. Else marks the USED block and the CONTINUE run after it
+ * UNUSED; neighbours need no merging. O(blocks of the allocation). */
 void agb_obj_free(agb_obj *h, uint32_t addr)
 {
-#ifdef AGB_HEAP_CHECKED
-	if (addr == AGB_NULL)
-		return;
-#endif
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("obj", "free", h, addr, 0u, );
 #endif
 	agb_obj *st = h;
 	agb_machine *m = st->m;
-	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
+	uint32_t off = addr - st->arena, b = off / AGB_OBJ_BLOCK_BYTES;
+	if ((off & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0 || b - st->first >= st->nblocks - st->first ||
+	    AGB_LD8(m, MAP(st, b)) != AGB_OBJ_USED)
+		return;
 	AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);
 	for (b++; b < st->nblocks && AGB_LD8(m, MAP(st, b)) == AGB_OBJ_CONTINUE; b++)
 		AGB_ST8(m, MAP(st, b), AGB_OBJ_UNUSED);

@@ -472,28 +472,32 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 		flip_all(st, full);
 }
 
-/* Contract: addr came from agb_obj_fast_alloc and is live. The allocation ends at the next start bit or
- * free bit (or the end of the arena); its blocks become free and the summaries follow.
- * O(words the allocation spans). */
 #ifdef AGB_HEAP_CHECKED
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
+/* Contract: see agb/obj_fast.h. An address whose block carries no start bit (off the 32-byte
+ * grid, outside the usable blocks, an interior block, a freed allocation) is refused
+ * untouched: the start word is loaded anyway. Else the allocation ends at the next start bit
+ * or free bit (or the end of the arena); its blocks become free and the summaries follow.
+ * O(words the allocation spans). */
 void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 {
-#ifdef AGB_HEAP_CHECKED
-	if (addr == AGB_NULL)
-		return;
-#endif
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("obj-fast", "free", h, addr, 0u, );
 #endif
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
-	uint32_t b = (addr - st->arena) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t w = b / 32u, lb = 1u << (b % 32u);
-	uint32_t sa = START_W(st, w), sw = AGB_LD32(m, sa) & ~lb;
-	uint32_t f0 = AGB_LD32(m, FREE_W(st, w));
+	uint32_t off = addr - st->arena, b = off / AGB_OBJ_BLOCK_BYTES;
+	uint32_t w = b / 32u, lb = 1u << (b % 32u), sa, sw, f0;
+	if ((off & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0 || b >= st->nblocks)
+		return;
+	sa = START_W(st, w);
+	sw = AGB_LD32(m, sa);
+	if ((sw & lb) == 0)
+		return;
+	sw &= ~lb;
+	f0 = AGB_LD32(m, FREE_W(st, w));
 	/* Start or free bits above the allocation's first block. */
 	uint32_t y = (sw | f0) & (0u - (lb << 1));
 	AGB_ST32(m, sa, sw);

@@ -94,30 +94,50 @@ static uint32_t class_of(const agb_slots *s, uint32_t addr)
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
+/* The normal build's abuse guard: 1 with *k = its class, *word = the bitmap word's address and
+ * *cleared = its value with the slot's bit cleared when addr is a used slot, else 0 (outside
+ * the classes, off its class's slot grid, or a free slot). The bitmap load is the one free
+ * makes anyway. O(classes). */
+static int used_slot(agb_slots *s, uint32_t addr, uint32_t *k, uint32_t *word, uint32_t *cleared)
+{
+	uint32_t i, bit, w;
+	if (addr - s->arena >= s->end - s->arena)
+		return 0;
+	*k = class_of(s, addr);
+	if (((addr - s->base[*k]) & (SLOT_BYTES(*k) - 1u)) != 0)
+		return 0;
+	i = s->index[*k] + ((addr - s->base[*k]) >> (AGB_SLOTS_MIN_LOG2 + *k));
+	*word = s->bitmap + (i >> 5) * 4u;
+	bit = 1u << (i & 31u);
+	w = AGB_LD32(s->m, *word);
+	*cleared = w & ~bit;
+	return (w & bit) != 0;
+}
+
 void agb_slots_free(agb_slots *s, uint32_t addr)
 {
-	uint32_t k;
-	if (addr == AGB_NULL)
-		return;
+	uint32_t k, word, cleared;
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("slots", "free", s, addr, 0u, );
 #endif
-	k = class_of(s, addr);
+	if (!used_slot(s, addr, &k, &word, &cleared))
+		return; /* AGB_NULL, or not a used slot: refused untouched (agb/slots.h) */
+	AGB_ST32(s->m, word, cleared);
 	AGB_ST32(s->m, addr, AGB_LD32(s->m, HEAD(s, k)));
 	AGB_ST32(s->m, HEAD(s, k), addr);
-	bit_put(s, s->index[k] + ((addr - s->base[k]) >> (AGB_SLOTS_MIN_LOG2 + k)), 0u);
 	s->free_count[k]++;
 }
 
 uint32_t agb_slots_realloc(agb_slots *s, uint32_t addr, uint32_t size, uint32_t *granted)
 {
-	uint32_t k, to;
+	uint32_t k, word, cleared, to;
 	if (addr == AGB_NULL)
 		return agb_slots_alloc(s, size, 1u, granted);
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("slots", "realloc", s, addr, 0u, AGB_NULL);
 #endif
-	k = class_of(s, addr);
+	if (!used_slot(s, addr, &k, &word, &cleared))
+		return AGB_NULL; /* not a used slot: refused untouched */
 	if (size <= SLOT_BYTES(k)) {
 		if (granted != NULL)
 			*granted = SLOT_BYTES(k);

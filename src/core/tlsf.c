@@ -1,10 +1,8 @@
 /* `tlsf` core: two-level segregated fit. See include/agb/tlsf.h for the layout and contracts. */
 #include "agb/tlsf.h"
 
-#define HDR_FREE 1u
-#define HDR_PREV_FREE 2u
-#define HDR_FLAGS 7u
-#define MIN_BLOCK 16u
+#include "tags.h"
+
 #define SL_COUNT (1u << AGB_TLSF_SL_LOG2)
 #define SMALL_LIMIT 128u /* sizes below this map linearly: fl 0, sl = size / 8 */
 
@@ -267,24 +265,23 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 {
 	agb_machine *m = t->m;
-	uint32_t b, s, h, n, nh;
+	uint32_t b, s, h, n, nh, ps;
 	if (addr == AGB_NULL)
 		return;
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "free", t, addr, 4u, );
 #endif
+	if (!tag_used_block(m, addr, t->first, t->sentinel, &h, &nh, &ps))
+		return; /* not a used block: refused untouched (agb/tlsf.h) */
 	b = addr - 4u;
-	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
+	n = b + s;
 	if ((h & HDR_PREV_FREE) != 0) {
-		uint32_t ps = AGB_LD32(m, b - 4u);
 		AGB_WORK(m, 1);
 		b -= ps;
 		list_remove(t, b, ps);
 		s += ps;
 	}
-	n = b + s;
-	nh = AGB_LD32(m, n);
 	if ((nh & HDR_FREE) != 0) {
 		AGB_WORK(m, 1);
 		list_remove(t, n, nh & ~HDR_FLAGS);
@@ -296,22 +293,22 @@ void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
 	agb_machine *m = t->m;
-	uint32_t b, h, s, need, n, nh, to;
+	uint32_t b, h, s, need, n, nh, ps, to;
 	if (addr == AGB_NULL)
 		return agb_tlsf_alloc(t, size, 8u, granted);
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "realloc", t, addr, 4u, AGB_NULL);
 #endif
+	if (!tag_used_block(m, addr, t->first, t->sentinel, &h, &nh, &ps))
+		return AGB_NULL; /* not a used block: refused untouched */
 	if (size == 0)
 		size = 1;
 	if (size > t->arena_end - t->arena)
 		return AGB_NULL;
 	need = block_size(size);
 	b = addr - 4u;
-	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
-	nh = AGB_LD32(m, n);
 	if (need <= s || ((nh & HDR_FREE) != 0 && s + (nh & ~HDR_FLAGS) >= need)) {
 		/* In place: absorb a free successor (shrink merges its tail with it too). */
 		AGB_WORK(m, 1);

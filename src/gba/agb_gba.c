@@ -73,7 +73,7 @@ void agb_debug_puts(int level, const char *s)
         return;
     volatile uint8_t *dst = (volatile uint8_t *)(uintptr_t)DEBUG_STRING;
     uint32_t i = 0;
-    while (s[i] && i < DEBUG_MAX) {
+    while (i < DEBUG_MAX && s[i]) {
         dst[i] = (uint8_t)s[i];
         i++;
     }

@@ -79,6 +79,27 @@ static void realloc_of_a_size_near_2_32_fails(void **state)
 	zoo_check(C);
 }
 
+/* With no meta area the marker table takes the head of the arena: the walk shows it as META,
+ * allocations start after it, and an arena with no room besides the table is refused. realloc
+ * of AGB_NULL is an alloc; a move that does not fit fails with the old block untouched. */
+static void marker_table_in_the_arena(void **state)
+{
+	(void)state;
+	struct agb_heap_config c;
+	uint32_t g = 0, table = AGB_BUMP_MARKS * 8u;
+	uint32_t a = zoo_linear_in_arena_table(C, &c, table);
+	assert_int_equal(zoo_walk(C, &c).used_bytes, 100);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 1), AGB_VERB_DONE);
+	zoo_alloc(C, 8, 1);
+	/* a: not the last block, and no room for a copy of 4000 bytes */
+	assert_int_equal(C->realloc(STATE, a, 4000, &g), AGB_NULL);
+	zoo_check(C);
+	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 1), AGB_VERB_DONE);
+	assert_int_equal(zoo_stats(C).free_bytes, 4096u - table - 100u);
+	c.arena_bytes = table;
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_ARENA_TOO_SMALL);
+}
+
 /* A hand-built trace through the engine: reset releases the blocks above the marker. */
 static struct agb_replay_obs last_obs[32];
 static void observe(void *ctx, const struct agb_replay_obs *o)
@@ -126,6 +147,7 @@ int main(void)
 		cmocka_unit_test(linear_with_markers),
 		cmocka_unit_test(realloc_grows_the_last_block_in_place),
 		cmocka_unit_test(realloc_of_a_size_near_2_32_fails),
+		cmocka_unit_test(marker_table_in_the_arena),
 		cmocka_unit_test(engine_forgets_blocks_released_by_reset),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);

@@ -2,8 +2,8 @@
  * with a free, compiled as a game's debug build would compile it, refuses a double free, an
  * interior or foreign address and a realloc of a freed block: nothing changes (its own check()
  * passes, the next allocations are distinct blocks) and agb_heap_abuse records the call. In a
- * normal build the same calls break every one of these cores' invariants, and `tree` loops
- * forever on its next call. */
+ * normal build the same calls break `tree` and `bestfit` (`tree` can loop forever on its next
+ * call); the other cores refuse them silently in O(1) there (test_abuse). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

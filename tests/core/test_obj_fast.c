@@ -77,6 +77,57 @@ static void pair_compare_views(struct pair *p)
 	assert_true(sa.free_sq_sum == sb.free_sq_sum);
 }
 
+static void meta_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	uint32_t *first_meta = ctx;
+	if (kind == AGB_RUN_META && *first_meta == 0 && addr == OBJ_BASE)
+		*first_meta = bytes;
+}
+
+/* Requests of whole words (64 and 96 blocks), a run that ends in a partial last word, and the
+ * bitmap-mode map: the same placements as obj, the same free space, nothing left behind. */
+static void differential_whole_words(void **state)
+{
+	(void)state;
+	struct pair p;
+	uint32_t a, b, c, first_meta = 0;
+	/* 48 blocks: one whole word and half of the next */
+	pair_init(&p, 48u * 32u, 0, META_BASE);
+	a = pair_alloc(&p, 48u * 32u, 1);
+	assert_int_equal(objt_block(a), 0);
+	pair_compare_views(&p);
+	assert_int_equal(pair_alloc(&p, 32, 1), AGB_NULL);
+	pair_free(&p, a);
+	pair_compare_views(&p);
+	assert_int_equal(objt_block(pair_alloc(&p, 16u * 32u, 1)), 0);
+	objt_check(p.b);
+	pair_done(&p);
+
+	pair_init(&p, 0x8000u, 0, META_BASE);
+	a = pair_alloc(&p, 96u * 32u, 1); /* three words at a multiple of 4 words */
+	b = pair_alloc(&p, 64u * 32u, 1); /* two words at a multiple of 2 words */
+	assert_int_equal(objt_block(a), 0);
+	assert_int_equal(objt_block(b), 128);
+	c = pair_alloc(&p, 32, 1);
+	assert_int_equal(objt_block(c), 96);
+	pair_compare_views(&p);
+	/* words 6-31 take 13 more: then no two wholly free words at an even word are left */
+	for (uint32_t i = 0; i < 13u; i++)
+		assert_int_equal(objt_block(pair_alloc(&p, 64u * 32u, 1)), 192u + 64u * i);
+	assert_int_equal(pair_alloc(&p, 64u * 32u, 1), AGB_NULL);
+	assert_int_equal(pair_alloc(&p, 96u * 32u, 1), AGB_NULL);
+	pair_compare_views(&p);
+	objt_check(p.b);
+	pair_done(&p);
+
+	pair_init(&p, 0x8000u, AGB_HEAP_FLAG_OBJ_BITMAP_MODE, META_BASE);
+	assert_int_equal(objt_block(pair_alloc(&p, 64u * 32u, 1)), 512);
+	p.b->core->walk(p.b->state, meta_run, &first_meta);
+	assert_int_equal(first_meta, 512u * 32u);
+	pair_compare_views(&p);
+	pair_done(&p);
+}
+
 static void differential_random(void **state)
 {
 	(void)state;
@@ -345,6 +396,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		OBJ_CASE_LIST,
 		cmocka_unit_test(differential_random),
+		cmocka_unit_test(differential_whole_words),
 		cmocka_unit_test(differential_on_shipped_traces),
 		cmocka_unit_test(worst_case_alloc_cost),
 		cmocka_unit_test(worst_case_alloc_cost_general),

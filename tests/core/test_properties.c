@@ -259,9 +259,43 @@ static void every_core_survives_random_traces(void **state)
 	assert_true(tested >= 5); /* tree, tlsf, buddy, firstfit, slots at least */
 }
 
+/* The registry: every registered core is found by its exact name only, and each arena's
+ * default core manages that arena. */
+static void registry_names_and_defaults(void **state)
+{
+	(void)state;
+	static const enum agb_arena arenas[] = {AGB_ARENA_EWRAM, AGB_ARENA_OBJ_VRAM,
+						AGB_ARENA_BG_VRAM, AGB_ARENA_PAL_RAM};
+	size_t n = 0;
+	for (; agb_heap_cores[n] != NULL; n++) {
+		const char *name = agb_heap_cores[n]->name;
+		char longer[64];
+		assert_ptr_equal(agb_heap_core_find(name), agb_heap_cores[n]);
+		snprintf(longer, sizeof longer, "%sx", name);
+		assert_null(agb_heap_core_find(longer));
+		assert_true(name[0] != '\0');
+		snprintf(longer, sizeof longer, "%.*s", (int)strlen(name) - 1, name);
+		if (longer[0] != '\0')
+			assert_true(agb_heap_core_find(longer) == NULL ||
+				    strcmp(agb_heap_core_find(longer)->name, longer) == 0);
+	}
+	assert_true(n >= 14);
+	assert_null(agb_heap_core_find(""));
+	assert_null(agb_heap_core_find("no-such-core"));
+	for (size_t i = 0; i < sizeof arenas / sizeof arenas[0]; i++) {
+		const struct agb_heap_core *d = agb_heap_core_default(arenas[i]);
+		assert_non_null(d);
+		assert_true((d->arenas & AGB_ARENA_BIT(arenas[i])) != 0);
+	}
+	assert_string_equal(agb_heap_core_default(AGB_ARENA_BG_VRAM)->name, "tiles");
+	assert_string_equal(agb_heap_core_default(AGB_ARENA_OBJ_VRAM)->name, "obj-fast");
+	assert_string_equal(agb_heap_core_default(AGB_ARENA_PAL_RAM)->name, "palstack");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(registry_names_and_defaults),
 		cmocka_unit_test(every_core_survives_random_traces),
 	};
 	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);

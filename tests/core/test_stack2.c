@@ -62,6 +62,29 @@ static void markers_belong_to_their_side(void **state)
 	zoo_check(C);
 }
 
+/* With no meta area the marker table takes the head of the arena (a META run, the low side
+ * starts after it); a full table refuses another marker; realloc of AGB_NULL is an alloc; a
+ * size near 2^32 and a growth past the high side fail with nothing changed. */
+static void marker_table_in_the_arena(void **state)
+{
+	(void)state;
+	struct agb_heap_config c;
+	uint32_t g = 0, table = AGB_STACK2_MARKS * 8u;
+	uint32_t a = zoo_linear_in_arena_table(C, &c, table);
+	assert_int_equal(C->alloc(STATE, 0xFFFFFFFFu, 1, &g), AGB_NULL);
+	/* a is the last low block: growing it in place stops at the high side */
+	assert_int_equal(C->realloc(STATE, a, 4096, &g), AGB_NULL);
+	assert_int_equal(C->realloc(STATE, a, 200, &g), a);
+	assert_int_equal(g, 200);
+	for (uint32_t i = 0; i < AGB_STACK2_MARKS; i++)
+		assert_int_equal(zoo_verb(C, AGB_OP_MARK, 10 + i), AGB_VERB_DONE);
+	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 99), AGB_VERB_FAILED); /* table full */
+	zoo_check(C);
+	assert_int_equal(zoo_stats(C).free_bytes, 4096u - table - 200u);
+	c.arena_bytes = table + 4u;
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_ARENA_TOO_SMALL);
+}
+
 static void realloc_moves_to_the_current_side(void **state)
 {
 	(void)state;
@@ -113,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(two_sides_meet_in_the_middle),
 		cmocka_unit_test(markers_belong_to_their_side),
+		cmocka_unit_test(marker_table_in_the_arena),
 		cmocka_unit_test(realloc_moves_to_the_current_side),
 		cmocka_unit_test(engine_forgets_blocks_of_a_reset_high_side),
 	};

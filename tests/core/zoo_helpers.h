@@ -120,6 +120,22 @@ static inline int zoo_verb(const struct agb_heap_core *core, enum agb_op op, uin
 	return verb != NULL ? verb(STATE, id) : ZOO_NO_VERB;
 }
 
+/* A linear allocator started with no meta area, so its marker table of `table` bytes takes
+ * the head of a 4 KiB arena (*c): realloc of AGB_NULL is an alloc of 100 bytes right after the
+ * table, and the walk shows the table as META. Returns that block. */
+static inline uint32_t zoo_linear_in_arena_table(const struct agb_heap_core *core,
+						  struct agb_heap_config *c, uint32_t table)
+{
+	uint32_t g = 0, a;
+	*c = (struct agb_heap_config){MEM_EWRAM, 4096, AGB_NULL, 0, 0};
+	assert_int_equal(zoo_init(core, c), AGB_HEAP_OK);
+	a = core->realloc(STATE, AGB_NULL, 100, &g);
+	assert_int_equal(a, MEM_EWRAM + table);
+	assert_int_equal(g, 100);
+	assert_int_equal(zoo_walk(core, c).meta_bytes, table);
+	return a;
+}
+
 /* Asserts the core got no 8-bit store and touched nothing unmapped. */
 static inline void zoo_bus_clean(void)
 {

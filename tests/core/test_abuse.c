@@ -1,0 +1,408 @@
+/* test_abuse: the cores under abuse in a NORMAL build (issue 12 item 4: "never corrupts its
+ * metadata in any build"). Each core with a free - except `tree` and `bestfit`, whose own
+ * suites cover them - is handed a double free (before and after the freed block merged with a
+ * neighbour), an interior address, addresses past the pool, in ROM and off the core's grid,
+ * and a realloc of a freed or interior address; after each call its own check() must pass,
+ * its walk must still tile the pool, and the memory must come back whole once the live blocks
+ * are freed. The checking build's record of refused calls (test_checked) is not linked here:
+ * a normal build refuses silently, in O(1), from its own map or headers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "agb/heap.h"
+#include "agb/machine.h"
+#include "agb/oam.h"
+#include "agb/palbanks.h"
+#include "agb/palstack.h"
+#include "agb/regions.h"
+#include "agb/tiles.h"
+#include "machine_fixture.h"
+
+static uint64_t state[AGB_HEAP_STATE_MAX / 8];
+
+struct pool {
+	const struct agb_heap_core *c;
+	struct agb_heap_config cfg;
+	uint32_t unit, free0; /* free bytes of the empty pool */
+};
+
+struct tally {
+	uint32_t next, used, free, bad;
+};
+
+static void tally_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct tally *t = ctx;
+	if (addr != t->next || bytes == 0)
+		t->bad++;
+	t->next = addr + bytes;
+	if (kind == AGB_RUN_USED)
+		t->used += bytes;
+	else if (kind == AGB_RUN_FREE)
+		t->free += bytes;
+}
+
+/* The core's own check() passes and its walk tiles the pool; returns the used bytes. */
+static uint32_t sound(const struct pool *p, const char *after)
+{
+	const char *why = NULL;
+	struct tally t = {p->cfg.arena_addr, 0, 0, 0};
+	if (p->c->check(state, &why) != 0)
+		fail_msg("%s after %s: %s", p->c->name, after, why);
+	p->c->walk(state, tally_run, &t);
+	if (t.bad != 0 || t.next != p->cfg.arena_addr + p->cfg.arena_bytes)
+		fail_msg("%s after %s: the walk no longer tiles the pool", p->c->name, after);
+	return t.used;
+}
+
+static uint32_t free_bytes(const struct pool *p)
+{
+	struct agb_heap_stats s;
+	p->c->stats(state, &s);
+	return s.free_bytes;
+}
+
+static struct pool start(const char *name)
+{
+	struct pool p = {agb_heap_core_find(name), {0}, 0, 0};
+	assert_non_null(p.c);
+	int ewram = (p.c->arenas & AGB_ARENA_BIT(AGB_ARENA_EWRAM)) != 0;
+	p.cfg = (struct agb_heap_config){ewram ? MEM_EWRAM : MEM_VRAM_OBJ, ewram ? 65536u : 32768u,
+					 0x03000000u, 0x4000u, 0};
+	p.unit = p.c->unit;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	assert_int_equal(p.c->init(state, M, &p.cfg), AGB_HEAP_OK);
+	p.free0 = free_bytes(&p);
+	return p;
+}
+
+/* Fills a block's payload with `word`: the abuse must not depend on what the game wrote. */
+static void fill(uint32_t addr, uint32_t bytes, uint32_t word)
+{
+	for (uint32_t i = 0; i < bytes; i += 4u)
+		AGB_ST32(M, addr + i, word);
+}
+
+/* free(addr) must change nothing: the same used bytes, free bytes and a sound pool. */
+static void refused_free(const struct pool *p, uint32_t addr, const char *what)
+{
+	uint32_t used = sound(p, what), fb = free_bytes(p);
+	p->c->free(state, addr);
+	assert_int_equal(sound(p, what), used);
+	if (free_bytes(p) != fb)
+		fail_msg("%s: %s (0x%08x) changed the free bytes", p->c->name, what, (unsigned)addr);
+}
+
+static void refused_realloc(const struct pool *p, uint32_t addr, const char *what)
+{
+	uint32_t g = 0, used, fb;
+	if (p->c->realloc == NULL)
+		return;
+	used = sound(p, what);
+	fb = free_bytes(p);
+	if (p->c->realloc(state, addr, 8u * p->unit, &g) != AGB_NULL)
+		fail_msg("%s: realloc of %s (0x%08x) was served", p->c->name, what, (unsigned)addr);
+	assert_int_equal(sound(p, what), used);
+	assert_int_equal(free_bytes(p), fb);
+}
+
+/* Every abuse on one core, its payloads filled with `word` (zeros; a pattern that sets every
+ * flag bit; one that forges a block header). */
+static void abuse_core(const char *name, uint32_t word)
+{
+	struct pool p = start(name);
+	uint32_t g = 0, blk = 4u * p.unit, end = p.cfg.arena_addr + p.cfg.arena_bytes;
+	uint32_t a = p.c->alloc(state, blk, 1, &g);
+	uint32_t b = p.c->alloc(state, blk, 1, &g);
+	uint32_t c = p.c->alloc(state, blk, 1, &g);
+	uint32_t d = p.c->alloc(state, blk, 1, &g);
+	uint32_t e = p.c->alloc(state, blk, 1, &g);
+	uint32_t f = p.c->alloc(state, blk, 1, &g);
+	const uint32_t all[] = {a, b, c, d, e, f}, live[] = {a, b, f};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		assert_int_not_equal(all[i], AGB_NULL);
+		fill(all[i], blk, word);
+	}
+	sound(&p, "six allocations");
+
+	refused_free(&p, AGB_NULL, "free(AGB_NULL)");
+	refused_free(&p, a + p.unit, "an interior address");
+	refused_free(&p, a + blk - p.unit, "the last unit of a block");
+	refused_free(&p, a + 4u, "an address off the core's grid");
+	refused_free(&p, end + 64u, "an address past the pool");
+	refused_free(&p, p.cfg.arena_addr - p.unit, "an address below the pool");
+	refused_free(&p, 0x08000000u, "a ROM address");
+	refused_realloc(&p, a + p.unit, "an interior address");
+
+	p.c->free(state, c);
+	sound(&p, "a free");
+	refused_free(&p, c, "a double free");
+	refused_realloc(&p, c, "a freed block");
+	p.c->free(state, e);
+	sound(&p, "a second free");
+	/* d merges with both free neighbours (c and d are buddies in `buddy` too): c, d and e
+	 * are now inside one bigger free block */
+	p.c->free(state, d);
+	sound(&p, "a free between two free blocks");
+	refused_free(&p, c, "a double free after a merge");
+	refused_free(&p, d, "a double free of a block merged both ways");
+	refused_free(&p, e, "a double free of a merged successor");
+	refused_free(&p, c + p.unit, "an address inside a free block");
+	refused_free(&p, d + p.unit, "an address inside a merged block");
+	refused_realloc(&p, d, "a freed and merged block");
+
+	/* The pool still serves: new blocks are distinct from the live ones, and freeing every
+	 * live block gives the whole pool back. */
+	uint32_t x = p.c->alloc(state, blk, 1, &g);
+	uint32_t y = p.c->alloc(state, blk, 1, &g);
+	assert_true(x != AGB_NULL && y != AGB_NULL && x != y);
+	for (size_t i = 0; i < sizeof live / sizeof live[0]; i++) {
+		assert_true(x != live[i] && y != live[i]);
+		p.c->free(state, live[i]);
+	}
+	p.c->free(state, x);
+	p.c->free(state, y);
+	assert_int_equal(sound(&p, "freeing every live block"), 0);
+	assert_int_equal(free_bytes(&p), p.free0);
+}
+
+static const char *const cores[] = {"tlsf", "buddy", "firstfit", "slots", "obj", "obj-fast",
+				    "oam"};
+#define NCORES (sizeof cores / sizeof cores[0])
+
+static void abuse_zero_payloads(void **st)
+{
+	(void)st;
+	for (size_t i = 0; i < NCORES; i++)
+		abuse_core(cores[i], 0);
+}
+
+static void abuse_flag_payloads(void **st)
+{
+	(void)st;
+	for (size_t i = 0; i < NCORES; i++)
+		abuse_core(cores[i], 0xFFFFFFFFu);
+}
+
+/* Payload words that each look like the header of a used 16-byte block, with a successor that
+ * says so too: a boundary-tag core (tlsf, firstfit) cannot tell such an interior address from
+ * a block in O(1) - only its checking build can (agb/tlsf.h) - so this runs on the cores that
+ * keep their map outside the blocks, which refuse every interior address. */
+static void abuse_forged_payloads(void **st)
+{
+	(void)st;
+	for (size_t i = 0; i < NCORES; i++)
+		if (strcmp(cores[i], "tlsf") != 0 && strcmp(cores[i], "firstfit") != 0)
+			abuse_core(cores[i], 0x00000010u);
+}
+
+/* oam's slots: hiding a hidden slot, moving a hidden slot and slots past the 128 entries leave
+ * the Z list and the free list as they were. */
+static void oam_slot_abuse(void **st)
+{
+	(void)st;
+	struct pool p = start("oam");
+	agb_oam *o = (agb_oam *)state;
+	uint8_t order[AGB_OAM_ENTRIES];
+	uint32_t s0 = agb_oam_show(o, 10), s1 = agb_oam_show(o, 20), s2 = agb_oam_show(o, 5);
+	assert_true(s0 != AGB_OAM_NONE && s1 != AGB_OAM_NONE && s2 != AGB_OAM_NONE);
+	agb_oam_hide(o, s1);
+	sound(&p, "a hide");
+	agb_oam_hide(o, s1); /* twice */
+	sound(&p, "a second hide of the same slot");
+	agb_oam_set_z(o, s1, 1); /* a hidden slot */
+	sound(&p, "a depth change of a hidden slot");
+	agb_oam_hide(o, AGB_OAM_ENTRIES);
+	agb_oam_set_z(o, 200, 3);
+	sound(&p, "slots past the 128 entries");
+	assert_int_equal(agb_oam_order(o, order, AGB_OAM_ENTRIES), 2);
+	assert_int_equal(order[0], s2);
+	assert_int_equal(order[1], s0);
+	/* 126 more sprites fit and no more: each slot is on exactly one list */
+	for (uint32_t i = 0; i < AGB_OAM_ENTRIES - 2u; i++)
+		assert_int_not_equal(agb_oam_show(o, i), AGB_OAM_NONE);
+	assert_int_equal(agb_oam_show(o, 7), AGB_OAM_NONE);
+	sound(&p, "filling every slot");
+}
+
+/* The palette managers' pal_free of a bank where no palette starts, and palstack's pop of an
+ * empty stack, are refused (AGB_VERB_BAD) with nothing changed. */
+static void palette_abuse(void **st)
+{
+	(void)st;
+	static const char *const pal_cores[] = {"palbanks", "palstack"};
+	for (size_t i = 0; i < 2; i++) {
+		const struct agb_heap_core *c = agb_heap_core_find(pal_cores[i]);
+		struct pool p = {c, {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
+		uint32_t d = 0, fb;
+		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+		assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
+		assert_int_equal(c->pal_load(state, 0, 1, MEM_EWRAM, 32, &d), 0); /* banks 0-1 */
+		assert_int_equal(c->pal_load(state, 0, 2, MEM_EWRAM, 16, &d), 15);
+		fb = free_bytes(&p);
+		const uint32_t bad[][2] = {{0, 1}, {0, 5}, {0, 16}, {2, 0}, {1, 0}, {0, 0xFFFFFFFFu}};
+		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			d = 7;
+			assert_int_equal(c->pal_free(state, bad[k][0], bad[k][1], &d), AGB_VERB_BAD);
+			assert_int_equal(d, 0);
+			sound(&p, "a pal_free where no palette starts");
+			assert_int_equal(free_bytes(&p), fb);
+		}
+		assert_int_equal(c->pal_free(state, 0, 15, &d), AGB_VERB_DONE);
+		assert_int_equal(d, AGB_VERB_RELEASED);
+		assert_int_equal(c->pal_free(state, 0, 15, &d), AGB_VERB_BAD); /* twice */
+		assert_int_equal(free_bytes(&p), fb + PAL_BANK_BYTES);
+		sound(&p, "a second pal_free of a palette");
+		if (c->pal_pop != NULL) {
+			assert_int_equal(c->pal_pop(state, 0, &d), AGB_VERB_BAD); /* empty stack */
+			assert_int_equal(c->pal_pop(state, 2, &d), AGB_VERB_BAD);
+			sound(&p, "a pop of an empty stack");
+		}
+	}
+}
+
+/* Arguments outside the contracts: a side other than 0/1, 0 or more than 256 colours, a bank
+ * past 15, are refused (AGB_PAL_NONE or AGB_VERB_BAD) with nothing changed; the observers
+ * answer 0 for them. */
+static void palette_bad_arguments(void **st)
+{
+	(void)st;
+	static const uint32_t bad[][2] = {{2, 16}, {0, 0}, {1, 257}, {0xFFFFFFFFu, 16}};
+	static const char *const pal_cores[] = {"palbanks", "palstack"};
+	for (size_t i = 0; i < 2; i++) {
+		const struct agb_heap_core *c = agb_heap_core_find(pal_cores[i]);
+		struct pool p = {c, {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
+		uint32_t d = 7;
+		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+		assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
+		p.free0 = free_bytes(&p);
+		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+			d = 7;
+			assert_int_equal(c->pal_load(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
+					 AGB_PAL_NONE);
+			assert_int_equal(d, 0);
+			if (c->pal_push != NULL) {
+				assert_int_equal(c->pal_push(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
+						 AGB_VERB_BAD);
+				assert_int_equal(d, 0);
+			}
+			sound(&p, "a load or push outside the contract");
+		}
+		assert_int_equal(free_bytes(&p), p.free0);
+	}
+	agb_palbanks *pb = (agb_palbanks *)state;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	{
+		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0};
+		uint32_t d = 0;
+		assert_int_equal(agb_palbanks_init(pb, M, &cfg), AGB_HEAP_OK);
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15);
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15); /* shared */
+		assert_int_equal(agb_palbanks_refs(pb, 0, 15), 2);
+		assert_int_equal(agb_palbanks_refs(pb, 2, 15), 0);
+		assert_int_equal(agb_palbanks_refs(pb, 0, 16), 0);
+	}
+	agb_palstack *ps = (agb_palstack *)state;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	{
+		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, MEM_EWRAM, 0x10000u, 0};
+		uint32_t d = 0;
+		assert_int_equal(agb_palstack_init(ps, M, &cfg), AGB_HEAP_OK);
+		assert_int_equal(agb_palstack_push(ps, 1, 1, MEM_EWRAM + 0x8000u, 16, &d), AGB_VERB_DONE);
+		assert_int_equal(agb_palstack_depth(ps, 1), 1);
+		assert_int_equal(agb_palstack_buffer_used(ps, 1), d);
+		assert_int_equal(agb_palstack_depth(ps, 2), 0);
+		assert_int_equal(agb_palstack_buffer_used(ps, 2), 0);
+	}
+}
+
+/* The EWRAM heaps: a NULL `granted`, size 0 (alloc and realloc), an alignment beyond the
+ * pool's and a realloc of AGB_NULL follow the contracts (agb/heap.h). */
+static void block_bad_arguments(void **st)
+{
+	(void)st;
+	static const char *const names[] = {"slots", "bump", "stack2", "tlsf", "firstfit", "buddy"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct agb_heap_config cfg = {MEM_EWRAM, 65536u, 0x03000000u, 0x4000u, 0};
+		const struct agb_heap_core *c = agb_heap_core_find(names[i]);
+		struct pool p = {c, cfg, c->unit, 0};
+		uint32_t g = 0, a, b;
+		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+		assert_int_equal(c->init(state, M, &cfg), AGB_HEAP_OK);
+		p.free0 = free_bytes(&p);
+		a = c->alloc(state, 24, 1, NULL);
+		assert_int_not_equal(a, AGB_NULL);
+		b = c->alloc(state, 0, 1, &g); /* size 0: a real, distinct block */
+		assert_int_not_equal(b, AGB_NULL);
+		assert_int_not_equal(b, a);
+		assert_true(g >= 1);
+		assert_int_equal(c->alloc(state, 16, 0x80000000u, &g), AGB_NULL);
+		a = c->realloc(state, a, 20, NULL); /* shrink or same: a block that holds 20 */
+		assert_int_not_equal(a, AGB_NULL);
+		a = c->realloc(state, a, 0, &g); /* size 0: still a block */
+		assert_int_not_equal(a, AGB_NULL);
+		assert_true(g >= 1);
+		assert_int_not_equal(c->realloc(state, AGB_NULL, 40, &g), AGB_NULL);
+		assert_true(g >= 40);
+		sound(&p, "calls at the edges of the contracts");
+		assert_true(free_bytes(&p) < p.free0);
+	}
+}
+
+/* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last) or of
+ * the transparent pair changes nothing; the unref verb skips a tile that is not resident. */
+static void tiles_abuse(void **st)
+{
+	(void)st;
+	const struct agb_heap_core *c = agb_heap_core_find("tiles");
+	struct pool p = {c, {MEM_VRAM_BG, VRAM_BG_SIZE, MEM_EWRAM, EWRAM_SIZE, 0}, c->unit, 0};
+	agb_tiles *t = (agb_tiles *)state;
+	uint32_t d = 0, b, fb;
+	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
+	assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
+	p.free0 = free_bytes(&p);
+	b = agb_tiles_ref(t, 5, 4, &d);
+	assert_int_equal(d, AGB_VERB_UPLOADED);
+	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
+	assert_int_equal(agb_tiles_ref(t, 9, 8, &d) % 2u, 0); /* another live tile */
+	assert_int_equal(agb_tiles_unref_block(t, b, 4), 0);
+	assert_int_equal(agb_tiles_unref_block(t, b, 4), 1); /* the last ref */
+	sound(&p, "the last unref");
+	fb = free_bytes(&p);
+	assert_int_equal(agb_tiles_unref_block(t, b, 4), 0); /* one too many */
+	sound(&p, "an unref after the last");
+	assert_int_equal(agb_tiles_unref_block(t, 1, 4), 0);
+	assert_int_equal(agb_tiles_unref_block(t, 0, 8), 0);
+	sound(&p, "unrefs of the transparent pair");
+	assert_int_equal(free_bytes(&p), fb);
+	assert_int_equal(c->unref(state, 5, 4, &d), AGB_VERB_DONE);
+	assert_int_equal(d, AGB_VERB_SKIPPED);
+	assert_int_equal(c->unref(state, 5, 3, &d), AGB_VERB_BAD);
+	assert_int_equal(c->unref(state, 0xFFFFu, 4, &d), AGB_VERB_BAD);
+	sound(&p, "unrefs by ROM tile");
+	assert_int_equal(free_bytes(&p), fb);
+	/* the tile is still uploadable, into the block it left */
+	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
+	assert_int_equal(d, AGB_VERB_UPLOADED);
+	sound(&p, "a new ref");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(abuse_zero_payloads),
+		cmocka_unit_test(abuse_flag_payloads),
+		cmocka_unit_test(abuse_forged_payloads),
+		cmocka_unit_test(oam_slot_abuse),
+		cmocka_unit_test(palette_abuse),
+		cmocka_unit_test(tiles_abuse),
+		cmocka_unit_test(palette_bad_arguments),
+		cmocka_unit_test(block_bad_arguments),
+	};
+	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
+}
