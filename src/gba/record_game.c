@@ -10,12 +10,13 @@
  * Its own log is the ground truth the recording is compared with (tests/gba/record_check.py):
  * every allocator call with its arguments and result, every graphics block its manager hands out
  * or takes back, every screen-map cell that comes into or leaves the view, and a frame line
- * before each VBlank wait. Lines start with "rec ". The ROM checks that each frame's work fits in
- * the frame ("rec overrun" otherwise): a late frame would shift its events into the next one.
+ * before each VBlank wait. Lines start with "rec ".
  *
- * Timing contract with the recorder: hardware writes (OAM, scroll, map, DISPCNT) happen right
- * after the VBlank wakes the ROM, before line 0, so what the recorder samples at line 0 is what
- * the ROM logged for that frame; the heap calls of a frame come after its VRAM writes. */
+ * Timing contract with the recorder, checked by the ROM ("rec overrun" otherwise): the hardware
+ * writes of a frame (OAM, scroll, map, DISPCNT) happen after the VBlank wakes the ROM and before
+ * line 0, where the recorder samples the video state; the heap calls come next and end before
+ * the next VBlank, where the recorder puts the frame event. The log of the VRAM changes comes
+ * last: a whole screen of cells takes more than the rest of a frame, which is harmless there. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,12 +32,12 @@ void *memalign(size_t align, size_t size); /* newlib has it in <malloc.h>, not w
 
 #define REG_DISPCNT 0x04000000u
 #define REG_DISPSTAT 0x04000004u
+#define REG_VCOUNT 0x04000006u
 #define REG_IF 0x04000202u
 #define REG_BG0CNT 0x04000008u
 #define REG_BG1CNT 0x0400000Au
 #define REG_BG0HOFS 0x04000010u
 #define REG_BG0VOFS 0x04000012u
-#define REG_TM2 0x04000108u
 #define REG_KEYINPUT 0x04000130u
 #define KEY_START 0x0008u
 #define VRAM 0x06000000u
@@ -154,7 +155,7 @@ static void make_graphics(void)
 	for (uint32_t t = 1; t < BG0_TILES; t++)
 		for (uint32_t r = 0; r < 8u; r++)
 			bg0[t * 8u + r] = bg0_row(t, r);
-	for (uint32_t t = 0; t < 4u; t++) /* 8bpp HUD tiles 0..3, 64 bytes each */
+	for (uint32_t t = 1; t < 4u; t++) /* 8bpp HUD tiles 1..3, 64 bytes each; 0 transparent */
 		for (uint32_t w = 0; w < 16u; w++)
 			bg1[t * 16u + w] = (t + 1u) * 0x01010101u + w;
 	for (uint32_t i = 1; i < 256u; i++) {
@@ -178,12 +179,14 @@ static int log_tiles(void)
 	return next == BG0_TILES + 4u;
 }
 
+/* The level: ground rows of many tiles, sky with sparse clouds. Multiply-shift instead of %: no
+ * division (a libgcc call) in the per-cell code, which runs for a whole screen at the start. */
 static uint32_t level_tile(uint32_t col, uint32_t row)
 {
 	uint32_t h = (col * 2654435761u) ^ (row * 40503u);
 	if (row >= 16u)
-		return 1u + (h >> 11) % (BG0_TILES - 1u);
-	return (h >> 9) % 5u == 0 ? 1u + (h >> 13) % 16u : 0u;
+		return 1u + ((((h >> 11) & 0xFFFFu) * (BG0_TILES - 1u)) >> 16);
+	return (((h >> 9) & 0xFFFFu) * 5u) >> 16 == 0 ? 1u + ((h >> 13) & 15u) : 0u;
 }
 
 static uint32_t hud_tile(uint32_t col)
@@ -283,10 +286,12 @@ static int bullet_block = -1;
 static void *scratch, *level_state, *dma_buf;
 
 static uint16_t shadow_oam[128u * 4u];
+static int oam_dirty = 1;
 
 static void build_oam(void)
 {
 	uint32_t s = 0;
+	oam_dirty = 1;
 	for (uint32_t i = 0; i < 128u; i++)
 		shadow_oam[i * 4u] = 0x0200u; /* hidden */
 	for (uint32_t i = 0; i < nents && s < 128u; i++, s++) {
@@ -359,10 +364,6 @@ static void despawn(uint32_t i)
 /* Bullets share one 8x8 block: allocated with the first bullet, released with the last. */
 static void fire(void)
 {
-	if (bullet_block >= 0 && blocks[bullet_block].state == B_FREE)
-		bullet_block = -1; /* released at the last commit */
-	if (bullet_block >= 0 && blocks[bullet_block].state == B_DYING)
-		return;            /* still on its way out */
 	if (bullet_block < 0) {
 		bullet_block = block_alloc(1u, 0, 1u);
 		if (bullet_block < 0)
@@ -394,11 +395,9 @@ static void update_world(void)
 		bullets[i].x = (int16_t)(bullets[i].x + 3);
 		i++;
 	}
-	if (nbullets == 0 && bullet_block >= 0 && (blocks[bullet_block].state == B_NEW ||
-						   blocks[bullet_block].state == B_LIVE)) {
-		block_release(bullet_block);
-		if (blocks[bullet_block].state == B_FREE)
-			bullet_block = -1;
+	if (nbullets == 0 && bullet_block >= 0) {
+		block_release(bullet_block); /* its index may serve another block from now on */
+		bullet_block = -1;
 	}
 }
 
@@ -433,7 +432,7 @@ static void pack_flush(struct packer *p)
 {
 	if (p->count) {
 		p->line[p->len] = '\0';
-		LOG("%s", p->line);
+		agb_debug_puts(AGB_LOG_INFO, p->line);
 	}
 	p->len = 0;
 	p->count = 0;
@@ -445,9 +444,10 @@ static void pack_num(struct packer *p, int32_t v)
 		p->line[p->len++] = '-';
 		return;
 	}
-	if (v >= 10)
-		p->line[p->len++] = (char)('0' + v / 10);
-	p->line[p->len++] = (char)('0' + v % 10);
+	int32_t tens = v >= 20 ? 2 : v >= 10 ? 1 : 0; /* tiles < 30: no division */
+	if (tens)
+		p->line[p->len++] = (char)('0' + tens);
+	p->line[p->len++] = (char)('0' + v - 10 * tens);
 }
 
 static void pack_cell(struct packer *p, const char *head, int32_t now, int32_t was)
@@ -466,14 +466,17 @@ static void pack_cell(struct packer *p, const char *head, int32_t now, int32_t w
 static void log_cells(const struct view *was, const struct view *now)
 {
 	struct packer p = {.len = 0};
+	int32_t cn[32], co[32];
+	for (uint32_t m = 0; m < 32u; m++) { /* the level column at each map column, or -1 */
+		cn[m] = view_col(now, m);
+		co[m] = view_col(was, m);
+	}
 	for (uint32_t r = 0; r < VIEW_ROWS; r++)
-		for (uint32_t m = 0; m < 32u; m++) {
-			int32_t cn = view_col(now, m), co = view_col(was, m);
-			if (cn != co)
+		for (uint32_t m = 0; m < 32u; m++)
+			if (cn[m] != co[m])
 				pack_cell(&p, "rec bg 0 4",
-					  cn < 0 ? -1 : (int32_t)level_tile((uint32_t)cn, r),
-					  co < 0 ? -1 : (int32_t)level_tile((uint32_t)co, r));
-		}
+					  cn[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)cn[m], r),
+					  co[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)co[m], r));
 	pack_flush(&p);
 	for (uint32_t c = 0; was->on != now->on && c < HUD_COLS; c++)
 		pack_cell(&p, "rec bg 1 8", now->on ? (int32_t)hud_tile(c) : -1,
@@ -488,7 +491,7 @@ static void write_column(uint32_t col)
 		map[r * 32u + col % 32u] = (uint16_t)level_tile(col, r);
 }
 
-/* ---- commit: the hardware writes of a VBlank, then their log ------------------------------ */
+/* ---- commit: the hardware writes of a VBlank ---------------------------------------------- */
 /* The blocks in `state`, by tile (insertion sort: a handful a frame). Returns how many. */
 static uint32_t blocks_in(uint8_t state, uint8_t *out)
 {
@@ -504,29 +507,52 @@ static uint32_t blocks_in(uint8_t state, uint8_t *out)
 	return n;
 }
 
-static void log_blocks(void)
+/* What the last commit changed, logged after the frame's heap calls (log_commit). */
+static struct block gone[MAX_BLOCKS], came[MAX_BLOCKS];
+static uint32_t ngone, ncame;
+static struct view logged;
+
+/* The blocks whose sprites left OAM (freed now) and those whose sprites entered it. */
+static void take_blocks(void)
 {
 	uint8_t idx[MAX_BLOCKS];
-	uint32_t n = blocks_in(B_DYING, idx); /* frees, then allocations, each by tile */
-	for (uint32_t i = 0; i < n; i++) {
+	ngone = blocks_in(B_DYING, idx); /* frees, then allocations, each by tile */
+	for (uint32_t i = 0; i < ngone; i++) {
 		struct block *k = &blocks[idx[i]];
-		LOG("rec obj free %u", (unsigned)k->tile);
+		gone[i] = *k;
 		tiles_mark(k->tile, k->n, 0);
 		k->state = B_FREE;
 	}
-	n = blocks_in(B_NEW, idx);
-	for (uint32_t i = 0; i < n; i++) {
-		struct block *k = &blocks[idx[i]];
-		LOG("rec obj alloc %u %u %u", (unsigned)k->tile, (unsigned)k->n, k->bpp8 ? 8u : 4u);
-		k->state = B_LIVE;
+	ncame = blocks_in(B_NEW, idx);
+	for (uint32_t i = 0; i < ncame; i++) {
+		came[i] = blocks[idx[i]];
+		blocks[idx[i]].state = B_LIVE;
 	}
 }
 
-static void commit(void)
+/* The log of the last commit: slow for a whole screen, so it comes after the frame's heap calls
+ * and may run into the next VBlank (that frame's events are all recorded by then). */
+static void log_commit(void)
+{
+	for (uint32_t i = 0; i < ngone; i++)
+		LOG("rec obj free %u", (unsigned)gone[i].tile);
+	for (uint32_t i = 0; i < ncame; i++)
+		LOG("rec obj alloc %u %u %u", (unsigned)came[i].tile, (unsigned)came[i].n,
+		    came[i].bpp8 ? 8u : 4u);
+	log_cells(&logged, &shown);
+	logged = shown;
+	ngone = ncame = 0;
+}
+
+/* Returns 1 when it changed what the screen shows (the recorder must see it at line 0). */
+static int commit(void)
 {
 	volatile uint16_t *oam = (volatile uint16_t *)(uintptr_t)OAM;
-	for (uint32_t i = 0; i < 128u * 4u; i++)
-		oam[i] = shadow_oam[i];
+	int changed = oam_dirty || shown.on != wanted.on || shown.cam != wanted.cam;
+	if (oam_dirty)
+		for (uint32_t i = 0; i < 128u * 4u; i++)
+			oam[i] = shadow_oam[i];
+	oam_dirty = 0;
 	if (wanted.on)
 		for (uint32_t c = wanted.cam / 8u; c <= (wanted.cam + 239u) / 8u; c++)
 			if (!view_has(&shown, c))
@@ -534,10 +560,9 @@ static void commit(void)
 	AGB_REG16(REG_BG0HOFS) = (uint16_t)wanted.cam;
 	AGB_REG16(REG_BG0VOFS) = BG0_VOFS;
 	AGB_REG16(REG_DISPCNT) = (uint16_t)((1u << 6) | (1u << 12) | (wanted.on ? 3u << 8 : 0u));
-	/* The log, after the writes: all of it is in place before line 0. */
-	log_blocks();
-	log_cells(&shown, &wanted);
+	take_blocks();
 	shown = wanted;
+	return changed;
 }
 
 /* ---- the game ----------------------------------------------------------------------------- */
@@ -603,7 +628,7 @@ int main(void)
 	agb_set_waitcnt(AGB_WAITCNT_GAME);
 	for (uint32_t i = 0; i < 128u; i++)
 		shadow_oam[i * 4u] = 0x0200u;
-	commit(); /* every sprite hidden before the first frame */
+	(void)commit(); /* every sprite hidden before the first frame */
 	AGB_REG16(REG_BG0CNT) = (uint16_t)((28u << 8) | 1u);           /* 4bpp, map 28, prio 1 */
 	AGB_REG16(REG_BG1CNT) = (uint16_t)((29u << 8) | (1u << 7) | (1u << 2)); /* 8bpp, char 1 */
 	make_graphics();
@@ -614,8 +639,8 @@ int main(void)
 	for (;;) {
 		LOG("rec frame");
 		wait_vblank();
-		AGB_REG32(REG_TM2) = 0x00810000u; /* TM2: prescaler 64, started: 4389 ticks a frame */
-		commit();
+		if (commit() && AGB_REG16(REG_VCOUNT) < 160u) /* the recorder samples at line 0 */
+			LOG("rec overrun: commit after line 0");
 		if (!started) {
 			if (log_tiles() && (AGB_REG16(REG_KEYINPUT) & KEY_START) == 0) {
 				started = 1;
@@ -626,8 +651,8 @@ int main(void)
 			if (++frame == GAME_FRAMES)
 				game_end();
 		}
-		if (AGB_REG16(REG_TM2) > 4000u)
-			LOG("rec overrun");
-		AGB_REG32(REG_TM2) = 0;
+		if (AGB_REG16(REG_IF) & 1u) /* they would belong to the next frame */
+			LOG("rec overrun: heap calls after the next VBlank");
+		log_commit();
 	}
 }
