@@ -590,10 +590,14 @@ static int write_text(const char *path, const char *text, size_t len)
 	return agbsim_output_close(&out, !bad);
 }
 
-static const char *base_name(const char *path)
+/* The default name: the game file's name without its extension, and the VRAM mode. */
+static void default_name(const struct record_args *a, char *buf, size_t n)
 {
-	const char *s = strrchr(path, '/');
-	return s != NULL ? s + 1 : path;
+	const char *s = strrchr(a->game, '/'), *dot;
+	s = s != NULL ? s + 1 : a->game;
+	dot = strrchr(s, '.');
+	snprintf(buf, n, "%.*s%s", (int)(dot != NULL && dot != s ? (size_t)(dot - s) : strlen(s)), s,
+		 a->mode == MODE_OBJ ? "-obj" : a->mode == MODE_BG ? "-bg" : "");
 }
 
 /* The trace's arena: the inferred one, checked against --arena-bytes. */
@@ -670,7 +674,9 @@ static int finish(struct recording *r)
 	t.event_count = (uint32_t)e->n;
 	t.events = e->ev;
 	t.frame_count = e->frames;
-	t.name = r->a->name != NULL ? r->a->name : base_name(r->a->game);
+	char name[256];
+	default_name(r->a, name, sizeof name);
+	t.name = r->a->name != NULL ? r->a->name : name;
 	t.source = r->source;
 	rc = render(r, &t, &text, &len);
 	if (rc == AGBSIM_EXIT_OK)

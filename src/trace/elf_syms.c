@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define SHT_SYMTAB 2u
+#define SHT_NOBITS 8u
 #define SHT_DYNSYM 11u
 #define STT_FUNC 2u
 #define MAX_ELF_FILE ((size_t)1 << 30)
@@ -52,6 +53,8 @@ static int section(const unsigned char *b, size_t len, const struct layout *L, u
 	s->size = rd(h + L->sh_size, L->w);
 	s->link = rd(h + L->sh_link, 4);
 	s->entsize = rd(h + L->sh_entsize, L->w);
+	if (s->type == SHT_NOBITS)
+		s->size = 0; /* .bss: occupies no bytes of the file */
 	return s->off > len || len - s->off < s->size ? -1 : 0;
 }
 
