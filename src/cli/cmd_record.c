@@ -28,44 +28,56 @@
 #include "mgba_record.h"
 #endif
 
-#define CMD "record"
-#define DEFAULT_FRAMES 600u
-#define MAX_FRAMES 10000000u
+#define CMD             "record"
+#define DEFAULT_FRAMES  600u
+#define MAX_FRAMES      10000000u
 #define ELF_MACHINE_ARM 40u
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agbsim record GAME.elf [--rom GAME.gba] [--frames N] -o TRACE.json\n"
-		"       agbsim record GAME.gba --vram=obj|bg [--frames N] -o TRACE.json\n\n"
-		"Runs a GBA game in libmgba (headless, nothing written to $HOME) for N frames and\n"
-		"writes what it asked of memory as a v1 trace that replay, bench and measure take.\n\n"
-		"Heap mode (default): breakpoints on the allocator the game's ELF symbols name\n"
-		"(newlib's malloc, calloc, realloc, free, memalign and their _r variants); each call\n"
-		"becomes an alloc/realloc/free (calls made inside another one, such as realloc's own\n"
-		"malloc, are part of it), each VBlank a frame. The arena (ewram or obj_vram) and its\n"
-		"size are inferred from the blocks the game got.\n"
-		"VRAM mode: obj reads OAM every frame (a sprite's tile range is a block, allocated\n"
-		"when it first appears, freed when no sprite uses it); bg reads the visible screen\n"
-		"maps (a ref/unref per cell that changes; tiles named by a hash of their pixels).\n\n"
-		"Options:\n"
-		"  -o FILE            the trace ('-': stdout); written only when complete\n"
-		"  --frames N         frames to run (default %u: 10 seconds)\n"
-		"  --rom FILE         the ROM to boot (default: GAME.gba beside GAME.elf, else the ELF)\n"
-		"  --symbols LIST     the game's own allocator instead of newlib's:\n"
-		"                     alloc=NAME,free=NAME[,realloc=NAME][,calloc=NAME][,memalign=NAME];\n"
-		"                     NAME:K when K arguments (a heap handle) come before the C ones\n"
-		"  --vram=obj|bg      VRAM mode (GAME may be a .gba: no symbols needed)\n"
-		"  --input FILE       a button script: lines 'FRAME KEY...' (keys held from that\n"
-		"                     frame on: A B SELECT START RIGHT LEFT UP DOWN R L, '-' none)\n"
-		"  --arena-bytes N    the trace's pool size instead of the inferred one\n"
-		"  --name NAME        the trace's name (default: the game file's name)\n"
-		"  --game-log FILE    also write the game's debug prints (mGBA's debug registers)\n"
-		"  -q, --quiet        no progress and no summary on stderr\n"
-		"  -h, --help         show this help\n\n"
-		"Exit status: 0 ok, 2 bad usage or input (no ELF symbols, a stripped ELF, a game that\n"
-		"never called the allocator), 3 I/O error or built without libmgba.\n",
-		DEFAULT_FRAMES);
+	        "Usage: agbsim record GAME.elf [--rom GAME.gba] [--frames N] -o TRACE.json\n"
+	        "       agbsim record GAME.gba --vram=obj|bg [--frames N] -o TRACE.json\n\n"
+	        "Runs a GBA game in libmgba (headless, nothing written to $HOME) for N frames and\n"
+	        "writes what it asked of memory as a v1 trace that replay, bench and measure "
+	        "take.\n\n"
+	        "Heap mode (default): breakpoints on the allocator the game's ELF symbols name\n"
+	        "(newlib's malloc, calloc, realloc, free, memalign and their _r variants); each "
+	        "call\n"
+	        "becomes an alloc/realloc/free (calls made inside another one, such as realloc's "
+	        "own\n"
+	        "malloc, are part of it), each VBlank a frame. The arena (ewram or obj_vram) and "
+	        "its\n"
+	        "size are inferred from the blocks the game got.\n"
+	        "VRAM mode: obj reads OAM every frame (a sprite's tile range is a block, "
+	        "allocated\n"
+	        "when it first appears, freed when no sprite uses it); bg reads the visible "
+	        "screen\n"
+	        "maps (a ref/unref per cell that changes; tiles named by a hash of their "
+	        "pixels).\n\n"
+	        "Options:\n"
+	        "  -o FILE            the trace ('-': stdout); written only when complete\n"
+	        "  --frames N         frames to run (default %u: 10 seconds)\n"
+	        "  --rom FILE         the ROM to boot (default: GAME.gba beside GAME.elf, else the "
+	        "ELF)\n"
+	        "  --symbols LIST     the game's own allocator instead of newlib's:\n"
+	        "                     "
+	        "alloc=NAME,free=NAME[,realloc=NAME][,calloc=NAME][,memalign=NAME];\n"
+	        "                     NAME:K when K arguments (a heap handle) come before the C "
+	        "ones\n"
+	        "  --vram=obj|bg      VRAM mode (GAME may be a .gba: no symbols needed)\n"
+	        "  --input FILE       a button script: lines 'FRAME KEY...' (keys held from that\n"
+	        "                     frame on: A B SELECT START RIGHT LEFT UP DOWN R L, '-' "
+	        "none)\n"
+	        "  --arena-bytes N    the trace's pool size instead of the inferred one\n"
+	        "  --name NAME        the trace's name (default: the game file's name)\n"
+	        "  --game-log FILE    also write the game's debug prints (mGBA's debug registers)\n"
+	        "  -q, --quiet        no progress and no summary on stderr\n"
+	        "  -h, --help         show this help\n\n"
+	        "Exit status: 0 ok, 2 bad usage or input (no ELF symbols, a stripped ELF, a game "
+	        "that\n"
+	        "never called the allocator), 3 I/O error or built without libmgba.\n",
+	        DEFAULT_FRAMES);
 }
 
 enum rec_mode { MODE_HEAP, MODE_OBJ, MODE_BG };
@@ -75,8 +87,7 @@ struct record_args {
 	uint32_t frames, arena_bytes;
 	enum rec_mode mode;
 	int quiet;
-	int argc;
-	char **argv;
+	char *source; /* the command as typed (getopt reorders argv) */
 };
 
 static int record_option(void *ctx, int opt, const char *arg)
@@ -84,14 +95,15 @@ static int record_option(void *ctx, int opt, const char *arg)
 	struct record_args *a = ctx;
 	switch (opt) {
 	case 'n':
-		if (agbsim_parse_u32(arg, &a->frames) != 0 || a->frames == 0 || a->frames > MAX_FRAMES)
+		if (agbsim_parse_u32(arg, &a->frames) != 0 || a->frames == 0 ||
+		    a->frames > MAX_FRAMES)
 			return agbsim_usage_error(CMD, "--frames wants an integer 1..%u, not '%s'",
-						  MAX_FRAMES, arg);
+			                          MAX_FRAMES, arg);
 		return AGBSIM_EXIT_OK;
 	case 'b':
 		if (agbsim_parse_u32(arg, &a->arena_bytes) != 0 || a->arena_bytes == 0)
-			return agbsim_usage_error(CMD, "--arena-bytes wants a positive integer, not '%s'",
-						  arg);
+			return agbsim_usage_error(
+			        CMD, "--arena-bytes wants a positive integer, not '%s'", arg);
 		return AGBSIM_EXIT_OK;
 	case 'v':
 		if (strcmp(arg, "obj") == 0)
@@ -112,32 +124,36 @@ static int record_option(void *ctx, int opt, const char *arg)
 static int parse_args(struct record_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"frames", required_argument, NULL, 'n'},
-		{"rom", required_argument, NULL, 'r'},    {"symbols", required_argument, NULL, 's'},
-		{"vram", required_argument, NULL, 'v'},   {"input", required_argument, NULL, 'i'},
-		{"arena-bytes", required_argument, NULL, 'b'}, {"name", required_argument, NULL, 'N'},
-		{"game-log", required_argument, NULL, 'g'}, {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	        {"output", required_argument, NULL, 'o'},
+	        {"frames", required_argument, NULL, 'n'},
+	        {"rom", required_argument, NULL, 'r'},
+	        {"symbols", required_argument, NULL, 's'},
+	        {"vram", required_argument, NULL, 'v'},
+	        {"input", required_argument, NULL, 'i'},
+	        {"arena-bytes", required_argument, NULL, 'b'},
+	        {"name", required_argument, NULL, 'N'},
+	        {"game-log", required_argument, NULL, 'g'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	static const struct agbsim_cli_text texts[] = {
-		AGBSIM_CLI_TEXT('o', struct record_args, out),
-		AGBSIM_CLI_TEXT('r', struct record_args, rom),
-		AGBSIM_CLI_TEXT('s', struct record_args, symbols),
-		AGBSIM_CLI_TEXT('i', struct record_args, input),
-		AGBSIM_CLI_TEXT('N', struct record_args, name),
-		AGBSIM_CLI_TEXT('g', struct record_args, game_log),
-		{0, 0}};
+	        AGBSIM_CLI_TEXT('o', struct record_args, out),
+	        AGBSIM_CLI_TEXT('r', struct record_args, rom),
+	        AGBSIM_CLI_TEXT('s', struct record_args, symbols),
+	        AGBSIM_CLI_TEXT('i', struct record_args, input),
+	        AGBSIM_CLI_TEXT('N', struct record_args, name),
+	        AGBSIM_CLI_TEXT('g', struct record_args, game_log),
+	        {0, 0}};
 	const struct agbsim_cli cli = {CMD, "o:q", longopts, usage, record_option, a, NULL, texts};
 	int first, rc;
 	a->frames = DEFAULT_FRAMES;
-	a->argc = argc;
-	a->argv = argv;
 	rc = agbsim_cli_parse(&cli, argc, argv, &first);
 	if (rc != AGBSIM_CLI_RUN)
 		return rc;
 	if (first != argc - 1)
 		return agbsim_usage_error(CMD, first >= argc ? "no GAME given"
-							     : "exactly one GAME expected");
+		                                             : "exactly one GAME expected");
 	a->game = argv[first];
 	if (a->out == NULL)
 		return agbsim_usage_error(CMD, "no output file given (-o TRACE.json)");
@@ -199,7 +215,7 @@ struct script {
 };
 
 static int script_error(const char *path, unsigned line, unsigned col, const char *msg,
-			const char *word, size_t wlen)
+                        const char *word, size_t wlen)
 {
 	if (word != NULL)
 		agbsim_error("%s:%u:%u: %s '%.*s'", path, line, col, msg, (int)wlen, word);
@@ -210,8 +226,8 @@ static int script_error(const char *path, unsigned line, unsigned col, const cha
 
 static uint32_t key_bit(const char *w, size_t n)
 {
-	static const char *const names[] = {"A", "B", "SELECT", "START", "RIGHT",
-					    "LEFT", "UP", "DOWN", "R", "L"};
+	static const char *const names[] = {"A",    "B",  "SELECT", "START", "RIGHT",
+	                                    "LEFT", "UP", "DOWN",   "R",     "L"};
 	for (uint32_t i = 0; i < 10u; i++)
 		if (strlen(names[i]) == n && strncasecmp(names[i], w, n) == 0)
 			return 1u << i;
@@ -220,7 +236,7 @@ static uint32_t key_bit(const char *w, size_t n)
 
 /* One line "FRAME KEY..." (or blank, or a # comment) into the script. */
 static int script_line(const char *path, unsigned ln, const char *s, const char *end,
-		       struct script *sc, size_t *cap)
+                       struct script *sc, size_t *cap)
 {
 	const char *p = s;
 	uint32_t frame = 0, keys = 0;
@@ -242,23 +258,27 @@ static int script_line(const char *path, unsigned ln, const char *s, const char 
 			memcpy(num, w, n);
 			num[n] = '\0';
 			if (agbsim_parse_u32(num, &frame) != 0)
-				return script_error(path, ln, col, "expected a frame number, not", w, n);
+				return script_error(path, ln, col, "expected a frame number, not",
+				                    w, n);
 			if (sc->n != 0 && frame <= sc->steps[sc->n - 1].frame)
-				return script_error(path, ln, col, "frame numbers must increase:", w, n);
+				return script_error(path, ln, col,
+				                    "frame numbers must increase:", w, n);
 		} else if (!(n == 1 && *w == '-')) {
 			uint32_t bit = key_bit(w, n);
 			if (bit == 0)
-				return script_error(path, ln, col,
-						    "unknown key (A B SELECT START RIGHT LEFT UP DOWN R L, "
-						    "'-' for none):", w, n);
+				return script_error(
+				        path, ln, col,
+				        "unknown key (A B SELECT START RIGHT LEFT UP DOWN R L, "
+				        "'-' for none):",
+				        w, n);
 			keys |= bit;
 		}
 	}
 	if (words == 0)
 		return AGBSIM_EXIT_OK;
 	if (words == 1)
-		return script_error(path, ln, 1, "a frame number needs keys after it ('-' for none)",
-				    NULL, 0);
+		return script_error(path, ln, 1,
+		                    "a frame number needs keys after it ('-' for none)", NULL, 0);
 	if (sc->n == *cap) {
 		*cap = *cap ? *cap * 2u : 16u;
 		struct key_step *ns = realloc(sc->steps, *cap * sizeof *ns);
@@ -310,7 +330,7 @@ struct heap_fns {
 };
 
 static void add_fn(struct heap_fns *h, const char *name, size_t len, enum agb_rec_fn fn,
-		   uint32_t arg, int required)
+                   uint32_t arg, int required)
 {
 	struct fnspec *s = &h->f[h->n++];
 	snprintf(s->name, sizeof s->name, "%.*s", (int)len, name);
@@ -324,9 +344,11 @@ static void default_fns(struct heap_fns *h)
 	static const struct {
 		const char *name;
 		enum agb_rec_fn fn;
-	} d[] = {{"malloc", AGB_REC_MALLOC},     {"calloc", AGB_REC_CALLOC},
-		 {"realloc", AGB_REC_REALLOC},   {"free", AGB_REC_FREE},
-		 {"memalign", AGB_REC_MEMALIGN}};
+	} d[] = {{"malloc", AGB_REC_MALLOC},
+	         {"calloc", AGB_REC_CALLOC},
+	         {"realloc", AGB_REC_REALLOC},
+	         {"free", AGB_REC_FREE},
+	         {"memalign", AGB_REC_MEMALIGN}};
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
 		char r[32];
 		add_fn(h, d[i].name, strlen(d[i].name), d[i].fn, 0, 0);
@@ -342,23 +364,28 @@ static int parse_symbols(const char *list, struct heap_fns *h)
 		const char *role;
 		enum agb_rec_fn fn;
 		uint32_t c_args;
-	} roles[] = {{"alloc", AGB_REC_MALLOC, 1}, {"free", AGB_REC_FREE, 1},
-		     {"realloc", AGB_REC_REALLOC, 2}, {"calloc", AGB_REC_CALLOC, 2},
-		     {"memalign", AGB_REC_MEMALIGN, 2}};
+	} roles[] = {{"alloc", AGB_REC_MALLOC, 1},
+	             {"free", AGB_REC_FREE, 1},
+	             {"realloc", AGB_REC_REALLOC, 2},
+	             {"calloc", AGB_REC_CALLOC, 2},
+	             {"memalign", AGB_REC_MEMALIGN, 2}};
 	int have_alloc = 0;
 	for (const char *p = list; *p;) {
 		const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
 		const char *eq = memchr(p, '=', (size_t)(end - p));
 		size_t r;
 		if (eq == NULL)
-			return agbsim_usage_error(CMD, "--symbols: '%.*s' is not ROLE=NAME", (int)(end - p), p);
+			return agbsim_usage_error(CMD, "--symbols: '%.*s' is not ROLE=NAME",
+			                          (int)(end - p), p);
 		for (r = 0; r < sizeof roles / sizeof roles[0]; r++)
 			if (strlen(roles[r].role) == (size_t)(eq - p) &&
 			    strncmp(roles[r].role, p, (size_t)(eq - p)) == 0)
 				break;
 		if (r == sizeof roles / sizeof roles[0])
-			return agbsim_usage_error(CMD, "--symbols: unknown role '%.*s' (alloc, free, "
-						       "realloc, calloc, memalign)", (int)(eq - p), p);
+			return agbsim_usage_error(CMD,
+			                          "--symbols: unknown role '%.*s' (alloc, free, "
+			                          "realloc, calloc, memalign)",
+			                          (int)(eq - p), p);
 		const char *name = eq + 1, *colon = memchr(name, ':', (size_t)(end - name));
 		size_t nlen = (size_t)((colon ? colon : end) - name);
 		uint32_t k = 0;
@@ -366,16 +393,20 @@ static int parse_symbols(const char *list, struct heap_fns *h)
 			char num[8];
 			size_t kl = (size_t)(end - colon - 1);
 			if (kl == 0 || kl >= sizeof num)
-				return agbsim_usage_error(CMD, "--symbols: bad argument count after '%.*s'",
-							  (int)nlen, name);
+				return agbsim_usage_error(
+				        CMD, "--symbols: bad argument count after '%.*s'",
+				        (int)nlen, name);
 			memcpy(num, colon + 1, kl);
 			num[kl] = '\0';
 			if (agbsim_parse_u32(num, &k) != 0 || k + roles[r].c_args > 4u)
-				return agbsim_usage_error(CMD, "--symbols: %s takes %u argument(s) in "
-							       "r0-r3: NAME:K wants K 0..%u",
-							  roles[r].role, roles[r].c_args, 4u - roles[r].c_args);
+				return agbsim_usage_error(CMD,
+				                          "--symbols: %s takes %u argument(s) in "
+				                          "r0-r3: NAME:K wants K 0..%u",
+				                          roles[r].role, roles[r].c_args,
+				                          4u - roles[r].c_args);
 		}
-		if (nlen == 0 || nlen >= sizeof h->f[0].name || h->n == sizeof h->f / sizeof h->f[0])
+		if (nlen == 0 || nlen >= sizeof h->f[0].name ||
+		    h->n == sizeof h->f / sizeof h->f[0])
 			return agbsim_usage_error(CMD, "--symbols: bad NAME for %s", roles[r].role);
 		add_fn(h, name, nlen, roles[r].fn, k, 1);
 		have_alloc |= roles[r].fn != AGB_REC_FREE;
@@ -408,8 +439,8 @@ static int resolve_fns(const char *game, struct heap_fns *h)
 	if (agb_elf_symbols_load(game, &syms, err, sizeof err) != 0) {
 		if (strcmp(err, "no symbol table") == 0)
 			agbsim_error("%s: no symbol table (a stripped ELF?): heap mode finds the "
-				     "allocator by name; record the unstripped ELF the build makes",
-				     game);
+			             "allocator by name; record the unstripped ELF the build makes",
+			             game);
 		else
 			agbsim_error("%s: %s", game, err);
 		agb_elf_symbols_release(&syms);
@@ -424,7 +455,7 @@ static int resolve_fns(const char *game, struct heap_fns *h)
 		const struct agb_elf_sym *s = agb_elf_symbol_find(&syms, h->f[i].name);
 		if (s == NULL && h->f[i].required) {
 			agbsim_error("%s: no function '%s' in the ELF's symbols (--symbols)", game,
-				     h->f[i].name);
+			             h->f[i].name);
 			agb_elf_symbols_release(&syms);
 			return AGBSIM_EXIT_USAGE;
 		}
@@ -437,9 +468,10 @@ static int resolve_fns(const char *game, struct heap_fns *h)
 	h->n = k;
 	agb_elf_symbols_release(&syms);
 	if (!allocates) {
-		agbsim_error("%s: no allocator in the ELF's symbols (looked for malloc, calloc, realloc, "
-			     "memalign and their _r variants): name the game's own with --symbols",
-			     game);
+		agbsim_error("%s: no allocator in the ELF's symbols (looked for malloc, calloc, "
+		             "realloc, "
+		             "memalign and their _r variants): name the game's own with --symbols",
+		             game);
 		return AGBSIM_EXIT_USAGE;
 	}
 	return AGBSIM_EXIT_OK;
@@ -470,7 +502,7 @@ struct recording {
 	struct agb_rec_obj *obj;
 	struct agb_rec_bg bg;
 	struct agb_rec *rec;
-	char *source;
+	const char *source;
 };
 
 static void on_call(void *ctx, const struct agb_rec_call *c)
@@ -483,9 +515,9 @@ static void on_call(void *ctx, const struct agb_rec_call *c)
 
 static struct agb_rec_events *events_of(struct recording *r)
 {
-	return r->a->mode == MODE_HEAP ? &r->heap.out
+	return r->a->mode == MODE_HEAP  ? &r->heap.out
 	       : r->a->mode == MODE_OBJ ? &r->obj->out
-					: &r->bg.out;
+	                                : &r->bg.out;
 }
 
 static void progress(const struct recording *r, uint32_t f, int last)
@@ -493,7 +525,7 @@ static void progress(const struct recording *r, uint32_t f, int last)
 	if (r->a->quiet || !isatty(STDERR_FILENO) || (!last && f % 60u != 0))
 		return;
 	fprintf(stderr, "\ragbsim: record: frame %u/%u, %zu events", f, r->a->frames,
-		events_of((struct recording *)r)->n);
+	        events_of((struct recording *)r)->n);
 	if (last)
 		fputc('\n', stderr);
 }
@@ -508,7 +540,8 @@ static int run_frames(struct recording *r)
 		const struct agb_rec_video *v = agb_rec_video(r->rec);
 		if (v != NULL && r->a->mode == MODE_OBJ)
 			agb_rec_obj_sample(r->obj, v->oam, v->io[0]);
-		if (v != NULL && r->a->mode == MODE_BG && agb_rec_bg_sample(&r->bg, v->io, v->vram) != 0) {
+		if (v != NULL && r->a->mode == MODE_BG &&
+		    agb_rec_bg_sample(&r->bg, v->io, v->vram) != 0) {
 			agbsim_error("record: out of memory");
 			return AGBSIM_EXIT_IO;
 		}
@@ -532,8 +565,9 @@ static int start(struct recording *r, const char *rom)
 	}
 	for (size_t i = 0; i < r->fns.n; i++)
 		if (agb_rec_watch(r->rec, r->fns.f[i].addr, (uint32_t)i) != 0) {
-			agbsim_error("%s: mGBA cannot set a breakpoint on '%s' at 0x%08x", r->a->game,
-				     r->fns.f[i].name, (unsigned)(r->fns.f[i].addr & ~1u));
+			agbsim_error("%s: mGBA cannot set a breakpoint on '%s' at 0x%08x",
+			             r->a->game, r->fns.f[i].name,
+			             (unsigned)(r->fns.f[i].addr & ~1u));
 			return AGBSIM_EXIT_USAGE;
 		}
 	return AGBSIM_EXIT_OK;
@@ -596,8 +630,11 @@ static void default_name(const struct record_args *a, char *buf, size_t n)
 	const char *s = strrchr(a->game, '/'), *dot;
 	s = s != NULL ? s + 1 : a->game;
 	dot = strrchr(s, '.');
-	snprintf(buf, n, "%.*s%s", (int)(dot != NULL && dot != s ? (size_t)(dot - s) : strlen(s)), s,
-		 a->mode == MODE_OBJ ? "-obj" : a->mode == MODE_BG ? "-bg" : "");
+	snprintf(buf, n, "%.*s%s", (int)(dot != NULL && dot != s ? (size_t)(dot - s) : strlen(s)),
+	         s,
+	         a->mode == MODE_OBJ  ? "-obj"
+	         : a->mode == MODE_BG ? "-bg"
+	                              : "");
 }
 
 /* The trace's arena: the inferred one, checked against --arena-bytes. */
@@ -616,9 +653,10 @@ static int pick_arena(struct recording *r, struct agb_trace *t)
 	}
 	if (r->a->arena_bytes != 0) {
 		if (r->a->arena_bytes > agb_arena_region_bytes(t->arena))
-			return agbsim_usage_error(CMD, "--arena-bytes %u is larger than %s (%u bytes)",
-						  r->a->arena_bytes, agb_arena_name(t->arena),
-						  agb_arena_region_bytes(t->arena));
+			return agbsim_usage_error(CMD,
+			                          "--arena-bytes %u is larger than %s (%u bytes)",
+			                          r->a->arena_bytes, agb_arena_name(t->arena),
+			                          agb_arena_region_bytes(t->arena));
 		t->arena_bytes = r->a->arena_bytes;
 	}
 	return AGBSIM_EXIT_OK;
@@ -630,14 +668,15 @@ static void summary(const struct recording *r, const struct agb_trace *t)
 	if (r->a->quiet)
 		return;
 	fprintf(stderr, "agbsim: record: %u frames, %zu events, arena %s %u bytes", r->a->frames,
-		e->n, agb_arena_name(t->arena), t->arena_bytes);
+	        e->n, agb_arena_name(t->arena), t->arena_bytes);
 	if (r->a->mode == MODE_HEAP)
-		fprintf(stderr, "; %llu calls (%llu inside other calls), %llu refused by the game, "
-				"%llu free(NULL), %llu on unknown blocks",
-			(unsigned long long)r->heap.calls,
-			(unsigned long long)agb_rec_nested(r->rec),
-			(unsigned long long)r->heap.failed, (unsigned long long)r->heap.free_null,
-			(unsigned long long)r->heap.unknown);
+		fprintf(stderr,
+		        "; %llu calls (%llu inside other calls), %llu refused by the game, "
+		        "%llu free(NULL), %llu on unknown blocks",
+		        (unsigned long long)r->heap.calls,
+		        (unsigned long long)agb_rec_nested(r->rec),
+		        (unsigned long long)r->heap.failed, (unsigned long long)r->heap.free_null,
+		        (unsigned long long)r->heap.unknown);
 	if (r->a->mode == MODE_OBJ && r->obj->saw_2d)
 		fprintf(stderr, "; OBJ 2D mapping seen: tile ranges read as 1D");
 	if (r->a->mode == MODE_BG)
@@ -645,7 +684,7 @@ static void summary(const struct recording *r, const struct agb_trace *t)
 	fputc('\n', stderr);
 	if (r->a->mode == MODE_HEAP && agb_rec_in_call(r->rec))
 		fprintf(stderr, "agbsim: record: note: a call was still running at the last frame "
-				"and is not in the trace\n");
+		                "and is not in the trace\n");
 }
 
 static int finish(struct recording *r)
@@ -664,8 +703,8 @@ static int finish(struct recording *r)
 	}
 	if (r->a->mode == MODE_HEAP && r->heap.calls == 0) {
 		agbsim_error("%s: the game made no allocator call in %u frames (a title screen "
-			     "waiting for a key? give --input, or more --frames)",
-			     r->a->game, r->a->frames);
+		             "waiting for a key? give --input, or more --frames)",
+		             r->a->game, r->a->frames);
 		return AGBSIM_EXIT_USAGE;
 	}
 	rc = pick_arena(r, &t);
@@ -693,16 +732,14 @@ static int record(const struct record_args *a)
 	char rombuf[4096];
 	int rc = AGBSIM_EXIT_OK;
 	agb_rec_heap_init(&r.heap);
-	r.source = command_line(a->argc, a->argv);
-	if (r.source == NULL) {
-		agbsim_error("record: out of memory");
-		return AGBSIM_EXIT_IO;
-	}
+	r.source = a->source;
 	if (a->mode == MODE_HEAP) {
 		if (!is_elf(a->game)) {
-			agbsim_error("%s: not an ELF file: heap mode reads the allocator's address from "
-				     "the game's ELF (give it, and --rom GAME.gba), or use --vram=obj|bg",
-				     a->game);
+			agbsim_error(
+			        "%s: not an ELF file: heap mode reads the allocator's address from "
+			        "the game's ELF (give it, and --rom GAME.gba), or use "
+			        "--vram=obj|bg",
+			        a->game);
 			rc = AGBSIM_EXIT_USAGE;
 		} else {
 			if (a->symbols != NULL)
@@ -738,7 +775,6 @@ static int record(const struct record_args *a)
 	if (a->mode == MODE_BG)
 		agb_rec_bg_release(&r.bg);
 	free(r.script.steps);
-	free(r.source);
 	return rc;
 }
 
@@ -747,21 +783,29 @@ static int record(const struct record_args *a)
 int agbsim_cmd_record(int argc, char **argv)
 {
 	struct record_args a = {0};
-	int rc = parse_args(&a, argc, argv);
-	if (rc != AGBSIM_CLI_RUN)
-		return rc;
+	char *source = command_line(argc, argv); /* before getopt moves the operands */
+	int rc;
+	if (source == NULL) {
+		agbsim_error("record: out of memory");
+		return AGBSIM_EXIT_IO;
+	}
+	rc = parse_args(&a, argc, argv);
+	a.source = source;
+	if (rc == AGBSIM_CLI_RUN) {
 #ifdef AGB_MEASURE_ENABLED
-	return record(&a);
+		rc = record(&a);
 #else
-	(void)pick_rom;
-	(void)resolve_fns;
-	(void)default_fns;
-	(void)parse_symbols;
-	(void)load_script;
-	(void)command_line;
-	(void)is_elf;
-	agbsim_error("record: this agbsim was built without libmgba; install libmgba-dev "
-		     "(scripts/setup) and rebuild");
-	return AGBSIM_EXIT_IO;
+		(void)pick_rom; /* the heap-mode helpers serve record() only */
+		(void)resolve_fns;
+		(void)default_fns;
+		(void)parse_symbols;
+		(void)load_script;
+		(void)is_elf;
+		agbsim_error("record: this agbsim was built without libmgba; install libmgba-dev "
+		             "(scripts/setup) and rebuild");
+		rc = AGBSIM_EXIT_IO;
 #endif
+	}
+	free(source);
+	return rc;
 }

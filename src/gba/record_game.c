@@ -25,33 +25,33 @@ void *memalign(size_t align, size_t size); /* newlib has it in <malloc.h>, not w
 
 #include "agb_gba.h"
 
-#define GAME_FRAMES 150u
+#define GAME_FRAMES  150u
 #define MAX_ENTITIES 40u
-#define MAX_BLOCKS 64u
-#define MAX_BULLETS 24u
+#define MAX_BLOCKS   64u
+#define MAX_BULLETS  24u
 
-#define REG_DISPCNT 0x04000000u
+#define REG_DISPCNT  0x04000000u
 #define REG_DISPSTAT 0x04000004u
-#define REG_VCOUNT 0x04000006u
-#define REG_IF 0x04000202u
-#define REG_BG0CNT 0x04000008u
-#define REG_BG1CNT 0x0400000Au
-#define REG_BG0HOFS 0x04000010u
-#define REG_BG0VOFS 0x04000012u
+#define REG_VCOUNT   0x04000006u
+#define REG_IF       0x04000202u
+#define REG_BG0CNT   0x04000008u
+#define REG_BG1CNT   0x0400000Au
+#define REG_BG0HOFS  0x04000010u
+#define REG_BG0VOFS  0x04000012u
 #define REG_KEYINPUT 0x04000130u
-#define KEY_START 0x0008u
-#define VRAM 0x06000000u
-#define OBJ_VRAM 0x06010000u
-#define OAM 0x07000000u
-#define PALRAM 0x05000000u
+#define KEY_START    0x0008u
+#define VRAM         0x06000000u
+#define OBJ_VRAM     0x06010000u
+#define OAM          0x07000000u
+#define PALRAM       0x05000000u
 
-#define BG0_TILES 24u        /* 4bpp level tiles at charblock 0 (tile 0 is transparent) */
-#define BG0_MAP (VRAM + 28u * 2048u)
-#define BG1_CHAR (VRAM + 1u * 16384u) /* 8bpp HUD tiles at charblock 1 */
-#define BG1_MAP (VRAM + 29u * 2048u)
-#define BG0_VOFS 4u          /* rows 0..20 visible: a partly shown last row */
+#define BG0_TILES 24u /* 4bpp level tiles at charblock 0 (tile 0 is transparent) */
+#define BG0_MAP   (VRAM + 28u * 2048u)
+#define BG1_CHAR  (VRAM + 1u * 16384u) /* 8bpp HUD tiles at charblock 1 */
+#define BG1_MAP   (VRAM + 29u * 2048u)
+#define BG0_VOFS  4u /* rows 0..20 visible: a partly shown last row */
 #define VIEW_ROWS 21u
-#define HUD_COLS 30u
+#define HUD_COLS  30u
 
 /* ---- the log ------------------------------------------------------------------------------ */
 #define LOG agb_printf
@@ -171,10 +171,13 @@ static int log_tiles(void)
 	static uint32_t next;
 	for (uint32_t i = 0; i < 4u && next < BG0_TILES + 4u; i++, next++) {
 		if (next < BG0_TILES)
-			log_tile("bg0", next, (volatile const uint8_t *)(uintptr_t)(VRAM + next * 32u), 32u);
+			log_tile("bg0", next,
+			         (volatile const uint8_t *)(uintptr_t)(VRAM + next * 32u), 32u);
 		else
 			log_tile("bg1", next - BG0_TILES,
-				 (volatile const uint8_t *)(uintptr_t)(BG1_CHAR + (next - BG0_TILES) * 64u), 64u);
+			         (volatile const uint8_t *)(uintptr_t)(BG1_CHAR +
+			                                               (next - BG0_TILES) * 64u),
+			         64u);
 	}
 	return next == BG0_TILES + 4u;
 }
@@ -233,7 +236,8 @@ static int block_alloc(uint32_t n, uint32_t bpp8, uint32_t align)
 		for (uint32_t t = 0; t + n <= 1024u; t += align)
 			if (tiles_free(t, n)) {
 				tiles_mark(t, n, 1);
-				blocks[b] = (struct block){(uint16_t)t, (uint16_t)n, (uint8_t)bpp8, B_NEW, 1};
+				blocks[b] = (struct block){(uint16_t)t, (uint16_t)n, (uint8_t)bpp8,
+				                           B_NEW, 1};
 				return (int)b;
 			}
 		return -1;
@@ -261,8 +265,8 @@ struct kind {
 };
 /* 8x8, 16x16, 32x32, 32x16, 64x64 at 4bpp; 16x16 at 8bpp (attr0 bit 13, 8 tile indices). */
 static const struct kind kinds[6] = {
-	{0x0000u, 0x0000u, 1u, 0},  {0x0000u, 0x4000u, 4u, 0}, {0x0000u, 0x8000u, 16u, 0},
-	{0x4000u, 0x8000u, 8u, 0}, {0x0000u, 0xC000u, 64u, 0}, {0x2000u, 0x4000u, 8u, 1},
+        {0x0000u, 0x0000u, 1u, 0}, {0x0000u, 0x4000u, 4u, 0},  {0x0000u, 0x8000u, 16u, 0},
+        {0x4000u, 0x8000u, 8u, 0}, {0x0000u, 0xC000u, 64u, 0}, {0x2000u, 0x4000u, 8u, 1},
 };
 
 struct entity {
@@ -372,7 +376,7 @@ static void fire(void)
 	}
 	for (uint32_t n = 0; n < 3u && nbullets < MAX_BULLETS; n++)
 		bullets[nbullets++] = (struct bullet){(int16_t)rnd(230), (int16_t)rnd(150),
-						      (uint16_t)(5u + rnd(20))};
+		                                      (uint16_t)(5u + rnd(20))};
 }
 
 static void update_world(void)
@@ -475,12 +479,12 @@ static void log_cells(const struct view *was, const struct view *now)
 		for (uint32_t m = 0; m < 32u; m++)
 			if (cn[m] != co[m])
 				pack_cell(&p, "rec bg 0 4",
-					  cn[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)cn[m], r),
-					  co[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)co[m], r));
+				          cn[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)cn[m], r),
+				          co[m] < 0 ? -1 : (int32_t)level_tile((uint32_t)co[m], r));
 	pack_flush(&p);
 	for (uint32_t c = 0; was->on != now->on && c < HUD_COLS; c++)
 		pack_cell(&p, "rec bg 1 8", now->on ? (int32_t)hud_tile(c) : -1,
-			  was->on ? (int32_t)hud_tile(c) : -1);
+		          was->on ? (int32_t)hud_tile(c) : -1);
 	pack_flush(&p);
 }
 
@@ -629,7 +633,7 @@ int main(void)
 	for (uint32_t i = 0; i < 128u; i++)
 		shadow_oam[i * 4u] = 0x0200u;
 	(void)commit(); /* every sprite hidden before the first frame */
-	AGB_REG16(REG_BG0CNT) = (uint16_t)((28u << 8) | 1u);           /* 4bpp, map 28, prio 1 */
+	AGB_REG16(REG_BG0CNT) = (uint16_t)((28u << 8) | 1u); /* 4bpp, map 28, prio 1 */
 	AGB_REG16(REG_BG1CNT) = (uint16_t)((29u << 8) | (1u << 7) | (1u << 2)); /* 8bpp, char 1 */
 	make_graphics();
 	if (AGB_REG16(REG_IF) & 1u) { /* mGBA starts at line 126: boot can outlast VBlank 0 */

@@ -96,7 +96,7 @@ static void call_entry(struct agb_rec *r, struct ARMCore *cpu, const struct watc
 	r->call_sp = (uint32_t)cpu->gprs[ARM_SP];
 	r->ret_addr = lr & ~1u;
 	r->ret_bp = ARMDebuggerSetSoftwareBreakpoint(r->dbg.platform, r->ret_addr,
-						     (lr & 1u) ? MODE_THUMB : MODE_ARM);
+	                                             (lr & 1u) ? MODE_THUMB : MODE_ARM);
 	r->in_call = r->ret_bp >= 0;
 }
 
@@ -112,7 +112,7 @@ static void call_return(struct agb_rec *r, struct ARMCore *cpu)
 }
 
 static void on_entered(struct mDebugger *d, enum mDebuggerEntryReason reason,
-		       struct mDebuggerEntryInfo *info)
+                       struct mDebuggerEntryInfo *info)
 {
 	struct agb_rec *r = from_dbg(d);
 	struct ARMCore *cpu = r->core->cpu;
@@ -192,7 +192,8 @@ int agb_rec_watch(struct agb_rec *r, uint32_t addr, uint32_t tag)
 		r->watches = n;
 		r->capwatch = cap;
 	}
-	if (ARMDebuggerSetSoftwareBreakpoint(r->dbg.platform, a, (addr & 1u) ? MODE_THUMB : MODE_ARM) < 0)
+	if (ARMDebuggerSetSoftwareBreakpoint(r->dbg.platform, a,
+	                                     (addr & 1u) ? MODE_THUMB : MODE_ARM) < 0)
 		return -1;
 	r->watches[r->nwatch++] = (struct watch){a, tag};
 	return 0;

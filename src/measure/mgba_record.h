@@ -30,8 +30,8 @@ typedef void (*agb_rec_call_fn)(void *ctx, const struct agb_rec_call *call);
 
 /* The video state at line 0 of a frame. */
 struct agb_rec_video {
-	uint16_t io[512];        /* 0x04000000..0x040003FF */
-	uint16_t oam[512];       /* 0x07000000..0x070003FF */
+	uint16_t io[512];           /* 0x04000000..0x040003FF */
+	uint16_t oam[512];          /* 0x07000000..0x070003FF */
 	uint16_t vram[0x18000 / 2]; /* 0x06000000..0x06017FFF */
 };
 

@@ -53,7 +53,7 @@ static int grow(struct agb_rec_heap *h)
 {
 	size_t slots = h->slots ? h->slots * 2u : 1024u;
 	uint32_t *k = calloc(slots, sizeof *k), *id = calloc(slots, sizeof *id),
-		 *sz = calloc(slots, sizeof *sz);
+	         *sz = calloc(slots, sizeof *sz);
 	if (k == NULL || id == NULL || sz == NULL) {
 		free(k);
 		free(id);
@@ -143,7 +143,8 @@ static void heap_alloc(struct agb_rec_heap *h, uint32_t size, uint32_t align, ui
 	uint32_t id = h->next_id++;
 	if (size == 0)
 		size = 1; /* the game got a block: the trace asks for the least one */
-	push(&h->out, AGB_OP_ALLOC, id, size, align > 1u && (align & (align - 1u)) == 0 ? align : 1u);
+	push(&h->out, AGB_OP_ALLOC, id, size,
+	     align > 1u && (align & (align - 1u)) == 0 ? align : 1u);
 	put(h, result, id, size);
 }
 
@@ -176,14 +177,16 @@ static void heap_realloc(struct agb_rec_heap *h, uint32_t old, uint32_t size, ui
 }
 
 void agb_rec_heap_call(struct agb_rec_heap *h, enum agb_rec_fn fn, uint32_t a, uint32_t b,
-		       uint32_t result)
+                       uint32_t result)
 {
 	h->calls++;
 	switch (fn) {
 	case AGB_REC_MALLOC:
 	case AGB_REC_CALLOC:
 	case AGB_REC_MEMALIGN: {
-		uint64_t size = fn == AGB_REC_MALLOC ? a : fn == AGB_REC_CALLOC ? (uint64_t)a * b : b;
+		uint64_t size = fn == AGB_REC_MALLOC   ? a
+		                : fn == AGB_REC_CALLOC ? (uint64_t)a * b
+		                                       : b;
 		if (result == 0 || size > UINT32_MAX)
 			h->failed++;
 		else
@@ -207,13 +210,13 @@ void agb_rec_heap_call(struct agb_rec_heap *h, enum agb_rec_fn fn, uint32_t a, u
 }
 
 int agb_rec_heap_arena(const struct agb_rec_heap *h, enum agb_arena *arena, uint32_t *bytes,
-		       char *why, size_t why_len)
+                       char *why, size_t why_len)
 {
 	static const struct {
 		enum agb_arena arena;
 		uint32_t base, end;
 	} regions[] = {{AGB_ARENA_EWRAM, 0x02000000u, 0x02040000u},
-		       {AGB_ARENA_OBJ_VRAM, 0x06010000u, 0x06018000u}};
+	               {AGB_ARENA_OBJ_VRAM, 0x06010000u, 0x06018000u}};
 	if (h->lo > h->hi) {
 		snprintf(why, why_len, "no block to infer the arena from");
 		return -1;
@@ -225,9 +228,9 @@ int agb_rec_heap_arena(const struct agb_rec_heap *h, enum agb_arena *arena, uint
 			return 0;
 		}
 	snprintf(why, why_len,
-		 "the allocator's blocks lie at 0x%08x..0x%08x, not inside EWRAM or OBJ VRAM "
-		 "(the arenas an alloc trace can describe)",
-		 (unsigned)h->lo, (unsigned)h->hi);
+	         "the allocator's blocks lie at 0x%08x..0x%08x, not inside EWRAM or OBJ VRAM "
+	         "(the arenas an alloc trace can describe)",
+	         (unsigned)h->lo, (unsigned)h->hi);
 	return -1;
 }
 
@@ -409,14 +412,16 @@ static int affine_bg(struct agb_rec_bg *b, const uint16_t *io, const uint16_t *v
 	const uint8_t *bytes = (const uint8_t *)vram;
 	for (int32_t sy = 0; sy < 160; sy++)
 		for (int32_t sx = 0; sx < 240; sx++) {
-			int32_t tx = (x0 + pa * sx + pb * sy) >> 8, ty = (y0 + pc * sx + pd * sy) >> 8;
+			int32_t tx = (x0 + pa * sx + pb * sy) >> 8,
+			        ty = (y0 + pc * sx + pd * sy) >> 8;
 			if (cnt & 0x2000u) {
 				tx &= (int32_t)side - 1;
 				ty &= (int32_t)side - 1;
 			} else if (tx < 0 || ty < 0 || tx >= (int32_t)side || ty >= (int32_t)side) {
 				continue;
 			}
-			uint32_t x = (uint32_t)tx / 8u, y = (uint32_t)ty / 8u, at = screen + y * cells + x;
+			uint32_t x = (uint32_t)tx / 8u, y = (uint32_t)ty / 8u,
+			         at = screen + y * cells + x;
 			if (grid[y * 128u + x] != 0 || at >= 0x10000u)
 				continue;
 			uint32_t addr = charbase + bytes[at] * 64u;

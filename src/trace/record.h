@@ -47,7 +47,7 @@ void agb_rec_heap_release(struct agb_rec_heap *h);
  * Not events, only counted: requests the game was refused (NULL: nothing changed in its heap),
  * free(NULL), and free/realloc of an address no recorded call returned. O(1) expected. */
 void agb_rec_heap_call(struct agb_rec_heap *h, enum agb_rec_fn fn, uint32_t a, uint32_t b,
-		       uint32_t result);
+                       uint32_t result);
 
 /* Appends ["frame"]. */
 void agb_rec_frame(struct agb_rec_events *e);
@@ -56,7 +56,7 @@ void agb_rec_frame(struct agb_rec_events *e);
  * block to the region's end. Returns 0, or -1 (no blocks, or blocks outside one such region) with
  * the reason in why. */
 int agb_rec_heap_arena(const struct agb_rec_heap *h, enum agb_arena *arena, uint32_t *bytes,
-		       char *why, size_t why_len);
+                       char *why, size_t why_len);
 
 /* ---- VRAM mode ---------------------------------------------------------------------------- */
 /* OBJ VRAM from OAM: a sprite's tile range (first tile, tiles from its shape, size and depth) is
@@ -64,11 +64,11 @@ int agb_rec_heap_arena(const struct agb_rec_heap *h, enum agb_arena *arena, uint
  * frame none does. Per frame, frees then allocations, each by first tile. */
 struct agb_rec_obj {
 	struct agb_rec_events out;
-	uint32_t live[1024];   /* per first tile: id of the live block, 0 none */
-	uint16_t tiles[1024];  /* its tile count */
+	uint32_t live[1024];  /* per first tile: id of the live block, 0 none */
+	uint16_t tiles[1024]; /* its tile count */
 	uint32_t next_id;
 	uint64_t blocks;
-	int saw_2d;            /* a frame used 2D mapping (ranges read as 1D) */
+	int saw_2d; /* a frame used 2D mapping (ranges read as 1D) */
 };
 
 void agb_rec_obj_init(struct agb_rec_obj *o);
@@ -84,11 +84,11 @@ void agb_rec_obj_sample(struct agb_rec_obj *o, const uint16_t *oam, uint16_t dis
 #define AGB_REC_BG_CELLS (4u * 128u * 128u)
 struct agb_rec_bg {
 	struct agb_rec_events out;
-	uint32_t *cell;        /* per BG and map cell: shown tile id | bpp8 << 31, 0 none */
+	uint32_t *cell; /* per BG and map cell: shown tile id | bpp8 << 31, 0 none */
 	uint32_t *cell_next;
-	uint64_t *hash;        /* per id: its hash (id 0: the transparent tile) */
+	uint64_t *hash; /* per id: its hash (id 0: the transparent tile) */
 	size_t ids, cap;
-	uint32_t *table;       /* open addressing hash -> id, 0 empty */
+	uint32_t *table; /* open addressing hash -> id, 0 empty */
 	size_t table_slots;
 };
 

@@ -1,10 +1,12 @@
 /* test_record.c - unit tests for what `agbsim record` makes of calls and video state
  * (src/trace/record.c): heap calls -> events, OAM -> obj_vram blocks, screen maps -> bg refs. */
+/* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+/* clang-format on */
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@
 #define EW 0x02000000u
 
 static void assert_event(const struct agb_rec_events *e, size_t i, enum agb_op op, uint32_t id,
-			 uint32_t size, uint32_t align)
+                         uint32_t size, uint32_t align)
 {
 	assert_true(i < e->n);
 	assert_int_equal(e->ev[i].op, op);
@@ -35,9 +37,9 @@ static void test_heap_calls(void **state)
 	agb_rec_frame(&h.out);
 	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x10, 64, EW + 0x100); /* moves: same id */
 	agb_rec_heap_call(&h, AGB_REC_FREE, EW + 0x100, 0, 0);
-	agb_rec_heap_call(&h, AGB_REC_REALLOC, 0, 8, EW + 0x200);  /* realloc(NULL): alloc 4 */
-	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x200, 0, 0);  /* realloc(p, 0) freed p */
-	agb_rec_heap_call(&h, AGB_REC_MALLOC, 0, 0, EW + 0x300);   /* malloc(0): a block, size 1 */
+	agb_rec_heap_call(&h, AGB_REC_REALLOC, 0, 8, EW + 0x200); /* realloc(NULL): alloc 4 */
+	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x200, 0, 0); /* realloc(p, 0) freed p */
+	agb_rec_heap_call(&h, AGB_REC_MALLOC, 0, 0, EW + 0x300);  /* malloc(0): a block, size 1 */
 	assert_int_equal(h.out.n, 9);
 	assert_event(&h.out, 0, AGB_OP_ALLOC, 1, 24, 1);
 	assert_event(&h.out, 1, AGB_OP_ALLOC, 2, 40, 1);
@@ -59,12 +61,12 @@ static void test_heap_not_events(void **state)
 	struct agb_rec_heap h;
 	(void)state;
 	agb_rec_heap_init(&h);
-	agb_rec_heap_call(&h, AGB_REC_MALLOC, 1000000, 0, 0);                 /* refused */
-	agb_rec_heap_call(&h, AGB_REC_CALLOC, 0x10000, 0x10000, EW + 0x10);  /* n*size > 4 GiB */
-	agb_rec_heap_call(&h, AGB_REC_FREE, 0, 0, 0);                         /* free(NULL) */
-	agb_rec_heap_call(&h, AGB_REC_FREE, EW + 0x500, 0, 0);                /* never returned */
+	agb_rec_heap_call(&h, AGB_REC_MALLOC, 1000000, 0, 0);               /* refused */
+	agb_rec_heap_call(&h, AGB_REC_CALLOC, 0x10000, 0x10000, EW + 0x10); /* n*size > 4 GiB */
+	agb_rec_heap_call(&h, AGB_REC_FREE, 0, 0, 0);                       /* free(NULL) */
+	agb_rec_heap_call(&h, AGB_REC_FREE, EW + 0x500, 0, 0);              /* never returned */
 	agb_rec_heap_call(&h, AGB_REC_MALLOC, 16, 0, EW + 0x20);
-	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x20, 5000, 0);           /* refused: stays */
+	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x20, 5000, 0); /* refused: stays */
 	agb_rec_heap_call(&h, AGB_REC_FREE, EW + 0x20, 0, 0);
 	assert_int_equal(h.out.n, 2);
 	assert_event(&h.out, 0, AGB_OP_ALLOC, 1, 16, 1);
@@ -139,10 +141,10 @@ static void test_obj(void **state)
 		sprite(oam, i, 0x0200, 0, 0); /* all hidden */
 	agb_rec_obj_sample(&o, oam, 0x1040);
 	assert_int_equal(o.out.n, 0);
-	sprite(oam, 0, 0x0000, 0x4000, 8);   /* 16x16 4bpp: 4 tiles at 8 */
-	sprite(oam, 1, 0x4000, 0x8000, 0);   /* 32x16: 8 tiles at 0 */
-	sprite(oam, 2, 0x2000, 0x4000, 40);  /* 16x16 8bpp: 8 tile numbers, 64-byte aligned */
-	sprite(oam, 3, 0x0000, 0x4000, 8);   /* the same block as sprite 0 */
+	sprite(oam, 0, 0x0000, 0x4000, 8);  /* 16x16 4bpp: 4 tiles at 8 */
+	sprite(oam, 1, 0x4000, 0x8000, 0);  /* 32x16: 8 tiles at 0 */
+	sprite(oam, 2, 0x2000, 0x4000, 40); /* 16x16 8bpp: 8 tile numbers, 64-byte aligned */
+	sprite(oam, 3, 0x0000, 0x4000, 8);  /* the same block as sprite 0 */
 	agb_rec_obj_sample(&o, oam, 0x1040);
 	assert_int_equal(o.out.n, 3); /* by first tile */
 	assert_event(&o.out, 0, AGB_OP_ALLOC, 1, 256, 1);
@@ -183,14 +185,14 @@ static void test_bg(void **state)
 	map[1] = 2 | 0x0400; /* flipped: same tile */
 	map[2] = 3;
 	map[31] = 3;
-	io[0] = 0x0100;     /* mode 0, BG0 on */
-	io[4] = 31u << 8;   /* BG0CNT: 4bpp, charblock 0, screenblock 31 */
+	io[0] = 0x0100;   /* mode 0, BG0 on */
+	io[4] = 31u << 8; /* BG0CNT: 4bpp, charblock 0, screenblock 31 */
 	assert_int_equal(agb_rec_bg_sample(&b, io, vram), 0);
 	assert_int_equal(b.out.n, 3);
 	assert_event(&b.out, 0, AGB_OP_REF, 1, 4, 0);
 	assert_event(&b.out, 1, AGB_OP_REF, 1, 4, 0); /* tile 2 = tile 1 by content */
 	assert_event(&b.out, 2, AGB_OP_REF, 2, 4, 0);
-	assert_int_equal(b.ids, 3);                   /* 0 transparent, 1, 2 */
+	assert_int_equal(b.ids, 3); /* 0 transparent, 1, 2 */
 	assert_true(b.hash[1] == agb_rec_fnv64((const uint8_t *)(vram + 16), 32));
 
 	io[8] = 8; /* HOFS 8: column 0 leaves, column 30 enters (map 30: tile 0), 31 not yet */
@@ -222,9 +224,9 @@ static void test_bg(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_heap_calls), cmocka_unit_test(test_heap_not_events),
-		cmocka_unit_test(test_heap_many),  cmocka_unit_test(test_heap_arena),
-		cmocka_unit_test(test_obj),        cmocka_unit_test(test_bg),
+	        cmocka_unit_test(test_heap_calls), cmocka_unit_test(test_heap_not_events),
+	        cmocka_unit_test(test_heap_many),  cmocka_unit_test(test_heap_arena),
+	        cmocka_unit_test(test_obj),        cmocka_unit_test(test_bg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
