@@ -221,12 +221,47 @@ static void test_bg(void **state)
 	free(vram);
 }
 
+/* An affine BG (mode 1, BG2): 8bpp tiles, a byte map, cells under the transformed screen. */
+static void test_bg_affine(void **state)
+{
+	struct agb_rec_bg b;
+	uint16_t io[512] = {0};
+	uint16_t *vram = calloc(0x8000, sizeof *vram);
+	(void)state;
+	assert_non_null(vram);
+	assert_int_equal(agb_rec_bg_init(&b), 0);
+	for (unsigned w = 0; w < 32; w++)
+		vram[1 * 32 + w] = 0x0505; /* 8bpp tile 1 at charblock 0 */
+	uint8_t *map = (uint8_t *)vram + 0xF800;
+	map[0] = 1;      /* cell (0,0) */
+	map[15] = 1;     /* cell (15,0): x 120..127, on screen */
+	io[0] = 0x0401;  /* mode 1, BG2 on */
+	io[6] = 31u << 8; /* BG2CNT: 128x128, screenblock 31, no wraparound */
+	io[0x10] = 0x100; /* PA = 1.0 */
+	io[0x13] = 0x100; /* PD = 1.0 */
+	assert_int_equal(agb_rec_bg_sample(&b, io, vram), 0);
+	assert_int_equal(b.out.n, 2);
+	assert_event(&b.out, 0, AGB_OP_REF, 1, 8, 0);
+	assert_event(&b.out, 1, AGB_OP_REF, 1, 8, 0);
+	io[0x14] = 0x800; /* X = 8.0: the screen starts at pixel 8 of the map; cell 0 leaves */
+	assert_int_equal(agb_rec_bg_sample(&b, io, vram), 0);
+	assert_int_equal(b.out.n, 3);
+	assert_event(&b.out, 2, AGB_OP_UNREF, 1, 8, 0);
+	io[6] |= 0x2000; /* wraparound: the map repeats across the screen, cell 0 is back */
+	assert_int_equal(agb_rec_bg_sample(&b, io, vram), 0);
+	assert_int_equal(b.out.n, 4);
+	assert_event(&b.out, 3, AGB_OP_REF, 1, 8, 0);
+	agb_rec_bg_release(&b);
+	free(vram);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_heap_calls), cmocka_unit_test(test_heap_not_events),
 	        cmocka_unit_test(test_heap_many),  cmocka_unit_test(test_heap_arena),
 	        cmocka_unit_test(test_obj),        cmocka_unit_test(test_bg),
+	        cmocka_unit_test(test_bg_affine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
