@@ -548,7 +548,7 @@ static int run_frames(struct recording *r)
 		agb_rec_frame(events_of(r));
 		progress(r, f + 1u, f + 1u == r->a->frames);
 	}
-	if (events_of(r)->oom) {
+	if (events_of(r)->oom || agb_rec_oom(r->rec)) {
 		agbsim_error("record: out of memory");
 		return AGBSIM_EXIT_IO;
 	}

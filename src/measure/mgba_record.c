@@ -228,6 +228,11 @@ int agb_rec_in_call(const struct agb_rec *r)
 	return r->in_call;
 }
 
+int agb_rec_oom(const struct agb_rec *r)
+{
+	return r->oom;
+}
+
 const char *agb_rec_log(const struct agb_rec *r, size_t *len)
 {
 	return agb_mgba_log(r->m, len);

@@ -57,6 +57,9 @@ const struct agb_rec_video *agb_rec_video(const struct agb_rec *r);
 uint64_t agb_rec_nested(const struct agb_rec *r);
 int agb_rec_in_call(const struct agb_rec *r);
 
+/* 1 when a finished call could not be kept (out of memory): the recording is incomplete. */
+int agb_rec_oom(const struct agb_rec *r);
+
 /* The game's debug prints (mGBA's debug registers), one per line ("" if none). */
 const char *agb_rec_log(const struct agb_rec *r, size_t *len);
 
