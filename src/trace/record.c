@@ -255,7 +255,7 @@ void agb_rec_obj_sample(struct agb_rec_obj *o, const uint16_t *oam, uint16_t dis
 	uint8_t deep[1024] = {0};
 	if ((dispcnt & 0x40u) == 0)
 		o->saw_2d = 1;
-	for (uint32_t i = 0; i < 128u; i++) {
+	for (size_t i = 0; i < 128u; i++) {
 		uint32_t a0 = oam[i * 4u], a1 = oam[i * 4u + 1u], a2 = oam[i * 4u + 2u];
 		uint32_t shape = a0 >> 14, first = a2 & 0x3FFu, n;
 		if ((a0 & 0x300u) == 0x200u || shape == 3u)

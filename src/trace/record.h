@@ -81,7 +81,7 @@ void agb_rec_obj_sample(struct agb_rec_obj *o, const uint16_t *oam, uint16_t dis
  * the same graphics at two tile numbers are one tile; an all-zero tile is the transparent tile
  * 0 and never counted. Per changed cell, in BG then map order: ref of the new tile, then unref
  * of the old (a tile that stays on screen is never released in between). */
-#define AGB_REC_BG_CELLS (4u * 128u * 128u)
+#define AGB_REC_BG_CELLS ((size_t)4 * 128u * 128u)
 struct agb_rec_bg {
 	struct agb_rec_events out;
 	uint32_t *cell; /* per BG and map cell: shown tile id | bpp8 << 31, 0 none */
