@@ -110,6 +110,7 @@ int agbsim_cmd_perf(int argc, char **argv);
 int agbsim_cmd_gen(int argc, char **argv);
 int agbsim_cmd_bench(int argc, char **argv);
 int agbsim_cmd_view(int argc, char **argv);
+int agbsim_cmd_record(int argc, char **argv);
 
 /* The viewer (cmd_view.c) on a loaded trace that cfg's core can run: a window, or with
  * `snapshot` a PNG of the state after event `at` (-1: the last). Built without SDL2 it prints

@@ -19,6 +19,8 @@ static const struct agbsim_command commands[] = {
 	{"gen", "generate a game-like scenario trace (seeded MT19937)", agbsim_cmd_gen},
 	{"measure", "replay a trace in mGBA (the GBA build) and report measured cycles",
 	 agbsim_cmd_measure},
+	{"record", "run a GBA game in mGBA and write the trace of its allocations or VRAM use",
+	 agbsim_cmd_record},
 	{"view", "show a replay as a live memory map (SDL2 window) or a PNG snapshot", agbsim_cmd_view},
 };
 

@@ -232,15 +232,21 @@ static void hook_swi32(struct ARMCore *cpu, int immediate)
 /* ---- session ------------------------------------------------------------------------------- */
 
 /* The ROM image at rom_path with its agbsim descriptor at 0xC0; NULL (err set) otherwise. */
-static unsigned char *load_rom(const char *rom_path, size_t *rom_len, char *err, size_t err_len)
+static unsigned char *load_rom(const char *rom_path, int any_rom, size_t *rom_len, char *err,
+                               size_t err_len)
 {
     unsigned char *rom = read_file(rom_path, rom_len);
     if (!rom) {
         set_err(err, err_len, "%s: %s", rom_path, strerror(errno));
         return NULL;
     }
-    if (*rom_len < AGB_DESC_ROM_OFFSET + AGB_DESC_SIZE
-        || memcmp(rom + AGB_DESC_ROM_OFFSET, AGB_DESC_MAGIC, 8) != 0) {
+    if (any_rom && *rom_len == 0) {
+        set_err(err, err_len, "%s: empty file", rom_path);
+        free(rom);
+        return NULL;
+    }
+    if (!any_rom && (*rom_len < AGB_DESC_ROM_OFFSET + AGB_DESC_SIZE
+        || memcmp(rom + AGB_DESC_ROM_OFFSET, AGB_DESC_MAGIC, 8) != 0)) {
         set_err(err, err_len, "%s: not an agbsim ROM (no descriptor at 0xC0)", rom_path);
         free(rom);
         return NULL;
@@ -253,6 +259,8 @@ static unsigned char *load_rom(const char *rom_path, size_t *rom_len, char *err,
 static int place_payload(struct agb_mgba *s, const struct agb_mgba_options *opt,
                          unsigned char **rom, size_t *rom_len, char *err, size_t err_len)
 {
+    if (opt->any_rom)
+        return 0; /* not ours: nothing to patch */
     unsigned char *desc = *rom + AGB_DESC_ROM_OFFSET;
     uint32_t flags = get32(desc + AGB_DESC_OFF_FLAGS);
     if (opt->host_markers)
@@ -343,7 +351,7 @@ struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_optio
     if (!opt)
         opt = &defaults;
     size_t rom_len = 0;
-    unsigned char *rom = load_rom(rom_path, &rom_len, err, err_len);
+    unsigned char *rom = load_rom(rom_path, opt->any_rom, &rom_len, err, err_len);
     if (!rom)
         return NULL;
     struct agb_mgba *s = calloc(1, sizeof *s);
@@ -354,7 +362,8 @@ struct agb_mgba *agb_mgba_open(const char *rom_path, const struct agb_mgba_optio
     }
     s->opt = *opt;
     s->opt.payload = NULL; /* not kept */
-    s->results_addr = get32(rom + AGB_DESC_ROM_OFFSET + AGB_DESC_OFF_RESULTS);
+    s->results_addr = opt->any_rom ? AGB_RESULTS_ADDR
+                                   : get32(rom + AGB_DESC_ROM_OFFSET + AGB_DESC_OFF_RESULTS);
     s->logger.log = on_log;
     s->logger.filter = NULL;
     s->debug_category = mLogCategoryById("gba.debug");
@@ -417,6 +426,17 @@ uint64_t agb_mgba_cycles(struct agb_mgba *s)
 int agb_mgba_save_png(struct agb_mgba *s, const char *path)
 {
     return agb_png_write_xbgr8(path, (const uint32_t *)s->video, s->width, s->height, s->width);
+}
+
+const char *agb_mgba_log(const struct agb_mgba *s, size_t *len)
+{
+    *len = s->log ? s->log_len : 0;
+    return s->log ? s->log : "";
+}
+
+struct mCore *agb_mgba_core(struct agb_mgba *s)
+{
+    return s->core;
 }
 
 void agb_mgba_collect(struct agb_mgba *s, struct agb_mgba_result *out)

@@ -57,6 +57,8 @@ struct agb_mgba_options {
     int echo_log;                  /* also print debug lines to stderr */
     uint32_t extra_frames;         /* frames to run after done (lets the picture settle) */
     const char *png_path;          /* if set, save the last frame as PNG here */
+    int any_rom;                   /* boot any GBA ROM (or ELF): no agbsim descriptor needed,
+                                      none patched, no results block (agbsim record) */
 };
 
 /* One-shot run with defaults (host markers on, no PNG). Fills *out (free with
@@ -84,6 +86,11 @@ uint32_t agb_mgba_read32(struct agb_mgba *s, uint32_t addr);
 uint64_t agb_mgba_cycles(struct agb_mgba *s);
 /* Writes the current video buffer (240x160) as an 8-bit RGB PNG. 0 on success. */
 int agb_mgba_save_png(struct agb_mgba *s, const char *path);
+/* The session's mGBA core, for src/measure's other modules (mgba_record.c). */
+struct mCore;
+struct mCore *agb_mgba_core(struct agb_mgba *s);
+/* The debug prints collected so far, one per line, NUL-terminated ("" when none). */
+const char *agb_mgba_log(const struct agb_mgba *s, size_t *len);
 /* Moves the collected state into *out (results, markers, log). */
 void agb_mgba_collect(struct agb_mgba *s, struct agb_mgba_result *out);
 void agb_mgba_close(struct agb_mgba *s);

@@ -1,5 +1,5 @@
-/* Function symbols of an ELF64 little-endian object; see elf_syms.h. Reads the file whole and
- * checks every offset against its size before use. */
+/* Function symbols of an ELF little-endian object (64-bit hosts, 32-bit GBA games); see
+ * elf_syms.h. Reads the file whole and checks every offset against its size before use. */
 #include "trace/elf_syms.h"
 #include "trace/trace_load.h"
 
@@ -8,10 +8,9 @@
 #include <string.h>
 
 #define SHT_SYMTAB 2u
+#define SHT_NOBITS 8u
 #define SHT_DYNSYM 11u
 #define STT_FUNC 2u
-#define SHDR_BYTES 64u
-#define SYM_BYTES 24u
 #define MAX_ELF_FILE ((size_t)1 << 30)
 
 static uint64_t rd(const unsigned char *p, unsigned n)
@@ -28,22 +27,34 @@ static int fail(char *err, size_t err_len, const char *why)
 	return -1;
 }
 
+/* Where the fields are in ELF64 and ELF32 files. */
+struct layout {
+	unsigned shdr_bytes, sym_bytes, w; /* w: bytes of an address or offset */
+	unsigned sh_off, sh_size, sh_link, sh_entsize;
+	unsigned st_value, st_size, st_info;
+};
+static const struct layout elf64 = {64, 24, 8, 24, 32, 40, 56, 8, 16, 4};
+static const struct layout elf32 = {40, 16, 4, 16, 20, 24, 36, 4, 8, 12};
+
 /* Section header I's (type, offset, size, link, entsize); 0 when it lies inside the file. */
 struct shdr {
 	uint64_t type, off, size, link, entsize;
 };
 
-static int section(const unsigned char *b, size_t len, uint64_t shoff, uint64_t i, struct shdr *s)
+static int section(const unsigned char *b, size_t len, const struct layout *L, uint64_t shoff,
+		   uint64_t i, struct shdr *s)
 {
-	uint64_t at = shoff + i * SHDR_BYTES;
-	if (at > len || len - at < SHDR_BYTES)
+	uint64_t at = shoff + i * L->shdr_bytes;
+	if (at > len || len - at < L->shdr_bytes)
 		return -1;
 	const unsigned char *h = b + at;
 	s->type = rd(h + 4, 4);
-	s->off = rd(h + 24, 8);
-	s->size = rd(h + 32, 8);
-	s->link = rd(h + 40, 4);
-	s->entsize = rd(h + 56, 8);
+	s->off = rd(h + L->sh_off, L->w);
+	s->size = rd(h + L->sh_size, L->w);
+	s->link = rd(h + L->sh_link, 4);
+	s->entsize = rd(h + L->sh_entsize, L->w);
+	if (s->type == SHT_NOBITS)
+		s->size = 0; /* .bss: occupies no bytes of the file */
 	return s->off > len || len - s->off < s->size ? -1 : 0;
 }
 
@@ -54,10 +65,10 @@ static int by_addr(const void *a, const void *b)
 }
 
 /* Copies the function symbols of symbol table `tab` (strings in `str`) into out. */
-static int collect(const unsigned char *b, const struct shdr *tab, const struct shdr *str,
-		   struct agb_elf_symbols *out)
+static int collect(const unsigned char *b, const struct layout *L, const struct shdr *tab,
+		   const struct shdr *str, struct agb_elf_symbols *out)
 {
-	size_t n = (size_t)(tab->size / SYM_BYTES), k = 0;
+	size_t n = (size_t)(tab->size / L->sym_bytes), k = 0;
 	out->syms = calloc(n != 0 ? n : 1u, sizeof *out->syms);
 	out->strings = malloc(str->size + 1u);
 	if (out->syms == NULL || out->strings == NULL)
@@ -65,11 +76,12 @@ static int collect(const unsigned char *b, const struct shdr *tab, const struct 
 	memcpy(out->strings, b + str->off, str->size);
 	out->strings[str->size] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		const unsigned char *s = b + tab->off + i * SYM_BYTES;
-		uint64_t name = rd(s, 4), value = rd(s + 8, 8);
-		if ((s[4] & 0xFu) != STT_FUNC || value == 0 || name >= str->size)
+		const unsigned char *s = b + tab->off + i * L->sym_bytes;
+		uint64_t name = rd(s, 4), value = rd(s + L->st_value, L->w);
+		if ((s[L->st_info] & 0xFu) != STT_FUNC || value == 0 || name >= str->size)
 			continue;
-		out->syms[k++] = (struct agb_elf_sym){value, rd(s + 16, 8), out->strings + name};
+		out->syms[k++] =
+			(struct agb_elf_sym){value, rd(s + L->st_size, L->w), out->strings + name};
 	}
 	out->count = k;
 	qsort(out->syms, k, sizeof *out->syms, by_addr);
@@ -86,14 +98,18 @@ int agb_elf_symbols_load(const char *path, struct agb_elf_symbols *out, char *er
 	if (agb_read_regular_file(path, MAX_ELF_FILE, &text, &len) != 0)
 		return fail(err, err_len, "cannot read the file (or not a regular file)");
 	unsigned char *b = (unsigned char *)text;
-	if (len < 64u || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2u || b[5] != 1u) {
+	if (len < 64u || memcmp(b, "\177ELF", 4) != 0 || (b[4] != 1u && b[4] != 2u) || b[5] != 1u) {
 		free(b);
-		return fail(err, err_len, "not an ELF64 little-endian file");
+		return fail(err, err_len, "not an ELF little-endian file");
 	}
-	uint64_t shoff = rd(b + 40, 8), shnum = rd(b + 60, 2);
+	const struct layout *L = b[4] == 2u ? &elf64 : &elf32;
+	out->bits = b[4] == 2u ? 64u : 32u;
+	out->machine = (unsigned)rd(b + 18, 2);
+	uint64_t shoff = b[4] == 2u ? rd(b + 40, 8) : rd(b + 32, 4);
+	uint64_t shnum = b[4] == 2u ? rd(b + 60, 2) : rd(b + 48, 2);
 	for (uint64_t i = 0; i < shnum; i++) {
 		struct shdr s;
-		if (section(b, len, shoff, i, &s) != 0) {
+		if (section(b, len, L, shoff, i, &s) != 0) {
 			free(b);
 			return fail(err, err_len, "truncated section table");
 		}
@@ -103,11 +119,11 @@ int agb_elf_symbols_load(const char *path, struct agb_elf_symbols *out, char *er
 			found = s.type == SHT_SYMTAB ? 2 : 1;
 		}
 	}
-	if (!found || section(b, len, shoff, tab.link, &str) != 0 || tab.entsize != SYM_BYTES) {
-		free(b);
+	if (!found || section(b, len, L, shoff, tab.link, &str) != 0 || tab.entsize != L->sym_bytes) {
+		free(b); /* bits and machine stay: the caller may say what kind of file had none */
 		return fail(err, err_len, "no symbol table");
 	}
-	int rc = collect(b, &tab, &str, out);
+	int rc = collect(b, L, &tab, &str, out);
 	free(b);
 	if (rc != 0) {
 		agb_elf_symbols_release(out);
@@ -134,6 +150,14 @@ const char *agb_elf_symbol_at(const struct agb_elf_symbols *s, uint64_t addr, ui
 	if (offset != NULL)
 		*offset = addr - y->addr;
 	return y->name;
+}
+
+const struct agb_elf_sym *agb_elf_symbol_find(const struct agb_elf_symbols *s, const char *name)
+{
+	for (size_t i = 0; i < s->count; i++)
+		if (strcmp(s->syms[i].name, name) == 0)
+			return &s->syms[i];
+	return NULL;
 }
 
 void agb_elf_symbols_release(struct agb_elf_symbols *s)

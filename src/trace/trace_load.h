@@ -116,4 +116,10 @@ int agb_diag_format(const struct agb_diag *d, char *buf, size_t n);
  * Loading the output of a loaded trace gives back the same events, slots and metadata. */
 int agb_trace_write_json(FILE *out, const struct agb_trace *t);
 
+/* agb_trace_write_json with more top-level members (metadata, which loaders ignore): META, when
+ * not NULL, writes them (agbsim_json_key + value pairs) after "source", before "events". */
+struct agbsim_json;
+int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
+			      void (*meta)(struct agbsim_json *w, void *ctx), void *ctx);
+
 #endif

@@ -64,6 +64,12 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 
 int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 {
+	return agb_trace_write_json_meta(out, t, NULL, NULL);
+}
+
+int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
+			      void (*meta)(struct agbsim_json *w, void *ctx), void *ctx)
+{
 	struct agbsim_json w;
 	int bad = 0;
 	agbsim_json_init(&w, out);
@@ -77,6 +83,8 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 	if (t->source != NULL) {
 		agbsim_json_member_string(&w, "source", t->source);
 	}
+	if (meta != NULL)
+		meta(&w, ctx);
 	agbsim_json_key(&w, "events");
 	agbsim_json_array(&w, AGBSIM_JSON_ROWS);
 	for (uint32_t i = 0; i < t->event_count; i++)
