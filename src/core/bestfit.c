@@ -1026,9 +1026,59 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 	run_link(t, start, size);
 }
 
-HOT void bf_free(agb_bestfit *t, uint32_t addr)
+/* The refusal of every build, in pieces both free paths use on the map words they read
+ * anyway. An address is refused when it is off the 8-byte grid or outside the pool
+ * (off_pool), when its first entry is E_FREE (a double free, or an address inside a freed short
+ * run: free leaves every entry of a short run, and a long run's first, E_FREE), or when its
+ * left neighbour's entry starts or continues a used run (an interior address of a short run)
+ * (not_a_start). Not seen: an address inside a long used run, or inside a free run made by a
+ * split or a long run's free (their inner entries are stale). O(1). */
+HOT int off_pool(const agb_bestfit *t, uint32_t addr)
+{
+	uint32_t off = addr - t->blocks;
+	return (off & 7u) != 0u || off >= (t->nblocks << 3);
+}
+
+/* One table lookup: bit (left entry * 4 + entry) of NOT_A_START is set for the refused pairs
+ * (entry E_FREE, or left E_USED or E_LONG). */
+#define NOT_A_START 0x1FF1u
+HOT int not_a_start(uint32_t entry, uint32_t left)
+{
+	return (NOT_A_START >> ((entry & 3u) | ((left & 3u) << 2))) & 1u;
+}
+
+/* The whole refusal for callers that have read nothing yet (realloc). One or two map loads. */
+HOT int not_a_block(agb_bestfit *t, uint32_t addr)
 {
 	if (addr == AGB_NULL)
+		return 0;
+	if (off_pool(t, addr))
+		return 1;
+	uint32_t b = (addr - t->blocks) >> 3, a = t->map + ((b >> 3) << 1), sh = (b & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a);
+	uint32_t left = E_END;
+	if (sh != 0u)
+		left = w >> (sh - 2u);
+	else if (b != 0u)
+		left = (uint32_t)AGB_LD16(t->m, a - 2u) >> 14;
+	return not_a_start(w >> sh, left);
+}
+
+/* Sets every entry of short used run [b, b+len) (is_long false: inside the halfwords at b's
+ * and the next) to E_FREE. */
+HOT void clear_short(agb_bestfit *t, uint32_t b, uint32_t len)
+{
+	uint32_t a = t->map + ((b >> 3) << 1);
+	uint32_t lo = (b & 7u) << 1, hi = lo + (len << 1); /* hi <= 32 */
+	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
+	AGB_ST16(t->m, a, AGB_LD16(t->m, a) & ~mask);
+	if ((mask >> 16) != 0u)
+		AGB_ST16(t->m, a + 2u, AGB_LD16(t->m, a + 2u) & ~(mask >> 16));
+}
+
+HOT void bf_free(agb_bestfit *t, uint32_t addr)
+{
+	if (addr == AGB_NULL || not_a_block(t, addr))
 		return;
 	uint32_t b = (addr - t->blocks) >> 3;
 	uint32_t h0 = b >> 3;
@@ -1058,13 +1108,16 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
 	}
 
-	/* The run's outer entries become the new free run's first/last entries unless a neighbour's
-	 * already are; inner entries are left as they are (nobody reads them). */
-	int dirty0 = 0;
-	if (!left) {
-		w0 &= ~(3u << ((b & 7u) << 1));
-		dirty0 = 1;
+	/* A short run's entries all become E_FREE, a long run's first and (unless the right
+	 * neighbour's is) last: the merged run's first and last entries are then right, and a
+	 * second free of addr, or of an address inside a freed short run, is refused
+	 * (not_a_block). */
+	if (!is_long(b, len)) {
+		clear_short(t, b, len);
+		goto indexed;
 	}
+	w0 &= ~(3u << ((b & 7u) << 1));
+	int dirty0 = 1;
 	if (!right) {
 		uint32_t z = end - 1u, hz = z >> 3;
 		uint32_t mz = ~(3u << ((z & 7u) << 1));
@@ -1080,6 +1133,7 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 	if (dirty0)
 		AGB_ST16(t->m, a0, w0);
 
+indexed:
 	blocks_add(t, len);
 	if (at_top) {
 		merge_top(t, b, left ? ld(t, b - 1u, N_SIZE) : 0u);
@@ -1196,8 +1250,8 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
  * unless the run touches the window's edge. Long runs take the general path. */
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
-	if (UNLIKELY(addr == AGB_NULL))
-		return;
+	if (UNLIKELY(off_pool(t, addr)))
+		return; /* AGB_NULL, or refused */
 	const uint32_t blocks = t->blocks;
 	uint32_t b = (addr - blocks) >> 3;
 	uint32_t a0 = t->map + ((b >> 3) << 1);
@@ -1223,22 +1277,23 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
 	else
-		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_USED;
+		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_END;
+	if (UNLIKELY(not_a_start(w >> sh, left)))
+		return; /* the refusal of every build (not_a_block) */
 	if (LIKELY(eh != 32u))
 		right = w >> eh;
 	else
 		right = AGB_LD16(t->m, a0 + 4u);
 	/* The run's outer entries become the merged run's first and last unless a neighbour's
 	 * already are; the neighbours' sizes are their boundary tag and node size. */
-	uint32_t clear = 0, ls = 0, rs = 0;
+	/* Every entry of the run becomes E_FREE (the merged run's first and last entries are then
+	 * right whichever neighbours merge), so a second free of addr, or of an address inside the
+	 * freed run, is refused (not_a_block). */
+	uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh), ls = 0, rs = 0;
 	if ((left & 3u) == E_FREE)
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
-	else
-		clear = 3u << sh;
 	if ((right & 3u) == E_FREE)
 		rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
-	else
-		clear |= 3u << (eh - 2u);
 	w &= ~clear;
 	if ((clear & 0xFFFFu) != 0u)
 		AGB_ST16(t->m, a0, w);
@@ -1285,7 +1340,8 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #define ENTRY_ATTR
 #endif
 
-/* free's table entry: the checking build's refusal (AGB_HEAP_CHECKED), then the hot path. */
+/* free's table entry: the checking build's refusal (AGB_HEAP_CHECKED), then the hot path
+ * (which makes the O(1) refusal of every build). */
 HOT void free_entry(agb_bestfit *t, uint32_t addr)
 {
 #ifdef AGB_HEAP_CHECKED
@@ -1312,6 +1368,11 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "realloc", t, addr, 0u, AGB_NULL);
 #endif
+	if (not_a_block(t, addr)) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL;
+	}
 	if (addr == AGB_NULL)
 		return agb_bestfit_alloc(t, size, 8u, granted);
 	if (size == 0u)
