@@ -726,8 +726,8 @@ static int measure_runs(struct bench *b, const struct bench_args *a)
 	struct agbsim_measure_opts mo = {PLACEMENT_ROM, 0, NULL, NULL, 1};
 	if (!agbsim_measure_available()) {
 		agbsim_error("bench: --cycles=%s needs libmgba and the bench ROMs; this agbsim was "
-			     "built without them",
-			     a->cycles == CYCLES_MGBA ? "mgba" : "both");
+			     "built without them%s",
+			     a->cycles == CYCLES_MGBA ? "mgba" : "both", AGBSIM_MGBA_NOTE);
 		return AGBSIM_EXIT_IO;
 	}
 	b->measured = calloc(b->nruns + 1u, sizeof *b->measured); /* +1: never calloc(0) */

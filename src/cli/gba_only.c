@@ -421,8 +421,8 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 	(void)per_event;
 	return fail(run, AGBSIM_EXIT_IO,
 		    "this agbsim was built without libmgba (or without the GBA ROMs): core '%s' runs "
-		    "only in the GBA bench ROM",
-		    run->core->name);
+		    "only in the GBA bench ROM%s",
+		    run->core->name, AGBSIM_MGBA_NOTE);
 }
 
 #endif
