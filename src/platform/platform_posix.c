@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream, realpath, lstat, fsync, MAP_FIXED_NOREPLACE */
 #endif
-#include "platform/platform.h"
+#include "platform/platform_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -158,15 +158,7 @@ int agb_memstream_close(struct agb_memstream *m)
 	errno = 0;
 	if (fflush(m->f) != 0 || ferror(m->f))
 		err = errno != 0 ? errno : EIO;
-	if (fclose(m->f) != 0 && err == 0)
-		err = errno != 0 ? errno : EIO;
-	m->f = NULL;
-	if (err != 0) {
-		free(m->data);
-		m->data = NULL;
-		m->len = 0;
-	}
-	return err;
+	return agb_platform_memstream_finish(m, err);
 }
 
 int agb_glob_match(const char *pattern, const char *s)
@@ -176,21 +168,9 @@ int agb_glob_match(const char *pattern, const char *s)
 
 FILE *agb_popen_read(const char *const *argv)
 {
-	size_t n = 1;
-	char *cmd, *at;
-	FILE *p;
-	for (size_t i = 0; argv[i] != NULL; i++) {
-		if (strchr(argv[i], '\'') != NULL) /* single quotes hold anything else */
-			return NULL;
-		n += strlen(argv[i]) + 3;
-	}
-	cmd = at = malloc(n);
-	if (cmd == NULL)
-		return NULL;
-	for (size_t i = 0; argv[i] != NULL; i++)
-		at += sprintf(at, "%s'%s'", i != 0 ? " " : "", argv[i]);
-	*at = '\0';
-	p = popen(cmd, "r");
+	/* Single quotes hold anything but a single quote. */
+	char *cmd = agb_platform_command_line(argv, '\'', "", "");
+	FILE *p = cmd != NULL ? popen(cmd, "r") : NULL;
 	free(cmd);
 	return p;
 }

@@ -1,5 +1,5 @@
 /* platform.h on Windows (mingw-w64; runs under Wine too). */
-#include "platform/platform.h"
+#include "platform/platform_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -260,15 +260,7 @@ int agb_memstream_close(struct agb_memstream *m)
 	int err;
 	errno = 0;
 	err = memstream_read_back(m);
-	if (fclose(m->f) != 0 && err == 0)
-		err = errno != 0 ? errno : EIO;
-	m->f = NULL;
-	if (err != 0) {
-		free(m->data);
-		m->data = NULL;
-		m->len = 0;
-	}
-	return err;
+	return agb_platform_memstream_finish(m, err);
 }
 
 /* The set at p (just after '['), matched against c: 1/0, and *end just after its ']'; -1 when
@@ -334,23 +326,10 @@ int agb_glob_match(const char *p, const char *s)
 
 FILE *agb_popen_read(const char *const *argv)
 {
-	/* cmd.exe strips one pair of quotes around the whole line: the outer pair is for it. */
-	size_t n = 3;
-	char *cmd, *at;
-	FILE *p;
-	for (size_t i = 0; argv[i] != NULL; i++) {
-		if (strchr(argv[i], '"') != NULL || strpbrk(argv[i], "%^&|<>") != NULL)
-			return NULL;
-		n += strlen(argv[i]) + 3;
-	}
-	cmd = at = malloc(n);
-	if (cmd == NULL)
-		return NULL;
-	*at++ = '"';
-	for (size_t i = 0; argv[i] != NULL; i++)
-		at += sprintf(at, "%s\"%s\"", i != 0 ? " " : "", argv[i]);
-	strcpy(at, "\"");
-	p = _popen(cmd, "rb");
+	/* cmd.exe strips one pair of quotes around the whole line: the outer pair is for it. Its
+	 * own special characters are refused even inside quotes (% expands there). */
+	char *cmd = agb_platform_command_line(argv, '"', "%^&|<>", "\"");
+	FILE *p = cmd != NULL ? _popen(cmd, "rb") : NULL;
 	free(cmd);
 	return p;
 }
