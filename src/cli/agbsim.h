@@ -120,4 +120,16 @@ int agbsim_view_open(const char *trace_path, const struct agb_trace *t,
 		     const struct agb_replay_config *cfg, const char *snapshot, int64_t at,
 		     int paused, const char *script);
 
+/* What a build without libmgba or SDL2 tells its user: how to get them (the Linux build), or
+ * (the Windows build, which CMakeLists.txt gives its own texts) that they do not exist there. */
+#ifndef AGBSIM_MGBA_HINT
+#define AGBSIM_MGBA_HINT                                                                           \
+	"install libmgba-dev, gcc-arm-none-eabi and libnewlib-arm-none-eabi (scripts/setup) and rebuild"
+#define AGBSIM_MGBA_NOTE ""
+#endif
+#ifndef AGBSIM_SDL_HINT
+#define AGBSIM_SDL_HINT                                                                            \
+	"install libsdl2-dev and libsdl2-image-dev and rebuild with -DAGBSIM_WITH_SDL=ON"
+#endif
+
 #endif

@@ -1,12 +1,8 @@
 /* agbsim bench: every (trace x core) pair that makes sense, in parallel, side by side. */
-#include <dirent.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
@@ -96,38 +92,47 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* One entry of a directory being scanned: a subdirectory (except the traces' side files'
+ * ones) or a trace file, into the list. */
+struct scan_ctx {
+	struct trace_list *here;
+	const char *dir;
+};
+
+static int scan_entry(void *ctx, const char *name)
+{
+	struct scan_ctx *c = ctx;
+	char path[4096];
+	enum agb_path_kind kind;
+	if (name[0] == '.')
+		return 0;
+	snprintf(path, sizeof path, "%s/%s", c->dir, name);
+	kind = agb_path_kind(path);
+	if (kind == AGB_PATH_DIR) {
+		if (strcmp(name, "maps") != 0 && strcmp(name, "inputs") != 0 &&
+		    strcmp(name, "calib") != 0 && strcmp(name, "tilesets") != 0)
+			push_path(c->here, path);
+	} else if (kind != AGB_PATH_MISSING && ends_with(name, ".json") &&
+		   strncmp(name, "baseline", 8) != 0) {
+		push_path(c->here, path);
+	}
+	return 0;
+}
+
 /* Collects traces below dir in a stable (sorted) order. */
 static int scan_dir(struct trace_list *l, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
 	struct trace_list here = {0};
-	if (d == NULL) {
-		agbsim_error("%s: cannot open: %s", dir, strerror(errno));
+	struct scan_ctx ctx = {&here, dir};
+	int err = agb_dir_list(dir, scan_entry, &ctx);
+	if (err != 0) {
+		agbsim_error("%s: cannot open: %s", dir, strerror(err));
 		return AGBSIM_EXIT_IO;
 	}
-	while ((e = readdir(d)) != NULL) {
-		char path[4096];
-		struct stat sb;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (stat(path, &sb) != 0)
-			continue;
-		if (S_ISDIR(sb.st_mode)) {
-			if (strcmp(e->d_name, "maps") != 0 && strcmp(e->d_name, "inputs") != 0 &&
-			    strcmp(e->d_name, "calib") != 0 && strcmp(e->d_name, "tilesets") != 0)
-				push_path(&here, path);
-		} else if (ends_with(e->d_name, ".json") && strncmp(e->d_name, "baseline", 8) != 0) {
-			push_path(&here, path);
-		}
-	}
-	closedir(d);
 	if (here.n > 1) /* qsort's pointer must be valid even for no elements */
 		qsort(here.paths, here.n, sizeof *here.paths, cmp_str);
 	for (size_t i = 0; i < here.n; i++) {
-		struct stat sb;
-		if (stat(here.paths[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+		if (agb_path_kind(here.paths[i]) == AGB_PATH_DIR)
 			scan_dir(l, here.paths[i]);
 		else
 			push_path(l, here.paths[i]);
@@ -140,21 +145,17 @@ static int scan_dir(struct trace_list *l, const char *dir)
 struct pool {
 	struct agbsim_run *runs;
 	size_t n;
-	size_t next;
+	atomic_size_t next;
 	unsigned options;
-	pthread_mutex_t lock;
 };
 
-static void *worker(void *arg)
+static void worker(void *arg)
 {
 	struct pool *p = arg;
 	for (;;) {
-		size_t i;
-		pthread_mutex_lock(&p->lock);
-		i = p->next++;
-		pthread_mutex_unlock(&p->lock);
+		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
-			return NULL;
+			return;
 		if (agbsim_gba_only_rom(p->runs[i].core) == NULL) /* GBA-only: measured later */
 			agbsim_run_replay(&p->runs[i], p->options, NULL);
 	}
@@ -195,13 +196,6 @@ static int check_core_list(const char *list, int mgba)
 	return AGBSIM_EXIT_OK;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ns per event of a bare replay (counting and canaries on, no sampling): median of 3. */
 static double time_replay(const struct agbsim_run *r)
 {
@@ -219,9 +213,9 @@ static double time_replay(const struct agbsim_run *r)
 	cfg.flags = AGB_REPLAY_CANARIES | AGB_REPLAY_NO_STATS;
 	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
 	for (int i = 0; i < 3; i++) {
-		double t0 = now_seconds();
+		double t0 = agb_now_seconds();
 		agb_replay_run(r->trace, &cfg, m, ws, ws_bytes, NULL, NULL, &res);
-		t[i] = now_seconds() - t0;
+		t[i] = agb_now_seconds() - t0;
 	}
 	free(m);
 	free(ws);
@@ -236,29 +230,21 @@ static double time_replay(const struct agbsim_run *r)
 /* The same replay in agbsim-plain (built beside this binary with plain loads and stores). */
 static double time_plain(const struct agbsim_run *r)
 {
-	char self[4096], cmd[8192], line[256];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	char self[4096], prog[4200], core[300], line[256];
+	const char *argv[] = {prog, "perf", r->trace_path, core, "--repeat=3", "--replay-only", NULL};
 	double ns = 0;
 	FILE *p;
-	char *slash;
-	if (n <= 0)
+	if (agb_self_dir(self, sizeof self) != 0)
 		return 0;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return 0;
-	*slash = '\0';
-	snprintf(cmd, sizeof cmd, "'%s/agbsim-plain' perf '%s' --allocator='%s' --repeat=3 --replay-only",
-		 self, r->trace_path, r->core->name);
-	if (strchr(r->trace_path, '\'') != NULL)
-		return 0;
-	p = popen(cmd, "r");
+	snprintf(prog, sizeof prog, "%s/agbsim-plain", self);
+	snprintf(core, sizeof core, "--allocator=%s", r->core->name);
+	p = agb_popen_read(argv);
 	if (p == NULL)
 		return 0;
 	while (fgets(line, sizeof line, p) != NULL)
 		if (strncmp(line, "replay_ns_per_event ", 20) == 0)
 			ns = strtod(line + 20, NULL);
-	if (pclose(p) != 0)
+	if (agb_pclose(p) != 0)
 		return 0;
 	return ns;
 }
@@ -563,8 +549,8 @@ static int check_args(struct bench_args *a)
 	    check_core_list(a->allocators, a->cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
 	if (a->jobs == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		a->jobs = n <= 0 ? 1u : n > (long)BENCH_MAX_JOBS ? BENCH_MAX_JOBS : (uint32_t)n;
+		unsigned n = agb_cpu_count();
+		a->jobs = n > BENCH_MAX_JOBS ? BENCH_MAX_JOBS : (uint32_t)n;
 	}
 	return AGBSIM_CLI_RUN;
 }
@@ -605,8 +591,7 @@ static int collect_traces(struct trace_list *list, int argc, char **argv, int fi
 	if (first == argc)
 		rc = scan_dir(list, "traces");
 	for (int i = first; i < argc && rc == AGBSIM_EXIT_OK; i++) {
-		struct stat sb;
-		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+		if (agb_path_kind(argv[i]) == AGB_PATH_DIR)
 			rc = scan_dir(list, argv[i]);
 		else if (push_path(list, argv[i]) != 0)
 			rc = AGBSIM_EXIT_IO;
@@ -710,19 +695,10 @@ static int plan_runs(struct bench *b, const struct bench_args *a)
 /* The replays, on up to `jobs` threads (on this one when none can be started). */
 static int run_pool(struct bench *b, const struct bench_args *a)
 {
-	struct pool p = {b->runs, b->nruns, 0, a->options, PTHREAD_MUTEX_INITIALIZER};
-	uint32_t want = a->jobs < b->nruns ? a->jobs : (uint32_t)b->nruns, started = 0;
-	pthread_t *tid = calloc(want + 1u, sizeof *tid); /* +1: never calloc(0) */
-	if (tid == NULL)
-		return AGBSIM_EXIT_IO;
-	for (; started < want; started++)
-		if (pthread_create(&tid[started], NULL, worker, &p) != 0)
-			break;
-	if (started == 0)
+	struct pool p = {b->runs, b->nruns, 0, a->options};
+	uint32_t want = a->jobs < b->nruns ? a->jobs : (uint32_t)b->nruns;
+	if (agb_run_threads(want, worker, &p) == 0)
 		worker(&p);
-	for (uint32_t k = 0; k < started; k++)
-		pthread_join(tid[k], NULL);
-	free(tid);
 	return AGBSIM_EXIT_OK;
 }
 
@@ -750,8 +726,8 @@ static int measure_runs(struct bench *b, const struct bench_args *a)
 	struct agbsim_measure_opts mo = {PLACEMENT_ROM, 0, NULL, NULL, 1};
 	if (!agbsim_measure_available()) {
 		agbsim_error("bench: --cycles=%s needs libmgba and the bench ROMs; this agbsim was "
-			     "built without them",
-			     a->cycles == CYCLES_MGBA ? "mgba" : "both");
+			     "built without them%s",
+			     a->cycles == CYCLES_MGBA ? "mgba" : "both", AGBSIM_MGBA_NOTE);
 		return AGBSIM_EXIT_IO;
 	}
 	b->measured = calloc(b->nruns + 1u, sizeof *b->measured); /* +1: never calloc(0) */

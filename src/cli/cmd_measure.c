@@ -408,8 +408,8 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 	(void)mo;
 	(void)per_event;
 	snprintf(run->error, sizeof run->error,
-		 "this agbsim was built without libmgba (or without the GBA ROMs): install "
-		 "libmgba-dev and gcc-arm-none-eabi (scripts/setup) and rebuild");
+		 "this agbsim was built without libmgba (or without the GBA ROMs): %s",
+		 AGBSIM_MGBA_HINT);
 	run->status = AGBSIM_EXIT_IO;
 	return AGBSIM_EXIT_IO;
 }
@@ -540,9 +540,8 @@ int agbsim_cmd_measure(int argc, char **argv)
 	if (rc != AGBSIM_CLI_RUN)
 		return rc;
 	if (!agbsim_measure_available()) {
-		agbsim_error("measure: this agbsim was built without libmgba and the GBA ROMs; install "
-			     "libmgba-dev, gcc-arm-none-eabi and libnewlib-arm-none-eabi (scripts/setup) "
-			     "and rebuild");
+		agbsim_error("measure: this agbsim was built without libmgba and the GBA ROMs; %s",
+			     AGBSIM_MGBA_HINT);
 		return AGBSIM_EXIT_IO;
 	}
 	rc = agbsim_load_trace(a.run.trace_path, &loaded);

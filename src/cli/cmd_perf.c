@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli/agbsim.h"
 #include "cli/cli_opts.h"
@@ -20,13 +19,6 @@ static void usage(FILE *out)
 		"observation the reports use and without free-space sampling. Prints the median of N\n"
 		"runs (default 5) as 'key value' lines. --replay-only loads once and times only the\n"
 		"bare replay (what bench --timing uses).\n");
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -103,9 +95,9 @@ static int parse_args(struct perf_args *a, int argc, char **argv)
 static int time_loads(const char *path, uint32_t loads, struct agb_loaded_trace *lt, double *t)
 {
 	for (uint32_t i = 0; i < loads; i++) {
-		double t0 = now_seconds();
+		double t0 = agb_now_seconds();
 		int st = agbsim_load_trace(path, lt);
-		t[i] = now_seconds() - t0;
+		t[i] = agb_now_seconds() - t0;
 		if (st != AGBSIM_EXIT_OK)
 			return st;
 		if (i + 1 < loads)
@@ -125,12 +117,12 @@ static int time_full(const struct perf_args *a, const struct agb_trace *t,
 		run.trace = t;
 		run.core = core;
 		run.cfg.flags = AGB_REPLAY_CANARIES;
-		t0 = now_seconds();
+		t0 = agb_now_seconds();
 		if (agbsim_run_replay(&run, 0, NULL) != AGBSIM_EXIT_OK) {
 			agbsim_error("%s", run.error);
 			return run.status;
 		}
-		s[i] = now_seconds() - t0;
+		s[i] = agb_now_seconds() - t0;
 	}
 	return AGBSIM_EXIT_OK;
 }
@@ -150,9 +142,9 @@ static int time_bare(const struct agb_trace *t, const struct agb_heap_core *core
 		agb_machine_init(m, AGB_WAITCNT_DEFAULT);
 	for (uint32_t i = 0; rc == AGBSIM_EXIT_OK && i < repeat; i++) {
 		uint64_t seen = 0;
-		double t0 = now_seconds();
+		double t0 = agb_now_seconds();
 		agb_replay_run(t, &cfg, m, ws, ws_bytes, count_only, &seen, &res);
-		s[i] = now_seconds() - t0;
+		s[i] = agb_now_seconds() - t0;
 	}
 	free(m);
 	free(ws);

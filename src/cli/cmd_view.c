@@ -106,8 +106,8 @@ int agbsim_view_open(const char *trace_path, const struct agb_trace *t,
 	return AGBSIM_EXIT_OK;
 #else
 	(void)trace_path, (void)t, (void)cfg, (void)snapshot, (void)at, (void)paused, (void)script;
-	agbsim_error("view: this agbsim was built without SDL2, so it has no viewer (install "
-		     "libsdl2-dev and libsdl2-image-dev and rebuild with -DAGBSIM_WITH_SDL=ON)");
+	agbsim_error("view: this agbsim was built without SDL2, so it has no viewer (%s)",
+		     AGBSIM_SDL_HINT);
 	return AGBSIM_EXIT_IO;
 #endif
 }

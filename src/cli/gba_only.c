@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agb/cores.h"
 #include "agb/metrics.h"
+#include "platform/platform.h"
 
 #ifdef AGB_MEASURE_ENABLED
 #include "gba/bench_abi.h"
@@ -56,30 +56,32 @@ int agbsim_gba_only_refuse(const char *name)
 	return AGBSIM_EXIT_USAGE;
 }
 
+/* 1 when path can be opened for reading. */
+static int readable(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return 0;
+	fclose(f);
+	return 1;
+}
+
 int agbsim_gba_rom_find(const char *file, char *out, size_t n)
 {
 	char dir[PATH_MAX + 8];
 	const char *env = getenv("AGBSIM_GBA_DIR");
-	ssize_t len;
 	if (env != NULL && *env != '\0') {
 		snprintf(out, n, "%s/%s", env, file);
-		return access(out, R_OK) == 0 ? 0 : -1;
+		return readable(out) ? 0 : -1;
 	}
-	len = readlink("/proc/self/exe", dir, PATH_MAX - 1);
-	if (len > 0) {
-		char *slash;
-		dir[len] = '\0';
-		slash = strrchr(dir, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			snprintf(out, n, "%s/gba/%s", dir, file);
-			if (access(out, R_OK) == 0)
-				return 0;
-		}
+	if (agb_self_dir(dir, PATH_MAX) == 0) {
+		snprintf(out, n, "%s/gba/%s", dir, file);
+		if (readable(out))
+			return 0;
 	}
 #ifdef AGBSIM_GBA_DIR
 	snprintf(out, n, "%s/%s", AGBSIM_GBA_DIR, file);
-	if (access(out, R_OK) == 0)
+	if (readable(out))
 		return 0;
 #endif
 	return -1;
@@ -419,8 +421,8 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 	(void)per_event;
 	return fail(run, AGBSIM_EXIT_IO,
 		    "this agbsim was built without libmgba (or without the GBA ROMs): core '%s' runs "
-		    "only in the GBA bench ROM",
-		    run->core->name);
+		    "only in the GBA bench ROM%s",
+		    run->core->name, AGBSIM_MGBA_NOTE);
 }
 
 #endif

@@ -1,6 +1,5 @@
 /* agbsim: GBA allocator cores on an emulated machine. Dispatches to one file per subcommand. */
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -119,7 +118,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* A closed pipe (agbsim ... | head) is a write error (EPIPE) reported by finish_stdout,
-	 * not a death by SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
+	 * not a death by SIGPIPE; on Windows, no CR/LF translation of the reports. */
+	agb_platform_init();
 	return finish_stdout(dispatch(argc, argv));
 }

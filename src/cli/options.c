@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agb/cores.h"
 #include "agb/tiles.h"
@@ -150,43 +148,24 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	}
 }
 
-/* Where a whole-or-nothing output goes. A regular file (or an absent one) is replaced by
- * renaming PATH.part over it, so a failed run leaves the old file untouched. A symlink to a
- * regular file gets the same treatment at its target, so the link stays a link. Anything else
- * (a device such as /dev/full or /dev/null, a FIFO, a dangling symlink) is written through in
- * place: renaming over it would turn it into a regular file. Returns the path to rename over,
- * or NULL to write through; *resolved owns a realpath() result to free. */
-static const char *rename_target(const char *path, char **resolved)
-{
-	struct stat st;
-	*resolved = NULL;
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? path : NULL;
-	if (S_ISREG(st.st_mode))
-		return path;
-	if (!S_ISLNK(st.st_mode) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	*resolved = realpath(path, NULL);
-	return *resolved;
-}
-
 int agbsim_output_open(struct agbsim_output *o, const char *path)
 {
 	int err = 0;
 	*o = (struct agbsim_output){0};
 	o->path = path;
 	if (strcmp(path, "-") == 0) {
-		o->f = open_memstream(&o->mem, &o->mem_len);
+		errno = agb_memstream_open(&o->mem);
+		o->f = o->mem.f;
 	} else {
-		const char *target = rename_target(path, &o->target);
+		const char *target = agb_replace_target(path, &o->target);
 		if (target == NULL) {
-			o->f = fopen(path, "w");
+			o->f = fopen(path, "wb");
 		} else {
 			size_t n = strlen(target) + 6;
 			o->tmp = malloc(n);
 			if (o->tmp != NULL) {
 				snprintf(o->tmp, n, "%s.part", target);
-				o->f = fopen(o->tmp, "w");
+				o->f = fopen(o->tmp, "wb");
 			}
 			o->final = target;
 		}
@@ -206,12 +185,12 @@ int agbsim_output_open(struct agbsim_output *o, const char *path)
  * first error of the stream, the flush, the sync or the close (a full device reports it here). */
 static int finish_stream(FILE *f, int sync)
 {
-	int err = 0;
+	int err = 0, e;
 	errno = 0;
 	if (fflush(f) != 0 || ferror(f))
 		err = errno != 0 ? errno : EIO;
-	if (err == 0 && sync && fsync(fileno(f)) != 0 && errno != EINVAL)
-		err = errno;
+	if (err == 0 && sync && (e = agb_file_sync(f)) != 0 && e != EINVAL)
+		err = e;
 	if (fclose(f) != 0 && err == 0)
 		err = errno != 0 ? errno : EIO;
 	return err;
@@ -224,16 +203,19 @@ int agbsim_output_close(struct agbsim_output *o, int keep)
 	int rc = AGBSIM_EXIT_OK, err;
 	if (o->f == NULL)
 		return AGBSIM_EXIT_OK;
-	err = finish_stream(o->f, keep && o->tmp != NULL);
+	if (o->f == o->mem.f)
+		err = agb_memstream_close(&o->mem);
+	else
+		err = finish_stream(o->f, keep && o->tmp != NULL);
 	o->f = NULL;
 	if (keep && err == 0) {
 		if (strcmp(o->path, "-") == 0) {
-			if (o->mem_len != 0 && fwrite(o->mem, 1, o->mem_len, stdout) != o->mem_len)
+			if (o->mem.len != 0 && fwrite(o->mem.data, 1, o->mem.len, stdout) != o->mem.len)
 				err = errno != 0 ? errno : EIO;
 			if (err == 0 && fflush(stdout) != 0)
 				err = errno != 0 ? errno : EIO;
-		} else if (o->tmp != NULL && rename(o->tmp, o->final) != 0) {
-			err = errno;
+		} else if (o->tmp != NULL) {
+			err = agb_file_replace(o->tmp, o->final);
 		}
 	}
 	if (keep && err != 0) {
@@ -245,7 +227,7 @@ int agbsim_output_close(struct agbsim_output *o, int keep)
 	if (o->tmp != NULL && (!keep || err != 0))
 		remove(o->tmp);
 	free(o->tmp);
-	free(o->mem);
+	free(o->mem.data);
 	free(o->target);
 	*o = (struct agbsim_output){0};
 	return rc;

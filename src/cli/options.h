@@ -9,6 +9,7 @@
 #include "agb/heap.h"
 #include "agb/replay.h"
 #include "agb/trace.h"
+#include "platform/platform.h"
 
 /* Parses a decimal (leading zeros are still decimal: 010 is ten) or 0x-hex unsigned 32-bit
  * integer, the whole string, digits only. Returns 0 or -1. */
@@ -43,9 +44,8 @@ struct agbsim_output {
 	const char *final; /* what PATH.part is renamed over (PATH or its link's target) */
 	char *target;      /* owned realpath() of a symlinked PATH, or NULL */
 	char *tmp;         /* FINAL.part, or NULL when writing through (or to '-') */
-	char *mem;
-	size_t mem_len;
-	FILE *f; /* write here */
+	struct agb_memstream mem; /* '-': the buffer */
+	FILE *f;                  /* write here */
 };
 
 /* Opens o->f for PATH. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why. */

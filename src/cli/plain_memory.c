@@ -2,9 +2,9 @@
  * AGB_PLAIN_MEMORY run with plain loads and stores (the simulation-overhead baseline). */
 #ifdef AGB_PLAIN_MEMORY
 #include <stdint.h>
-#include <sys/mman.h>
 
 #include "agb/machine.h"
+#include "platform/platform.h"
 
 int agb_plain_map_regions(void)
 {
@@ -15,13 +15,9 @@ int agb_plain_map_regions(void)
 	static int mapped;
 	if (mapped)
 		return 0;
-	for (unsigned i = 0; i < sizeof regions / sizeof regions[0]; i++) {
-		void *want = (void *)(uintptr_t)regions[i].addr;
-		void *got = mmap(want, regions[i].size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (got != want)
+	for (unsigned i = 0; i < sizeof regions / sizeof regions[0]; i++)
+		if (agb_map_fixed(regions[i].addr, regions[i].size) != 0)
 			return -1;
-	}
 	mapped = 1;
 	return 0;
 }

@@ -3,12 +3,12 @@
 #include "mtrace.h"
 #include "trace/elf_syms.h"
 
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/platform.h"
 #include "trace/json_out.h"
 
 #define DEFAULT_ARENA_BYTES 262144UL
@@ -609,8 +609,8 @@ static int pattern_matches(const char *pat, const struct caller *k, const char *
     char tail;
     if (sscanf(pat, "0x%llx-0x%llx%c", &lo, &hi, &tail) == 2)
         return k->has_addr && k->addr >= lo && k->addr < hi;
-    return (k->symbol[0] && fnmatch(pat, k->symbol, 0) == 0) ||
-           (k->object[0] && fnmatch(pat, base_name(k->object), 0) == 0) || fnmatch(pat, name, 0) == 0;
+    return (k->symbol[0] && agb_glob_match(pat, k->symbol)) ||
+           (k->object[0] && agb_glob_match(pat, base_name(k->object))) || agb_glob_match(pat, name);
 }
 
 static int caller_kept(const struct conv *c, const struct caller *k, const char *name)

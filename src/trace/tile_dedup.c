@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "platform/platform.h"
+
 #define PIECE_PX 64u                      /* an 8x8 GBA tile */
 #define MAX_IMAGE_SIDE 16384u             /* px a side: larger images are refused */
 #define MAX_IMAGE_PIXELS (1u << 25)       /* 8192 x 4096: a 128 MiB RGBA buffer */
@@ -461,12 +463,12 @@ int agb_tile_ids_build(const struct agb_tilemap *map, const struct agb_image *im
 
 /* ---- the whole step ------------------------------------------------------------------------- */
 
-/* The directory part of path, with its '/' ("" for none), appended to buf at *at. */
+/* The directory part of path, with its separator ("" for none), appended to buf at *at. */
 static void append_dir(char *buf, size_t n, size_t *at, const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = agb_path_last_sep(path);
 	size_t k = slash != NULL ? (size_t)(slash - path) + 1u : 0u;
-	if (path[0] == '/')
+	if (agb_path_is_absolute(path))
 		*at = 0; /* an absolute path replaces what came before */
 	if (*at < n)
 		*at += (size_t)snprintf(buf + *at, n - *at, "%.*s", (int)k, path);
@@ -478,7 +480,7 @@ static void append_dir(char *buf, size_t n, size_t *at, const char *path)
 static int image_path(const char *map_path, const struct agb_tileset *t, const char *images_dir,
 		      char *buf, size_t n)
 {
-	const char *slash = strrchr(t->image, '/');
+	const char *slash = agb_path_last_sep(t->image);
 	size_t at = 0;
 	int w;
 	buf[0] = '\0';
@@ -489,7 +491,7 @@ static int image_path(const char *map_path, const struct agb_tileset *t, const c
 	append_dir(buf, n, &at, map_path);
 	if (t->source != NULL)
 		append_dir(buf, n, &at, t->source);
-	if (t->image[0] == '/')
+	if (agb_path_is_absolute(t->image))
 		at = 0;
 	if (at >= n)
 		return -1;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "platform/platform.h"
+
 #define GID_MASK 0x1FFFFFFFu
 #define FLIP_H 0x80000000u
 #define FLIP_V 0x40000000u
@@ -27,7 +29,7 @@ char *agb_tiled_strdup(const char *s)
 
 int agb_tiled_build_begin(struct agb_tiled_build *b, struct agb_tilemap *map, const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = agb_path_last_sep(path);
 	size_t n = slash != NULL ? (size_t)(slash - path) + 1u : 0u;
 	memset(b, 0, sizeof *b);
 	b->map = map;
@@ -41,7 +43,7 @@ int agb_tiled_build_begin(struct agb_tiled_build *b, struct agb_tilemap *map, co
 
 char *agb_tiled_build_path(const struct agb_tiled_build *b, const char *ref)
 {
-	size_t dn = ref[0] == '/' ? 0u : strlen(b->dir), rn = strlen(ref);
+	size_t dn = agb_path_is_absolute(ref) ? 0u : strlen(b->dir), rn = strlen(ref);
 	char *p = malloc(dn + rn + 1u);
 	if (p != NULL) {
 		memcpy(p, b->dir, dn);

@@ -250,7 +250,7 @@ static int add_layer(struct tmx *x, xmlNodePtr n)
 	if (x->map->infinite) {
 		rc = read_chunks(x, data, enc, comp, shown);
 	} else {
-		long lw = x->map->width, lh = x->map->height;
+		long lw = (long)x->map->width, lh = (long)x->map->height; /* <= 65536 */
 		uint32_t *gid;
 		/* int_attr: 0 read, 1 absent (the map's size), else the failure. */
 		if (int_attr(x, n, "width", 1, 65536, &lw, 0) > 1 ||

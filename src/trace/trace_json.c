@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "platform/platform.h"
 #include "trace/json_util.h"
 #include "trace/trace_load.h"
 
@@ -1793,7 +1794,7 @@ int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
 	set_file(diag, is_stdin ? "<stdin>" : path);
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	if (f == NULL)
-		return io_error(diag, "cannot open", errno);
+		return io_error(diag, "cannot open", agb_open_errno(path, errno));
 	struct stat st;
 	size_t size = 0;
 	int r = AGB_LOAD_OK;

@@ -1,6 +1,5 @@
 /* The v1 trace loader and writer (docs/trace-format.md): every class of bad input is rejected with
  * status 2, its exact line:col and a clear message; good traces load into the compact array. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "platform/platform.h"
 #include "trace/trace_load.h"
 
 /* Events start on line 2, so an element's column is its column in the literal event text. */
@@ -416,11 +416,9 @@ static void ids_can_be_reused_after_free_many_times(void **state)
 
 static char *write_temp(const char *text)
 {
-	static char path[] = "/tmp/agbsim-test-loader-XXXXXX";
-	strcpy(path + sizeof path - 7, "XXXXXX");
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
+	static char path[512];
+	snprintf(path, sizeof path, "%s/input.json", AGB_TEST_TMP_DIR);
+	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
@@ -682,12 +680,12 @@ static void writer_round_trips(void **state)
 		&a);
 	assert_int_equal(a.trace.events[a.trace.event_count - 1u].size, AGB_FRAME_LOAD);
 	assert_int_equal(a.trace.events[4].size, 0);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	assert_int_equal(agb_trace_write_json(f, &a.trace), 0);
-	fclose(f);
+	struct agb_memstream ms;
+	assert_int_equal(agb_memstream_open(&ms), 0);
+	assert_int_equal(agb_trace_write_json(ms.f, &a.trace), 0);
+	assert_int_equal(agb_memstream_close(&ms), 0);
+	char *text = ms.data;
+	size_t len = ms.len;
 	/* Stable shape: key order and one event per line. */
 	static const char head[] = "{\"version\":1,\"arena\":\"ewram\",\"arena_bytes\":4096,\"name\":";
 	assert_true(strncmp(text, head, sizeof head - 1) == 0);
@@ -707,10 +705,11 @@ static void writer_round_trips(void **state)
 
 	/* A bg_vram trace without metadata. */
 	load_ok(TILES "[\"ref\",5,8],[\"frame\"],[\"unref\",5,8]]}", &a);
-	f = open_memstream(&text, &len);
-	assert_non_null(f);
-	assert_int_equal(agb_trace_write_json(f, &a.trace), 0);
-	fclose(f);
+	assert_int_equal(agb_memstream_open(&ms), 0);
+	assert_int_equal(agb_trace_write_json(ms.f, &a.trace), 0);
+	assert_int_equal(agb_memstream_close(&ms), 0);
+	text = ms.data;
+	len = ms.len;
 	agb_trace_release(&b);
 	assert_int_equal(agb_trace_load_buffer("rt.json", text, len, &b, &d), AGB_LOAD_OK);
 	assert_null(b.trace.name);

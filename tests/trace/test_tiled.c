@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "trace/tiled.h"
+#include "platform/platform.h"
 #include "trace/trace_load.h"
 
 static char data_dir[1024];
@@ -55,7 +56,7 @@ static void golden_tiny_map(void **state)
 	struct agb_event *ev;
 	struct agb_loaded_trace loaded;
 	char err[256];
-	FILE *out;
+	struct agb_memstream ms;
 
 	assert_int_equal(agb_tilemap_parse_tiled("tiny-map.json", text, len, &map, &diag), AGB_LOAD_OK);
 	assert_int_equal(map.width, 20);
@@ -80,10 +81,11 @@ static void golden_tiny_map(void **state)
 	assert_int_equal(ev[1].id, 2);
 	assert_int_equal(ev[4].id, 5); /* cell (2,0) has gid 2: tiles 5..8 */
 
-	out = open_memstream(&got, &got_len);
-	assert_non_null(out);
-	assert_int_equal(agb_trace_write_json(out, &t), 0);
-	fclose(out);
+	assert_int_equal(agb_memstream_open(&ms), 0);
+	assert_int_equal(agb_trace_write_json(ms.f, &t), 0);
+	assert_int_equal(agb_memstream_close(&ms), 0);
+	got = ms.data;
+	got_len = ms.len;
 	if (got_len != want_len || memcmp(got, want, want_len) != 0)
 		fail_msg("converter output differs from tests/trace/data/tiny-map.trace.json");
 	/* The loader accepts it (every unref has a live ref). */
@@ -279,10 +281,12 @@ static char *convert_to_json(const char *file, struct agb_tilemap *map, size_t *
 	o.name = "tiny-map";
 	o.source = "golden";
 	assert_int_equal(agb_tilemap_stream(map, &o, &t, &ev, err, sizeof err), 0);
-	FILE *out = open_memstream(&got, out_len);
-	assert_non_null(out);
-	assert_int_equal(agb_trace_write_json(out, &t), 0);
-	fclose(out);
+	struct agb_memstream ms;
+	assert_int_equal(agb_memstream_open(&ms), 0);
+	assert_int_equal(agb_trace_write_json(ms.f, &t), 0);
+	assert_int_equal(agb_memstream_close(&ms), 0);
+	got = ms.data;
+	*out_len = ms.len;
 	free(ev);
 	free(text);
 	return got;

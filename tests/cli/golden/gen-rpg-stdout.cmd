@@ -1,0 +1,1 @@
+gen rpg --seed 7 --frames 30 -o -
