@@ -206,6 +206,17 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 		agbsim_json_member_u32(&w, "bpp", o->requested);
 		agbsim_json_member_u32(&w, "result", o->result);
 		break;
+	case AGB_OP_LOCK:
+	case AGB_OP_TOUCH:
+		/* result: AGB_CACHE_HIT/_LOADED/_NOPE | evictions << 4 (agb/cache.h) */
+		agbsim_json_member_u32(&w, "key", o->id);
+		agbsim_json_member_u32(&w, "size", o->requested);
+		member_block(&w, e, o);
+		agbsim_json_member_u32(&w, "result", o->result);
+		break;
+	case AGB_OP_UNLOCK:
+		agbsim_json_member_u32(&w, "key", o->id);
+		break;
 	default:
 		break;
 	}
