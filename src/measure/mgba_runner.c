@@ -182,12 +182,21 @@ static void record_marker(struct ARMCore *cpu)
     m->cycle = mTimingGlobalTime(s->core->timing);
 }
 
+/* mGBA's own BIOS code issues SWI 0xF0 too: its HLE of a slow call (LZ77UnCompWram) returns
+ * through the BIOS, which reads the call's stall cycles with that SWI. Only the ROM's SWIs
+ * (issued outside the BIOS, 0x00000000-0x00003FFF) are markers; the BIOS's go on to mGBA, or
+ * the stall (the decompression's time) would be lost. */
+static int from_bios(const struct ARMCore *cpu)
+{
+    return (uint32_t)cpu->gprs[ARM_PC] < 0x4000u;
+}
+
 static void hook_swi16(struct ARMCore *cpu, int immediate)
 {
     struct agb_mgba *s = active;
     if (!s)
         return;
-    if (immediate == (int)AGB_MARKER_SWI) {
+    if (immediate == (int)AGB_MARKER_SWI && !from_bios(cpu)) {
         record_marker(cpu);
         return;
     }
@@ -199,7 +208,7 @@ static void hook_swi32(struct ARMCore *cpu, int immediate)
     struct agb_mgba *s = active;
     if (!s)
         return;
-    if ((immediate >> 16) == (int)AGB_MARKER_SWI) {
+    if ((immediate >> 16) == (int)AGB_MARKER_SWI && !from_bios(cpu)) {
         record_marker(cpu);
         return;
     }
