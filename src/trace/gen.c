@@ -11,7 +11,8 @@
 
 const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
 					 "ai-scratch", "levels", "levels-linear", "pal-action",
-					 "pal-crowded", "pal-menus", "sections", NULL};
+					 "pal-crowded", "pal-menus", "sections", "cache-sprites",
+					 "cache-sprites-touch", "cache-anims", "cache-anims-touch", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -859,6 +860,8 @@ uint32_t agb_gen_default_frames(const char *scenario)
 	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0 ||
 	    strcmp(scenario, "sections") == 0)
 		return 3600;
+	if (agb_gen_cache_default_frames(scenario) != 0)
+		return agb_gen_cache_default_frames(scenario);
 	return agb_gen_pal_default_frames(scenario);
 }
 
@@ -869,6 +872,8 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 	uint32_t arena_bytes = 32768;
 	if (agb_gen_pal_default_frames(scenario) != 0)
 		return agb_gen_pal(scenario, seed, frames, out);
+	if (agb_gen_cache_default_frames(scenario) != 0)
+		return agb_gen_cache(scenario, seed, frames == 0 ? 1 : frames, out);
 	memset(out, 0, sizeof *out);
 	if (agb_gen_default_frames(scenario) == 0)
 		return -1;
