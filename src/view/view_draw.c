@@ -773,7 +773,7 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 }
 
 /* Encodes S as a PNG into *BUF (malloc'd, *LEN bytes). Returns 0, or -1 (SDL's error set). */
-static int encode_png(SDL_Surface *s, char **buf, size_t *len)
+int view_encode_png(SDL_Surface *s, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 	SDL_RWops *rw = f != NULL ? SDL_RWFromFP(f, SDL_FALSE) : NULL;
@@ -796,7 +796,7 @@ static int encode_png(SDL_Surface *s, char **buf, size_t *len)
  * symlink to a regular file: at its target, so the link stays a link); a device or FIFO is
  * written through in place, never replaced by a regular file. Every write, flush, sync, close
  * and rename error is reported. Returns 0, or -1 with ERR set. */
-static int write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
+int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
 {
 	struct stat st;
 	char *target = NULL, *tmp = NULL;
@@ -858,11 +858,11 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
 		goto out;
 	}
 	SDL_RenderPresent(r); /* flushes the render batch into the surface */
-	if (encode_png(s, &png, &len) != 0) {
+	if (view_encode_png(s, &png, &len) != 0) {
 		snprintf(err, n, "%s: cannot encode PNG: %s", path, IMG_GetError());
 		goto out;
 	}
-	rc = write_whole(path, png, len, err, n);
+	rc = view_write_whole(path, png, len, err, n);
 out:
 	/* Glyph textures belong to their renderer: drop them all before it goes. */
 	view_text_cleanup();

@@ -63,6 +63,13 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
  * a column beyond the width or with no frames. Pure. */
 void view_strip_range(uint32_t col, uint32_t nframes, uint32_t width, uint32_t *a, uint32_t *b);
 
+/* Encodes surface s as PNG into *buf (malloc'd, *len bytes). Returns 0, or -1 (IMG_GetError). */
+int view_encode_png(SDL_Surface *s, char **buf, size_t *len);
+
+/* Writes LEN bytes to PATH whole or not at all (PATH.part renamed into place; a device or FIFO
+ * written through). Returns 0, or -1 with ERR set. */
+int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n);
+
 /* Releases the glyph textures of every renderer (before any renderer is destroyed). */
 void view_text_cleanup(void);
 
