@@ -762,16 +762,20 @@ static int uses_cache(const struct agb_trace *t)
 	return 0;
 }
 
-/* The cache's entry table takes the end of the meta area (one entry per key handle: the
- * trace's slots bound them), the core the rest. Returns the table's address, AGB_NULL when the
- * meta area cannot hold it. */
+/* The cache's entry table takes the start of the meta area (one entry per key handle: the
+ * trace's slots bound them), the core the rest from the next 16-byte boundary. (The start: the
+ * GBA bench keeps its slot table at the top of EWRAM, the end of a VRAM trace's meta area.)
+ * Returns the table's address, AGB_NULL when the meta area cannot hold it. */
 static uint32_t carve_cache_table(const struct agb_trace *t, struct agb_heap_config *hc)
 {
-	uint32_t bytes = t->slots * AGB_CACHE_ENTRY_BYTES;
+	uint32_t bytes = (t->slots * AGB_CACHE_ENTRY_BYTES + 15u) & ~15u, table = hc->meta_addr;
 	if (hc->meta_addr == AGB_NULL || t->slots > AGB_CACHE_MAX_KEYS || hc->meta_bytes < bytes)
 		return AGB_NULL;
-	hc->meta_bytes = (hc->meta_bytes - bytes) & ~3u;
-	return hc->meta_addr + hc->meta_bytes;
+	hc->meta_addr += bytes;
+	hc->meta_bytes -= bytes;
+	if (hc->meta_bytes == 0)
+		hc->meta_addr = AGB_NULL;
+	return table;
 }
 
 /* After the core: the cache on top of it, when the trace has cache ops. */
