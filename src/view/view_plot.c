@@ -13,7 +13,7 @@
 #define PLOT_W 720
 #define PLOT_H 480
 #define LEFT 72
-#define RIGHT 232 /* the legend */
+#define RIGHT 240 /* the legend */
 #define TOP 28
 #define GAP 36    /* between the two charts (the x labels of the upper one) */
 #define CHART_H ((PLOT_H - TOP - GAP - 40) / 2)
@@ -136,7 +136,7 @@ static void draw_plot(SDL_Renderer *r, const char *title, const struct agb_view_
 		uint32_t rgb = hues[s % (sizeof hues / sizeof hues[0])];
 		series(r, y_hit, &c[s], 1, 100.0, lo, hi, rgb);
 		series(r, y_load, &c[s], 0, load_top, lo, hi, rgb);
-		label(r, PLOT_W - RIGHT + 12, y_hit + (int)s * 12, rgb, "%.27s", c[s].label);
+		label(r, PLOT_W - RIGHT + 12, y_hit + (int)s * 12, rgb, "%.28s", c[s].label);
 	}
 }
 
