@@ -113,6 +113,11 @@ size_t agb_replay_workspace_bytes(const struct agb_trace *t);
  * observation functions (stats, walk, check) while the run is paused in the observer. */
 void *agb_replay_core_state(void *workspace);
 
+/* Where a workspace given to agb_replay_run keeps the resource cache (an agb_cache, agb/cache.h)
+ * of a trace with lock/unlock/touch ops: valid for observers while such a run is paused in the
+ * observer or after it (for any other trace it is no cache). O(1). */
+void *agb_replay_cache_state(void *workspace, const struct agb_trace *t);
+
 /* Replays `t` with cfg on machine m (its arena and meta area are reset first). Calls `observe`
  * (may be NULL) after each event. Returns AGB_REPLAY_OK or why the run stopped; `out` is filled
  * either way. O(events x core cost). Deterministic: same inputs, same observations. */

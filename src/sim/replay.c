@@ -762,6 +762,11 @@ static int uses_cache(const struct agb_trace *t)
 	return 0;
 }
 
+void *agb_replay_cache_state(void *workspace, const struct agb_trace *t)
+{
+	return (uint8_t *)SLOT_TABLE(workspace) + CACHE_OFFSET(t);
+}
+
 /* The cache's entry table takes the start of the meta area (one entry per key handle: the
  * trace's slots bound them), the core the rest from the next 16-byte boundary. (The start: the
  * GBA bench keeps its slot table at the top of EWRAM, the end of a VRAM trace's meta area.)

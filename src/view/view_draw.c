@@ -206,6 +206,23 @@ static uint32_t pal_unit_rgb(const struct view_model *vm, uint32_t u)
 	return i < b->colors ? agb_view_bgr555_rgb(vm->pal->ram[u]) : AGB_VIEW_RGB_PAL_SPARE;
 }
 
+/* A resident cache entry: locked ones amber, the others blue; both brighter the more recently
+ * used (the least recent, the next to go, darkest). */
+static uint32_t cache_rgb(const struct view_model *vm, const struct view_rec *rec)
+{
+	uint32_t n = vm->cache_resident > 1u ? vm->cache_resident - 1u : 1u;
+	uint32_t v = 95u - 55u * (rec->recency < n ? rec->recency : n) / n;
+	return rec->locked ? hsv(38u, 85u, v) : hsv(205u, 70u, v);
+}
+
+/* A block of a two-sided pool's section: green hues on the low side, violet on the high side,
+ * alternating in brightness from one section to the next. */
+static uint32_t section_rgb(const struct view_rec *rec)
+{
+	uint32_t hue = rec->side == 1u ? 130u : 275u;
+	return hsv(hue + (rec->section % 3u) * 12u, 55u, rec->section % 2u ? 92u : 68u);
+}
+
 static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
 {
 	if (vm->pal != NULL && vm->kind[u] == VK_USED)
@@ -214,6 +231,10 @@ static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
 	case VK_USED:
 		if (vm->owner[u] != 0) {
 			const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
+			if (rec->cached)
+				return cache_rgb(vm, rec);
+			if (rec->side != 0)
+				return section_rgb(rec);
 			return rec->tile ? agb_view_tile_rgb(rec->id, rec->requested)
 					 : agb_view_id_rgb(rec->id);
 		}
@@ -645,7 +666,17 @@ static void panel_foot(SDL_Renderer *r, const struct view_model *vm, const struc
 	y += LINE;
 	swatch(r, x, y, AGB_VIEW_RGB_LARGEST, "largest free run");
 	swatch(r, x + 184, y, AGB_VIEW_RGB_FREE_FLASH, "failure");
-	y += LINE + 4;
+	y += LINE;
+	if (vm->cache != NULL) {
+		swatch(r, x, y, hsv(38u, 85u, 95u), "locked");
+		swatch(r, x + 80, y, hsv(205u, 70u, 95u), "unlocked (dark: LRU)");
+		y += LINE;
+	} else if (vm->sides) {
+		swatch(r, x, y, hsv(130u, 55u, 92u), "low side sections");
+		swatch(r, x + 184, y, hsv(275u, 55u, 92u), "high side");
+		y += LINE;
+	}
+	y += 4;
 	if (ui->status[0] != '\0')
 		text(r, x, y, 0xb0b4bcu, "%.38s", ui->status);
 
