@@ -51,12 +51,14 @@ struct agb_cache_result {
 	uint32_t granted;       /* bytes the core reserved for a load, else 0 */
 	uint32_t evictions;     /* entries evicted by this call */
 	uint32_t blocked;       /* of which, evictions after which the retry still failed although
-				 * the core's free bytes covered the request (fragmentation) */
+				 * the core's free bytes covered the request (fragmentation; counted
+				 * only with agb_cache.freed_enough set) */
 	uint32_t since_evicted; /* a miss: frames since this key's last eviction (AGB_CACHE_NEVER:
 				 * never evicted; thrashing is a reload soon after) */
 };
 
-typedef struct agb_cache {
+typedef struct agb_cache agb_cache;
+struct agb_cache {
 	const struct agb_heap_core *core;
 	void *core_state;
 	agb_machine *m;
@@ -67,7 +69,14 @@ typedef struct agb_cache {
 	uint32_t frame;          /* frames seen (agb_cache_frame), modulo 2^24 */
 	uint32_t resident;       /* resident entries */
 	uint32_t resident_bytes, resident_granted;
-} agb_cache;
+	/* Optional (NULL after agb_cache_init; a game leaves it so): called after an eviction whose
+	 * retried allocation still failed; returns nonzero when the core's free bytes covered the
+	 * request, which counts the eviction in agb_cache_result.blocked. The host replay sets it to
+	 * a stats() probe (observation only, uncounted); on the GBA it stays NULL, since asking the
+	 * core for its free space is work a game's cache would not do (and costs more than the load
+	 * on some cores), so blocked is 0 there. */
+	int (*freed_enough)(const struct agb_cache *c, uint32_t size);
+};
 
 /* Prepares an empty cache of `keys` entries whose table is at `table` (4-aligned, keys *
  * AGB_CACHE_ENTRY_BYTES bytes, not inside the pool) over `core`, whose state `core_state` the caller has initialised

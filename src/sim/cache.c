@@ -26,7 +26,7 @@ int agb_cache_init(agb_cache *c, agb_machine *m, const struct agb_heap_core *cor
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	if (core->free == 0 || core->alloc == 0)
 		return AGB_HEAP_META_TOO_SMALL;
-	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0};
+	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0, 0};
 	for (uint32_t k = 0; k < keys; k++) {
 		uint32_t e = entry(c, k);
 		AGB_ST32(m, e + E_ADDR, AGB_NULL);
@@ -112,18 +112,14 @@ static uint32_t load(agb_cache *c, uint32_t key, uint32_t size, struct agb_cache
 		evicted == AGB_CACHE_NEVER ? AGB_CACHE_NEVER : (c->frame - evicted) & 0xFFFFFFu;
 	addr = c->core->alloc(c->core_state, size, 4u, &granted);
 	while (addr == AGB_NULL) {
-		struct agb_heap_stats s;
 		if (!evict_one(c)) {
 			res->flags = AGB_CACHE_NOPE;
 			return AGB_NULL;
 		}
 		res->evictions++;
 		addr = c->core->alloc(c->core_state, size, 4u, &granted);
-		if (addr != AGB_NULL)
-			break;
-		/* The eviction made bytes free but not a run the request fits in. */
-		c->core->stats(c->core_state, &s);
-		if (s.free_bytes >= size)
+		/* Did the eviction make bytes free but no run the request fits in? */
+		if (addr == AGB_NULL && c->freed_enough != 0 && c->freed_enough(c, size))
 			res->blocked++;
 	}
 	AGB_ST32(c->m, e + E_ADDR, addr);

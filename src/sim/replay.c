@@ -783,6 +783,16 @@ static uint32_t carve_cache_table(const struct agb_trace *t, struct agb_heap_con
 	return table;
 }
 
+#ifndef AGB_TARGET_GBA
+/* agb_cache.freed_enough on the host: the core's free bytes (stats() peeks: uncounted). */
+static int cache_freed_enough(const agb_cache *c, uint32_t size)
+{
+	struct agb_heap_stats s;
+	c->core->stats(c->core_state, &s);
+	return s.free_bytes >= size;
+}
+#endif
+
 /* After the core: the cache on top of it, when the trace has cache ops. */
 static int cache_begin(struct run *r, void *slot_table, uint32_t table)
 {
@@ -802,6 +812,9 @@ static int cache_begin(struct run *r, void *slot_table, uint32_t table)
 		return stop(r->out, AGB_REPLAY_INIT_FAILED, 0, "the resource cache cannot start");
 	}
 	r->out->overhead_bytes += r->t->slots * AGB_CACHE_ENTRY_BYTES;
+#ifndef AGB_TARGET_GBA
+	r->cache->freed_enough = cache_freed_enough;
+#endif
 	return AGB_REPLAY_OK;
 }
 

@@ -20,6 +20,14 @@
 static agb_buddy core_state;
 static agb_cache C;
 
+/* The host replay's probe: the core's free bytes cover the request. */
+static int freed_enough(const agb_cache *c, uint32_t size)
+{
+	struct agb_heap_stats s;
+	c->core->stats(c->core_state, &s);
+	return s.free_bytes >= size;
+}
+
 /* A fresh buddy pool of POOL bytes at EWRAM and a cache of KEYS keys over it. */
 static void fresh(void)
 {
@@ -28,6 +36,8 @@ static void fresh(void)
 	assert_int_equal(agb_buddy_init(&core_state, M, &hc), AGB_HEAP_OK);
 	assert_int_equal(agb_cache_init(&C, M, &agb_buddy_core, &core_state, TABLE, KEYS),
 			 AGB_HEAP_OK);
+	assert_null(C.freed_enough);
+	C.freed_enough = freed_enough;
 }
 
 static void checked(void)
