@@ -36,19 +36,24 @@ static int chance(struct gen *g, uint32_t n)
 	return rnd(g, n) == 0;
 }
 
+int agb_gen_grow(struct agb_event **ev, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t grown_cap = *cap == 0 ? 4096 : *cap * 2;
+		struct agb_event *grown = realloc(*ev, grown_cap * sizeof *grown);
+		if (grown == NULL)
+			return -1;
+		*ev = grown;
+		*cap = grown_cap;
+	}
+	return 0;
+}
+
 static void push(struct gen *g, enum agb_op op, uint32_t id, uint32_t size, uint32_t align)
 {
-	if (g->oom)
+	if (g->oom || agb_gen_grow(&g->ev, g->n, &g->cap) != 0) {
+		g->oom = 1;
 		return;
-	if (g->n == g->cap) {
-		size_t cap = g->cap == 0 ? 4096 : g->cap * 2;
-		struct agb_event *e = realloc(g->ev, cap * sizeof *e);
-		if (e == NULL) {
-			g->oom = 1;
-			return;
-		}
-		g->ev = e;
-		g->cap = cap;
 	}
 	g->ev[g->n++] = (struct agb_event){.op = (uint8_t)op, .id = id, .size = size, .align = align};
 }

@@ -60,6 +60,11 @@ int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb
 uint32_t agb_gen_cache_default_frames(const char *scenario);
 int agb_gen_cache(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
 
+/* Makes room for one more event in the generator's array *ev of n events (capacity *cap,
+ * doubled from 4096 when full). Returns 0, or -1 when out of memory (*ev unchanged). Amortized
+ * O(1). */
+int agb_gen_grow(struct agb_event **ev, size_t n, size_t *cap);
+
 /* The end of every generator: *out takes the N generated events (malloc'd; out owns them
  * now), the scenario's name and source line ("agbsim gen SCENARIO --seed S --frames F") and the
  * trace header. O(1). */

@@ -44,17 +44,9 @@ static uint32_t rnd(struct cache_gen *g, uint32_t n)
 
 static void emit(struct cache_gen *g, enum agb_op op, uint32_t key, uint32_t size)
 {
-	if (g->oom)
+	if (g->oom || agb_gen_grow(&g->ev, g->n, &g->cap) != 0) {
+		g->oom = 1;
 		return;
-	if (g->n == g->cap) {
-		size_t cap = g->cap != 0 ? g->cap * 2 : 4096;
-		struct agb_event *grown = realloc(g->ev, cap * sizeof *grown);
-		if (grown == NULL) {
-			g->oom = 1;
-			return;
-		}
-		g->ev = grown;
-		g->cap = cap;
 	}
 	g->ev[g->n++] = (struct agb_event){.op = (uint8_t)op, .id = key, .size = size};
 }

@@ -1,14 +1,11 @@
 /* The resource cache's trade-off curve as a PNG (agbsim bench --cache=lru --arena-bytes=LIST
  * --plot OUT.png): hit rate and load cycles per frame against the pool size, one line per
  * (trace, core) pair, drawn with the viewer's software renderer and 8x8 font. */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "view/view.h"
 #include "view/view_draw.h"
 
-#include <SDL_test_font.h>
 
 #define PLOT_W 720
 #define PLOT_H 480
@@ -17,25 +14,6 @@
 #define TOP 28
 #define GAP 36    /* between the two charts (the x labels of the upper one) */
 #define CHART_H ((PLOT_H - TOP - GAP - 40) / 2)
-
-static void colour(SDL_Renderer *r, uint32_t rgb)
-{
-	SDL_SetRenderDrawColor(r, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255);
-}
-
-static void label(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void label(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
-{
-	char buf[96];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	colour(r, rgb);
-	SDLTest_DrawString(r, x, y, buf);
-}
 
 /* The x range: smallest and largest pool over all series. */
 static void x_range(const struct agb_view_curve *c, size_t n, uint32_t *lo, uint32_t *hi)
@@ -63,21 +41,21 @@ static void chart_frame(SDL_Renderer *r, int y0, const char *title, double top, 
 			const struct agb_view_curve *c, size_t n, uint32_t lo, uint32_t hi)
 {
 	SDL_Rect box = {LEFT, y0, PLOT_W - LEFT - RIGHT, CHART_H};
-	colour(r, 0x404040);
+	view_set_rgb(r, 0x404040);
 	for (int k = 1; k < 4; k++)
 		SDL_RenderDrawLine(r, LEFT, y0 + CHART_H * k / 4, PLOT_W - RIGHT, y0 + CHART_H * k / 4);
-	colour(r, 0xA0A0A0);
+	view_set_rgb(r, 0xA0A0A0);
 	SDL_RenderDrawRect(r, &box);
-	label(r, LEFT, y0 - 11, 0xFFFFFF, "%s", title);
+	view_text(r, LEFT, y0 - 11, 0xFFFFFF, "%s", title);
 	for (int k = 0; k <= 4; k++)
-		label(r, 4, y0 + CHART_H - CHART_H * k / 4 - 4, 0xC0C0C0, "%7.0f%s", top * k / 4.0, unit);
+		view_text(r, 4, y0 + CHART_H - CHART_H * k / 4 - 4, 0xC0C0C0, "%7.0f%s", top * k / 4.0, unit);
 	for (size_t s = 0; s < n; s++)
 		for (size_t i = 0; i < c[s].n; i++) {
 			int x = x_at(c[s].p[i].pool_bytes, lo, hi);
-			colour(r, 0xA0A0A0);
+			view_set_rgb(r, 0xA0A0A0);
 			SDL_RenderDrawLine(r, x, y0 + CHART_H, x, y0 + CHART_H + 3);
 			if (s == 0)
-				label(r, x - 12, y0 + CHART_H + 6, 0xC0C0C0, "%uK",
+				view_text(r, x - 12, y0 + CHART_H + 6, 0xC0C0C0, "%uK",
 				      (unsigned)(c[s].p[i].pool_bytes / 1024u));
 		}
 }
@@ -87,7 +65,7 @@ static void series(SDL_Renderer *r, int y0, const struct agb_view_curve *c, int 
 		   uint32_t lo, uint32_t hi, uint32_t rgb)
 {
 	int px = 0, py = 0;
-	colour(r, rgb);
+	view_set_rgb(r, rgb);
 	for (size_t i = 0; i < c->n; i++) {
 		double v = upper ? c->p[i].hit_rate * 100.0 : c->p[i].load_cycles_per_frame;
 		int x = x_at(c->p[i].pool_bytes, lo, hi);
@@ -124,47 +102,38 @@ static void draw_plot(SDL_Renderer *r, const char *title, const struct agb_view_
 			if (c[s].p[i].load_cycles_per_frame > load_top)
 				load_top = c[s].p[i].load_cycles_per_frame;
 	load_top = nice_top(load_top > 0 ? load_top : 1.0);
-	colour(r, 0x101018);
+	view_set_rgb(r, 0x101018);
 	SDL_RenderClear(r);
-	label(r, 8, 6, 0xFFFFFF, "%.88s", title);
+	view_text(r, 8, 6, 0xFFFFFF, "%.88s", title);
 	chart_frame(r, y_hit, "hit rate", 100.0, "%", c, n, lo, hi);
 	chart_frame(r, y_load, "load cycles per frame", load_top, "", c, n, lo, hi);
-	label(r, LEFT, PLOT_H - 12, 0xC0C0C0, "pool size (bytes)");
+	view_text(r, LEFT, PLOT_H - 12, 0xC0C0C0, "pool size (bytes)");
 	static const uint32_t hues[] = {0x66CCFF, 0xFFCC44, 0x88EE66, 0xFF77CC,
 					0xCC99FF, 0x44DDBB, 0xFFAA66, 0xE0E0E0};
 	for (size_t s = 0; s < n; s++) {
 		uint32_t rgb = hues[s % (sizeof hues / sizeof hues[0])];
 		series(r, y_hit, &c[s], 1, 100.0, lo, hi, rgb);
 		series(r, y_load, &c[s], 0, load_top, lo, hi, rgb);
-		label(r, PLOT_W - RIGHT + 12, y_hit + (int)s * 12, rgb, "%.28s", c[s].label);
+		view_text(r, PLOT_W - RIGHT + 12, y_hit + (int)s * 12, rgb, "%.28s", c[s].label);
 	}
+}
+
+struct curve_picture {
+	const char *title;
+	const struct agb_view_curve *c;
+	size_t n;
+};
+
+static int draw_curves(SDL_Renderer *r, void *ctx)
+{
+	const struct curve_picture *p = ctx;
+	draw_plot(r, p->title, p->c, p->n);
+	return 0;
 }
 
 int agb_view_plot_curves(const char *path, const char *title, const struct agb_view_curve *c,
 			 size_t n, char *err, size_t errn)
 {
-	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, PLOT_W, PLOT_H, 32, SDL_PIXELFORMAT_ARGB8888);
-	SDL_Renderer *r = s != NULL ? SDL_CreateSoftwareRenderer(s) : NULL;
-	char *png = NULL;
-	size_t len = 0;
-	int rc = -1;
-	if (s == NULL || r == NULL) {
-		snprintf(err, errn, "cannot render off screen: %s", SDL_GetError());
-		goto out;
-	}
-	draw_plot(r, title, c, n);
-	SDL_RenderPresent(r);
-	if (view_encode_png(s, &png, &len) != 0) {
-		snprintf(err, errn, "%s: cannot encode PNG: %s", path, SDL_GetError());
-		goto out;
-	}
-	rc = view_write_whole(path, png, len, err, errn);
-out:
-	view_text_cleanup();
-	if (r != NULL)
-		SDL_DestroyRenderer(r);
-	if (s != NULL)
-		SDL_FreeSurface(s);
-	free(png);
-	return rc;
+	struct curve_picture p = {title, c, n};
+	return view_render_png(path, PLOT_W, PLOT_H, draw_curves, &p, err, errn);
 }
