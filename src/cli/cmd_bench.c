@@ -935,10 +935,11 @@ int agbsim_cmd_bench(int argc, char **argv)
 		rc = measure_runs(&b, &a);
 	if (rc == AGBSIM_EXIT_OK && a.timing)
 		time_runs(&b);
-	if (rc == AGBSIM_EXIT_OK)
-		rc = output(&b, &a);
+	/* The picture first: when it cannot be written, nothing is printed either. */
 	if (rc == AGBSIM_EXIT_OK && a.plot != NULL)
 		rc = agbsim_curve_plot(a.plot, b.runs, b.nruns);
+	if (rc == AGBSIM_EXIT_OK)
+		rc = output(&b, &a);
 	bench_release(&b);
 	free(a.tolerances);
 	return rc;
