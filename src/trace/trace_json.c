@@ -1436,7 +1436,8 @@ static int apply_cache(struct loader *L, size_t n, enum agb_op op, const uint32_
 		at = map_get(&lf->keys, v[0] + 1u, (uint32_t)lf->key_count);
 		if (at == NULL)
 			return oom(L);
-		lf->key_info[lf->key_count++] = (struct key_info){(uint32_t)lf->key_count - 1u, v[1], 0};
+		lf->key_info[lf->key_count] = (struct key_info){(uint32_t)lf->key_count, v[1], 0};
+		lf->key_count++;
 	}
 	k = &lf->key_info[*at];
 	if (op == AGB_OP_UNLOCK) {
