@@ -57,12 +57,33 @@ struct agb_metrics {
 	 * section needed to stream in at that rate beyond the frames since its mark. */
 	uint32_t syncs, largest_section_bytes, section_peak_bytes[2];
 	uint32_t load_rate, stall_frames;
+	/* Resource cache (lock/unlock/touch, agb/cache.h): lookups that found the resource resident
+	 * (hits) or not (misses: loads and nopes); entries evicted, and of those the evictions that
+	 * did not make room although the core's free bytes covered the request (fragmentation);
+	 * bytes loaded; thrash: loads of a key evicted within the last thrash_window frames. Load
+	 * cycles are bytes loaded x load_cost_milli / 1000 (cycles per byte: a ROM copy or the
+	 * BIOS LZ77 decompression, docs/design.md "Resource caches"). */
+	uint32_t cache_hits, cache_misses, cache_loads, cache_nopes;
+	uint32_t cache_evictions, cache_blocked_evictions, cache_thrash;
+	uint64_t cache_bytes_loaded;
+	uint32_t thrash_window, load_cost_milli;
+	uint64_t load_cycles;
+	double cache_hit_rate, load_cycles_per_frame;
 	uint64_t total_cycles;
 	uint32_t min_arena_bytes; /* 0: not computed or no arena size works */
 	uint32_t quirk_stores, unmapped_accesses;
 };
 
 #define AGB_METRICS_MARKERS 32u
+
+/* Cycles per byte a cache load costs, x1000, measured in mGBA by the smoke ROM (4 KiB from ROM
+ * into EWRAM; docs/design.md, "Resource caches"): a 32-bit ldmia/stmia copy, and the BIOS
+ * LZ77UnCompWram of 4bpp sprite tiles (4:1 packed), per decompressed byte. */
+#define AGB_LOAD_COST_COPY_MILLI 2677u  /* 10966 cycles per 4096 bytes */
+#define AGB_LOAD_COST_LZ77_MILLI 14174u /* 58055 cycles per 4096 bytes */
+
+/* A reload within this many frames of the key's eviction is thrashing (--thrash-window). */
+#define AGB_THRASH_WINDOW 60u
 
 struct agb_metrics_acc {
 	struct agb_metrics *out;
@@ -96,6 +117,11 @@ void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
 /* Bytes a game streams in per frame, for the stall frames of sections' syncs (0: not judged).
  * Call after agb_metrics_begin. */
 void agb_metrics_set_load_rate(struct agb_metrics_acc *acc, uint32_t bytes_per_frame);
+
+/* The thrash window (frames; default AGB_THRASH_WINDOW) and the cost of loading a byte into
+ * the cache in 1/1000 cycles (default AGB_LOAD_COST_COPY_MILLI). Call after agb_metrics_begin. */
+void agb_metrics_set_cache(struct agb_metrics_acc *acc, uint32_t thrash_window,
+			   uint32_t load_cost_milli);
 
 /* An agb_replay_observer: pass the acc as ctx. O(1). */
 void agb_metrics_observe(void *acc, const struct agb_replay_obs *obs);

@@ -40,7 +40,11 @@ struct agb_replay_obs {
 	uint32_t requested;
 	uint32_t addr;    /* granted address (alloc/realloc), AGB_NULL otherwise */
 	uint32_t granted; /* bytes reserved */
-	uint32_t result;  /* the verb's detail bits (AGB_VERB_UPLOADED, ...) */
+	uint32_t result;  /* the verb's detail bits (AGB_VERB_UPLOADED, ...; lock and touch:
+			   * AGB_CACHE_DETAIL) */
+	/* lock and touch (agb/cache.h): evictions that did not make room, and for a miss the
+	 * frames since the key's last eviction (AGB_CACHE_NEVER: never evicted). */
+	uint32_t cache_blocked, cache_since_evicted;
 	uint32_t bus_cycles; /* wait-state cycles of the counted accesses (host only, else 0) */
 	uint32_t accesses;   /* counted accesses, all kinds (host only, else 0) */
 	uint32_t stores;     /* of which stores, any width and region (cycle model feature) */
@@ -98,7 +102,8 @@ struct agb_replay_result {
 /* Sprite handles a replay can map to a core's OAM entries (spr_* ops beyond fail). */
 #define AGB_REPLAY_SPRITE_HANDLES 256u
 
-/* Bytes of the slot table (allocation slots, then the sprite handle table). */
+/* Bytes of the slot table (allocation slots, then the sprite handle table, then the resource
+ * cache's state: agb/cache.h; its entry table takes the end of the meta area). */
 size_t agb_replay_slot_table_bytes(const struct agb_trace *t);
 
 /* Bytes of workspace a replay of `t` needs (core state and slot table). */
@@ -107,6 +112,11 @@ size_t agb_replay_workspace_bytes(const struct agb_trace *t);
 /* The core state inside a workspace given to agb_replay_run: observers may pass it to the core's
  * observation functions (stats, walk, check) while the run is paused in the observer. */
 void *agb_replay_core_state(void *workspace);
+
+/* Where a workspace given to agb_replay_run keeps the resource cache (an agb_cache, agb/cache.h)
+ * of a trace with lock/unlock/touch ops: valid for observers while such a run is paused in the
+ * observer or after it (for any other trace it is no cache). O(1). */
+void *agb_replay_cache_state(void *workspace, const struct agb_trace *t);
 
 /* Replays `t` with cfg on machine m (its arena and meta area are reset first). Calls `observe`
  * (may be NULL) after each event. Returns AGB_REPLAY_OK or why the run stopped; `out` is filled

@@ -37,6 +37,12 @@ enum agb_op {
 	 * set by an earlier mark; the section allocated on that marker's side since it must be
 	 * loaded now (a door). No core call: the metrics judge whether it could have streamed in. */
 	AGB_OP_SYNC,
+	/* Resource-cache extension (docs/trace-format.md, agb/cache.h): id is the resource key
+	 * (0..2^31-1), slot a dense key handle the loader assigns (own namespace, < agb_trace.slots),
+	 * size the resource's bytes (lock, touch; the same for every op on a key). */
+	AGB_OP_LOCK,
+	AGB_OP_UNLOCK,
+	AGB_OP_TOUCH,
 	AGB_OP_COUNT
 };
 

@@ -9,6 +9,7 @@
 #include "agb/metrics.h"
 #include "agb/replay.h"
 #include "agb/trace.h"
+#include "cli/options.h"
 
 /* Exit status (README, "Commands"). */
 enum agbsim_exit {
@@ -44,7 +45,7 @@ struct agbsim_run {
 	struct agb_replay_result result;
 	struct agb_metrics metrics;
 	const char *cycle_source; /* "model" or "mgba" */
-	uint32_t load_rate;       /* --load-rate: bytes streamed per frame (sections' stalls), 0 none */
+	struct agbsim_stream_opts stream; /* --load-rate, --thrash-window, --load-cost (0: default) */
 	int status;               /* AGBSIM_EXIT_* of the run */
 	double host_ns_per_op;    /* bench --timing: counted replay on this host, 0 if not timed */
 	double plain_ns_per_op;   /* the same with plain memory (agbsim-plain), 0 if unknown */

@@ -6,6 +6,7 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
+#include "cli/bench_curve.h"
 #include "cli/bench_recommend.h"
 #include "cli/cli_opts.h"
 #include "cli/gate.h"
@@ -50,8 +51,15 @@ static void usage(FILE *out)
 		"                       agbsim-plain, the same cores with plain memory access: the\n"
 		"                       simulation overhead (wall clock: informative, never gated)\n"
 		"  --export=bmf|gab     print Bencher Metric Format or github-action-benchmark\n"
-		"                       (customSmallerIsBetter) JSON instead of the table\n"
-		"  -h, --help           show this help\n\n"
+		"                       (customSmallerIsBetter) JSON instead of the table\n");
+	fputs("  --arena-bytes=LIST   replay every pair at each pool size of LIST (8K,12K,16K,...;\n"
+		"                       N or NK bytes): the table becomes the resource cache's\n"
+		"                       trade-off curve (hit rate, misses, nopes, evictions, thrash,\n"
+		"                       load cycles per frame for each pool size)\n"
+		"  --plot=OUT.png       with --arena-bytes: draw hit rate and load cycles per frame\n"
+		"                       against the pool size\n"
+		AGBSIM_STREAM_USAGE, out);
+	fprintf(out, "  -h, --help           show this help\n\n"
 		"A pair whose core cannot serve the trace's ops (free on bump) is listed as n/a with\n"
 		"the reason, never with numbers. Exit status: 0 ok, 1 the gate found a regression,\n"
 		"2 bad usage or input (a bad baseline too), 3 when a core broke an invariant or\n"
@@ -444,6 +452,10 @@ struct bench_args {
 	int timing;
 	enum bench_cycles cycles;
 	uint32_t pool; /* --pool: EWRAM traces' pool, 0 for each trace's own */
+	uint32_t pools[AGBSIM_CURVE_MAX_POOLS]; /* --arena-bytes=LIST: the curve's pool sizes */
+	size_t npools;
+	const char *plot; /* --plot=OUT.png */
+	struct agbsim_stream_opts stream;
 };
 
 /* What a bench holds; released in one place (bench_release). */
@@ -527,8 +539,15 @@ static int bench_option(void *ctx, int opt, const char *arg)
 			return agbsim_usage_error("bench", "--export wants bmf or gab, not '%s'", arg);
 		a->export_format = arg;
 		return AGBSIM_EXIT_OK;
-	default:
-		return gate_option(a, opt, arg);
+	case 'R':
+		return agbsim_curve_parse_pools(arg, a->pools, &a->npools);
+	case 'G':
+		a->plot = arg;
+		return AGBSIM_EXIT_OK;
+	default: {
+		int rc = agbsim_stream_option("bench", opt, arg, &a->stream);
+		return rc >= 0 ? rc : gate_option(a, opt, arg);
+	}
 	}
 }
 
@@ -544,6 +563,13 @@ static int check_args(struct bench_args *a)
 			"bench", "--tolerance, --limit, --allow-missing and --diff-out need --baseline");
 	if (agbsim_gate_check_options(&a->gate) != AGBSIM_EXIT_OK)
 		return AGBSIM_EXIT_USAGE;
+	if (a->npools != 0 && (a->gate.baseline_path != NULL || a->gate.update_path != NULL ||
+			       a->pool != 0 || a->export_format != NULL))
+		return agbsim_usage_error("bench", "--arena-bytes=LIST goes without --baseline, "
+						   "--update-baseline, --pool and --export (a pair "
+						   "has one figure per pool size)");
+	if (a->plot != NULL && a->npools == 0)
+		return agbsim_usage_error("bench", "--plot needs --arena-bytes=LIST (the pool sizes)");
 	a->gate.format = (enum agbsim_format)a->format;
 	if (a->allocators != NULL && strcmp(a->allocators, "all") != 0 &&
 	    check_core_list(a->allocators, a->cycles == CYCLES_MGBA) != AGBSIM_EXIT_OK)
@@ -569,6 +595,9 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 		{"timing", no_argument, NULL, 't'},
 		{"cycles", required_argument, NULL, 'Y'},
 		{"pool", required_argument, NULL, 'P'},
+		{"arena-bytes", required_argument, NULL, 'R'},
+		{"plot", required_argument, NULL, 'G'},
+		AGBSIM_STREAM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	static const struct agbsim_cli_text texts[] = {
@@ -630,6 +659,7 @@ static struct agbsim_run *add_run(struct bench *b, const struct bench_args *a, s
 	*r = (struct agbsim_run){.trace_path = b->list.paths[trace], .trace = &b->loaded[trace].trace,
 				 .core = core};
 	r->cfg.flags = a->flags;
+	r->stream = a->stream;
 	if (a->pool != 0 && r->trace->arena == AGB_ARENA_EWRAM)
 		r->cfg.arena_bytes = a->pool;
 	return r;
@@ -648,8 +678,10 @@ static void plan_host_runs(struct bench *b, const struct bench_args *a, size_t i
 			wanted = core == agb_heap_core_default(t->arena);
 		else
 			wanted = strcmp(a->allocators, "all") == 0 || core_listed(a->allocators, core->name);
-		if (wanted)
+		if (wanted && a->npools == 0)
 			add_run(b, a, i, core);
+		for (size_t k = 0; wanted && k < a->npools; k++)
+			add_run(b, a, i, core)->cfg.arena_bytes = a->pools[k];
 	}
 }
 
@@ -678,7 +710,8 @@ static void plan_gba_only_runs(struct bench *b, const struct bench_args *a, size
 /* Every (trace x core) pair to run: at most one per core for each trace. */
 static int plan_runs(struct bench *b, const struct bench_args *a)
 {
-	size_t per_trace = count_cores(agb_heap_cores) + count_cores(agbsim_gba_only_cores);
+	size_t per_trace = (count_cores(agb_heap_cores) + count_cores(agbsim_gba_only_cores)) *
+			   (a->npools != 0 ? a->npools : 1u);
 	b->runs = calloc(b->list.n * per_trace + 1u, sizeof *b->runs); /* +1: never calloc(0) */
 	if (b->runs == NULL)
 		return AGBSIM_EXIT_IO;
@@ -797,6 +830,10 @@ static int print_results(const struct bench *b, const struct bench_args *a)
 		agbsim_bench_write_json(stdout, b->runs, b->nruns, NULL, NULL);
 		return AGBSIM_EXIT_OK;
 	case FORMAT_TABLE:
+		if (a->npools != 0) {
+			agbsim_curve_table(stdout, b->runs, b->nruns);
+			return AGBSIM_EXIT_OK;
+		}
 		for (int k = 0; k < AGB_ARENA_COUNT; k++)
 			table_for_arena(stdout, (enum agb_arena)k, b->runs, b->nruns);
 		if (a->timing)
@@ -877,6 +914,9 @@ int agbsim_cmd_bench(int argc, char **argv)
 		rc = measure_runs(&b, &a);
 	if (rc == AGBSIM_EXIT_OK && a.timing)
 		time_runs(&b);
+	/* The picture first: when it cannot be written, nothing is printed either. */
+	if (rc == AGBSIM_EXIT_OK && a.plot != NULL)
+		rc = agbsim_curve_plot(a.plot, b.runs, b.nruns);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = output(&b, &a);
 	bench_release(&b);

@@ -24,11 +24,17 @@ static void usage(FILE *out)
 		"  strips      OBJ VRAM: animation strips of 3-48 tiles streamed by fighters\n"
 		"  ai-scratch  EWRAM: a 4 KiB AI scratch pool (enemy state, paths, temporaries)\n"
 		"  levels      EWRAM: loading levels and rooms, nested lifetimes, freed block by block\n"
-		"  levels-linear  the same allocations released with mark/reset (bump, stack2)\n\n"
+		"  levels-linear  the same allocations released with mark/reset (bump, stack2)\n"
+		"  sections    EWRAM: an open-world side-scroller streaming uneven sections (stack2)\n"
+		"  pal-action, pal-crowded, pal-menus  palette RAM: rooms, enemy variants, menus\n"
+		"  cache-sprites  OBJ VRAM: sprite graphics through the resource cache: enemies on\n"
+		"              screen lock their type's graphics, one-shot effects touch theirs\n"
+		"  cache-anims EWRAM: animation clips locked while they play (6 actors, 600 clips)\n"
+		"  cache-sprites-touch, cache-anims-touch  the same with the Touch protocol only\n\n"
 		"Options:\n"
 		"  --seed N      MT19937 seed (default 5489, the reference default)\n"
-		"  --frames N    frames to generate (default: 1800 shmup, ai-scratch; 3600 rpg,\n"
-		"                levels, strips; 1200 particles)\n"
+		"  --frames N    frames to generate (default: 1800 shmup, ai-scratch, cache-*; 3600\n"
+		"                rpg, levels, strips, sections; 1200 particles)\n"
 		"  -o FILE       output file ('-' for stdout)\n"
 		"  --name NAME   the trace's name (default: the scenario; reports and the gate key\n"
 		"                runs by it, so traces compared together need distinct names)\n"
@@ -88,7 +94,8 @@ static int parse_args(struct gen_args *a, int argc, char **argv)
 		return agbsim_usage_error("gen", "no output file given (-o OUT.json)");
 	if (agb_gen_default_frames(a->scenario) == 0)
 		return agbsim_usage_error("gen", "unknown scenario '%s' (shmup, rpg, particles, strips, ai-scratch, levels, "
-					  "levels-linear, pal-action, pal-crowded, pal-menus)",
+					  "levels-linear, sections, pal-action, pal-crowded, pal-menus, cache-sprites, "
+					  "cache-sprites-touch, cache-anims, cache-anims-touch)",
 					  a->scenario);
 	if (a->frames == 0)
 		a->frames = agb_gen_default_frames(a->scenario);

@@ -28,8 +28,7 @@ static void usage(FILE *out)
 		"  --check              run the core's invariant checker after every event (slow)\n"
 		"  --no-canaries        do not fill and check live blocks\n"
 		"  --no-min-arena       skip the min_arena_bytes search (about 16 more replays)\n"
-		"  --load-rate=BYTES    bytes the game streams in per frame: judges each [\"sync\", m]\n"
-		"                       (a door) and reports the frames players wait (stall frames)\n"
+		AGBSIM_STREAM_USAGE
 		"  --obj-bitmap         OBJ VRAM cores: bitmap modes 3-5, only tiles 512-1023\n"
 		"  --view               after the report, show the replay in a window ('agbsim view')\n"
 		"  -h, --help           show this help\n\n"
@@ -62,13 +61,10 @@ static int replay_option(void *ctx, int opt, const char *arg)
 	case 'V':
 		a->view = 1;
 		return AGBSIM_EXIT_OK;
-	case 'L':
-		if (agbsim_parse_u32(arg, &a->run.load_rate) != 0 || a->run.load_rate == 0)
-			return agbsim_usage_error("replay", "--load-rate wants bytes per frame (1..4294967295), not '%s'",
-						  arg);
-		return AGBSIM_EXIT_OK;
-	default:
-		return AGBSIM_CLI_UNKNOWN;
+	default: {
+		int rc = agbsim_stream_option("replay", opt, arg, &a->run.stream);
+		return rc < 0 ? AGBSIM_CLI_UNKNOWN : rc;
+	}
 	}
 }
 
@@ -78,7 +74,7 @@ static int parse_args(struct replay_args *a, int argc, char **argv)
 		{"allocator", required_argument, NULL, 'a'}, {"format", required_argument, NULL, 'f'},
 		{"events-out", required_argument, NULL, 'e'}, {"check", no_argument, NULL, 'c'},
 		{"no-canaries", no_argument, NULL, 'C'},     {"no-min-arena", no_argument, NULL, 'm'},
-		{"view", no_argument, NULL, 'V'},          {"load-rate", required_argument, NULL, 'L'},
+		{"view", no_argument, NULL, 'V'},          AGBSIM_STREAM_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},            AGBSIM_REPLAY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};

@@ -10,6 +10,7 @@
 
 #define M_U32(name, field, unit) {name, 0, 0, unit, METRIC_U32, offsetof(struct agb_metrics, field), 0}
 #define M_PAL(name, field, unit) {name, 0, 0, unit, METRIC_PAL_U32, offsetof(struct agb_metrics, field), 0}
+#define M_CACHE(name, field) {name, 0, 0, "count", METRIC_CACHE_U32, offsetof(struct agb_metrics, field), 0}
 #define M_RATIO(name, field) {name, 0, 5e-4, "ratio", METRIC_RATIO, offsetof(struct agb_metrics, field), 0}
 #define M_OP(name, op, stat, abs) {name, 0, abs, "cycles", METRIC_OP, offsetof(struct agb_cycle_stats, stat), op}
 #define M_ALL(name, stat, abs) {name, 0, abs, "cycles", METRIC_ALL_OPS, offsetof(struct agb_cycle_stats, stat), 0}
@@ -36,6 +37,15 @@ const struct agbsim_metric_def agbsim_metric_defs[] = {
 	M_PAL("pal_peak_banks_obj", pal_peak_banks[1], "count"),
 	M_PAL("pal_stack_peak_depth", pal_stack_peak_depth, "count"),
 	M_PAL("pal_stack_buffer_bytes", pal_stack_buffer_bytes, "bytes"),
+	/* Resource cache (hits are not compared: more is better; misses carry them). */
+	M_CACHE("cache_misses", cache_misses),
+	M_CACHE("cache_nopes", cache_nopes),
+	M_CACHE("cache_evictions", cache_evictions),
+	M_CACHE("cache_thrash", cache_thrash),
+	M_OP("cycles.lock.mean", AGB_OP_LOCK, mean, 0.05),
+	M_OP("cycles.lock.max", AGB_OP_LOCK, max, 0),
+	M_OP("cycles.touch.mean", AGB_OP_TOUCH, mean, 0.05),
+	M_OP("cycles.touch.max", AGB_OP_TOUCH, max, 0),
 	M_OP("cycles.pal_load.mean", AGB_OP_PAL_LOAD, mean, 0.05),
 	M_OP("cycles.pal_load.max", AGB_OP_PAL_LOAD, max, 0),
 	M_OP("cycles.pal_free.mean", AGB_OP_PAL_FREE, mean, 0.05),
@@ -92,6 +102,11 @@ int agbsim_metric_of_run(const struct agbsim_run *r, const struct agbsim_metric_
 		/* fall through */
 	case METRIC_PAL_U32:
 		if (d->kind == METRIC_PAL_U32 && r->trace->arena != AGB_ARENA_PAL_RAM)
+			return -1;
+		/* fall through */
+	case METRIC_CACHE_U32:
+		if (d->kind == METRIC_CACHE_U32 &&
+		    m->cycles[AGB_OP_LOCK].count + m->cycles[AGB_OP_TOUCH].count == 0)
 			return -1;
 		/* fall through */
 	case METRIC_U32:

@@ -19,6 +19,7 @@ enum agbsim_metric_kind {
 	METRIC_U32_NULL0, /* the same, JSON null when 0 (no arena size works) */
 	METRIC_TILE_U32,  /* the same, present for tile (BG VRAM) traces only */
 	METRIC_PAL_U32,   /* the same, present for palette (pal_ram) traces only */
+	METRIC_CACHE_U32, /* the same, present for runs through the resource cache only */
 	METRIC_RATIO,     /* a double of struct agb_metrics, printed with 6 decimals */
 	METRIC_OP,        /* a figure of cycles[op], present when that op ran (count != 0) */
 	METRIC_ALL_OPS    /* a figure of all_ops, always present */

@@ -148,6 +148,68 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	}
 }
 
+/* "copy", "lz77" or a decimal number of cycles per byte with up to 3 decimals, in 1/1000. */
+static int parse_load_cost(const char *s, uint32_t *milli)
+{
+	uint32_t whole = 0, frac = 0, scale = 1000;
+	const char *p = s;
+	if (strcmp(s, "copy") == 0 || strcmp(s, "lz77") == 0) {
+		*milli = s[0] == 'c' ? AGB_LOAD_COST_COPY_MILLI : AGB_LOAD_COST_LZ77_MILLI;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10u + (uint32_t)(*p - '0');
+		if (whole > 1000000u)
+			return -1;
+	}
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1u)
+				return -1;
+			scale /= 10u;
+			frac += (uint32_t)(*p - '0') * scale;
+		}
+	}
+	if (*p != '\0')
+		return -1;
+	*milli = whole * 1000u + frac;
+	return 0;
+}
+
+int agbsim_stream_option(const char *cmd, int opt, const char *arg, struct agbsim_stream_opts *o)
+{
+	switch (opt) {
+	case AGBSIM_OPT_CACHE:
+		if (strcmp(arg, "lru") != 0)
+			return agbsim_usage_error(cmd, "--cache wants lru, not '%s'", arg);
+		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_THRASH_WINDOW:
+		if (agbsim_parse_u32(arg, &o->thrash_window) != 0 || o->thrash_window == 0 ||
+		    o->thrash_window > 0xFFFFFEu)
+			return agbsim_usage_error(cmd, "--thrash-window wants 1..16777214 frames, not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_LOAD_COST:
+		if (parse_load_cost(arg, &o->load_cost_milli) != 0)
+			return agbsim_usage_error(cmd,
+						  "--load-cost wants copy, lz77 or cycles per byte "
+						  "(0..1000000, up to 3 decimals), not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_LOAD_RATE:
+		if (agbsim_parse_u32(arg, &o->load_rate) != 0 || o->load_rate == 0)
+			return agbsim_usage_error(cmd, "--load-rate wants bytes per frame (1..4294967295), not '%s'",
+						  arg);
+		return AGBSIM_EXIT_OK;
+	default:
+		return -1;
+	}
+}
+
 int agbsim_output_open(struct agbsim_output *o, const char *path)
 {
 	int err = 0;

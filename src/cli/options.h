@@ -93,4 +93,38 @@ enum {
  * why the value is bad, or -1 when OPT is not one of them. */
 int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_replay_config *cfg);
 
+/* The options that judge streaming and caching (replay and bench): metrics parameters, not the
+ * replay's. 0 means the default for each. */
+struct agbsim_stream_opts {
+	uint32_t load_rate;       /* --load-rate: bytes streamed per frame (sections' stalls) */
+	uint32_t thrash_window;   /* --thrash-window: frames (default AGB_THRASH_WINDOW) */
+	uint32_t load_cost_milli; /* --load-cost: cycles per byte loaded x 1000 (default copy) */
+};
+
+enum {
+	AGBSIM_OPT_CACHE = 0x1100,  /* --cache=lru */
+	AGBSIM_OPT_THRASH_WINDOW,   /* --thrash-window=FRAMES */
+	AGBSIM_OPT_LOAD_COST,       /* --load-cost=copy|lz77|CYCLES */
+	AGBSIM_OPT_LOAD_RATE        /* --load-rate=BYTES */
+};
+#define AGBSIM_STREAM_LONGOPTS                                                                     \
+	{"cache", required_argument, NULL, AGBSIM_OPT_CACHE},                                      \
+		{"thrash-window", required_argument, NULL, AGBSIM_OPT_THRASH_WINDOW},              \
+		{"load-cost", required_argument, NULL, AGBSIM_OPT_LOAD_COST},                      \
+		{"load-rate", required_argument, NULL, AGBSIM_OPT_LOAD_RATE}
+#define AGBSIM_STREAM_USAGE                                                                        \
+	"  --cache=lru          the resource cache lock/unlock/touch ops go through (the only\n"  \
+	"                       policy: least recently used unlocked entry evicted first); it\n"  \
+	"                       allocates from the --allocator core\n"                            \
+	"  --thrash-window=N    a reload within N frames of the key's eviction is thrashing\n"    \
+	"                       (default 60)\n"                                                    \
+	"  --load-cost=COST     cycles per byte a cache load costs: copy (ROM to RAM, 32-bit),\n" \
+	"                       lz77 (BIOS LZ77UnCompWram) or a number such as 2.5 (default copy)\n" \
+	"  --load-rate=BYTES    bytes the game streams in per frame: judges each [\"sync\", m]\n"   \
+	"                       (a door) and reports the frames players wait (stall frames)\n"
+
+/* Applies one of AGBSIM_STREAM_LONGOPTS to O. Returns AGBSIM_EXIT_OK, AGBSIM_EXIT_USAGE after
+ * printing why, or -1 when OPT is not one of them. */
+int agbsim_stream_option(const char *cmd, int opt, const char *arg, struct agbsim_stream_opts *o);
+
 #endif

@@ -13,7 +13,8 @@ static const enum agb_op reported_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REA
  * sprite display ops and the frame event's own work (the shadow OAM copy at V-blank). */
 static const enum agb_op extra_ops[] = {AGB_OP_SPR_SHOW, AGB_OP_SPR_Z, AGB_OP_SPR_HIDE,
 					AGB_OP_PAL_LOAD, AGB_OP_PAL_FREE, AGB_OP_PAL_PUSH,
-					AGB_OP_PAL_POP,  AGB_OP_FRAME};
+					AGB_OP_PAL_POP,  AGB_OP_LOCK,     AGB_OP_UNLOCK,
+					AGB_OP_TOUCH,    AGB_OP_FRAME};
 /* The palette ops, in the CSV and Markdown palette columns. */
 static const enum agb_op pal_ops[] = {AGB_OP_PAL_LOAD, AGB_OP_PAL_FREE, AGB_OP_PAL_PUSH,
 				      AGB_OP_PAL_POP};
@@ -33,6 +34,21 @@ static int is_tile_trace(const struct agbsim_run *r)
 static int is_pal_trace(const struct agbsim_run *r)
 {
 	return r->trace->arena == AGB_ARENA_PAL_RAM;
+}
+
+/* A run whose trace went through the resource cache (lock or touch ops). */
+static int has_cache(const struct agbsim_run *r)
+{
+	const struct agb_metrics *m = &r->metrics;
+	return m->cycles[AGB_OP_LOCK].count + m->cycles[AGB_OP_TOUCH].count != 0;
+}
+
+static int any_cache(const struct agbsim_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_cache(&runs[i]))
+			return 1;
+	return 0;
 }
 
 static int any_pal_trace(const struct agbsim_run *runs, size_t n)
@@ -112,6 +128,33 @@ static void json_run_header(struct agbsim_json *w, const struct agbsim_run *r)
 	json_u32_row(w, fails, (const uint32_t[]){m->failures, m->frag_failures, m->skipped}, 3);
 }
 
+/* The resource cache's figures (lock/unlock/touch traces). */
+static void json_cache(struct agbsim_json *w, const struct agb_metrics *m)
+{
+	static const char *const looks[] = {"cache_hits", "cache_misses", "cache_loads", "cache_nopes"};
+	static const char *const evict[] = {"cache_evictions", "cache_blocked_evictions",
+					    "cache_thrash", "thrash_window"};
+	agbsim_json_key(w, "cache_hit_rate");
+	agbsim_json_fixed(w, m->cache_hit_rate, 6);
+	agbsim_json_same_line(w);
+	json_u32_row(w, looks,
+		     (const uint32_t[]){m->cache_hits, m->cache_misses, m->cache_loads, m->cache_nopes},
+		     4);
+	json_u32_row(w, evict,
+		     (const uint32_t[]){m->cache_evictions, m->cache_blocked_evictions,
+					m->cache_thrash, m->thrash_window},
+		     4);
+	agbsim_json_member_u64(w, "cache_bytes_loaded", m->cache_bytes_loaded);
+	agbsim_json_same_line(w);
+	agbsim_json_key(w, "load_cost");
+	agbsim_json_fixed(w, m->load_cost_milli / 1000.0, 3);
+	agbsim_json_same_line(w);
+	agbsim_json_member_u64(w, "load_cycles", m->load_cycles);
+	agbsim_json_same_line(w);
+	agbsim_json_key(w, "load_cycles_per_frame");
+	agbsim_json_fixed(w, m->load_cycles_per_frame, 1);
+}
+
 /* Memory figures: failures, fragmentation, overhead, canaries, tiles. */
 static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
 {
@@ -152,6 +195,8 @@ static void json_run_memory(struct agbsim_json *w, const struct agbsim_run *r)
 		json_u32_row(w, stack,
 			     (const uint32_t[]){m->pal_stack_peak_depth, m->pal_stack_buffer_bytes}, 2);
 	}
+	if (has_cache(r))
+		json_cache(w, m);
 	if (m->syncs != 0) {
 		static const char *const sec[] = {"syncs", "largest_section_bytes",
 						  "section_peak_bytes_low", "section_peak_bytes_high",
@@ -261,6 +306,23 @@ static void report_sections(FILE *out, const struct agb_metrics *m)
 		fprintf(out, "stalls not judged (--load-rate=BYTES)\n");
 }
 
+/* The resource cache: lookups, what the misses did, what eviction cost, what loading cost. */
+static void report_cache(FILE *out, const struct agbsim_run *r)
+{
+	const struct agb_metrics *m = &r->metrics;
+	fprintf(out,
+		"cache        lru over %s: hit rate %.1f%% (%u hits, %u misses: %u loads, %u nopes); "
+		"%u evictions (%u did not make room); thrash %u (reloads within %u frames)\n",
+		r->core->name, m->cache_hit_rate * 100.0, m->cache_hits, m->cache_misses,
+		m->cache_loads, m->cache_nopes, m->cache_evictions, m->cache_blocked_evictions,
+		m->cache_thrash, m->thrash_window);
+	fprintf(out,
+		"loading      %" PRIu64 " bytes x %.3f cycles/byte = %" PRIu64
+		" cycles, %.1f per frame (%.2f%% of a frame)\n",
+		m->cache_bytes_loaded, m->load_cost_milli / 1000.0, m->load_cycles,
+		m->load_cycles_per_frame, m->load_cycles_per_frame * 100.0 / AGB_FRAME_CYCLES);
+}
+
 static void report_table_one(FILE *out, const struct agbsim_run *r)
 {
 	const struct agb_metrics *m = &r->metrics;
@@ -302,6 +364,8 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 			m->pal_uploads, m->pal_bytes_uploaded, m->pal_dedup_hits, m->pal_failures,
 			m->pal_peak_banks[0], m->pal_peak_banks[1], m->pal_stack_peak_depth,
 			m->pal_stack_buffer_bytes);
+	if (has_cache(r))
+		report_cache(out, r);
 	if (m->syncs != 0)
 		report_sections(out, m);
 	fprintf(out, "canaries     %u corrupted bytes%s\n", m->corrupted_bytes,
@@ -383,9 +447,27 @@ static void csv_pal_row(FILE *out, const struct agb_metrics *m)
 	}
 }
 
+/* Cache columns: present (for every row) only when some run went through the resource cache. */
+static void csv_cache_header(FILE *out)
+{
+	fputs(",cache_hit_rate,cache_hits,cache_misses,cache_loads,cache_nopes,cache_evictions,"
+	      "cache_blocked_evictions,cache_thrash,thrash_window,cache_bytes_loaded,load_cost,"
+	      "load_cycles,load_cycles_per_frame",
+	      out);
+}
+
+static void csv_cache_row(FILE *out, const struct agb_metrics *m)
+{
+	fprintf(out, ",%.6f,%u,%u,%u,%u,%u,%u,%u,%u,%" PRIu64 ",%.3f,%" PRIu64 ",%.1f",
+		m->cache_hit_rate, m->cache_hits, m->cache_misses, m->cache_loads, m->cache_nopes,
+		m->cache_evictions, m->cache_blocked_evictions, m->cache_thrash, m->thrash_window,
+		m->cache_bytes_loaded, m->load_cost_milli / 1000.0, m->load_cycles,
+		m->load_cycles_per_frame);
+}
+
 static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 {
-	const int pal = any_pal_trace(runs, n);
+	const int pal = any_pal_trace(runs, n), cache = any_cache(runs, n);
 	fputs("trace,path,allocator,arena,arena_bytes,events,allocs,frees,reallocs,frames,"
 	      "peak_live_bytes,internal_bytes,failures,frag_failures,skipped,first_failure_event,"
 	      "live_bytes_at_first_failure,frag_external_mean,frag_external_max,frag_external_final,"
@@ -402,6 +484,8 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 	      out);
 	if (pal)
 		csv_pal_header(out);
+	if (cache)
+		csv_cache_header(out);
 	fputc('\n', out);
 	for (size_t r = 0; r < n; r++) {
 		const struct agbsim_run *run = &runs[r];
@@ -435,6 +519,8 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 			m->max_load_frame_pct);
 		if (pal)
 			csv_pal_row(out, m);
+		if (cache)
+			csv_cache_row(out, m);
 		fputc('\n', out);
 	}
 }

@@ -87,7 +87,12 @@ int agbsim_run_replay(struct agbsim_run *run, unsigned options, const struct agb
 	run->cycle_source = "model";
 	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
 	agb_metrics_begin(&acc, &run->metrics, t, run->core->unit, cycles);
-	agb_metrics_set_load_rate(&acc, run->load_rate);
+	agb_metrics_set_load_rate(&acc, run->stream.load_rate);
+	agb_metrics_set_cache(&acc,
+			      run->stream.thrash_window != 0 ? run->stream.thrash_window
+							     : AGB_THRASH_WINDOW,
+			      run->stream.load_cost_milli != 0 ? run->stream.load_cost_milli
+							       : AGB_LOAD_COST_COPY_MILLI);
 	agb_replay_run(t, &run->cfg, m, ws, ws_bytes, tap != NULL ? observe_both : agb_metrics_observe,
 		       tap != NULL ? (void *)&pair : (void *)&acc, &run->result);
 	switch (run->result.status) {
@@ -205,6 +210,17 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 		agbsim_json_member_u32(&w, "tile", o->id);
 		agbsim_json_member_u32(&w, "bpp", o->requested);
 		agbsim_json_member_u32(&w, "result", o->result);
+		break;
+	case AGB_OP_LOCK:
+	case AGB_OP_TOUCH:
+		/* result: AGB_CACHE_HIT/_LOADED/_NOPE | evictions << 4 (agb/cache.h) */
+		agbsim_json_member_u32(&w, "key", o->id);
+		agbsim_json_member_u32(&w, "size", o->requested);
+		member_block(&w, e, o);
+		agbsim_json_member_u32(&w, "result", o->result);
+		break;
+	case AGB_OP_UNLOCK:
+		agbsim_json_member_u32(&w, "key", o->id);
 		break;
 	default:
 		break;

@@ -16,6 +16,13 @@ enum agb_smoke_value {
     AGB_SMOKE_HOST_MARKERS,       /* 1 if the host set AGB_DESC_HOST_MARKERS */
     AGB_SMOKE_PAYLOAD_LEN,
     AGB_SMOKE_PAYLOAD_SUM,
+    /* Load costs of the resource cache (docs/design.md, "Resource caches"): cycles to bring
+     * AGB_LZ77_SAMPLE_RAW_BYTES (4 KiB) into EWRAM from ROM. */
+    AGB_SMOKE_COPY32_4K,          /* ldmia/stmia copy, ARM in IWRAM */
+    AGB_SMOKE_LZ77_4K,            /* BIOS LZ77UnCompWram (SWI 0x11) of lz77_sample.h */
+    AGB_SMOKE_LZ77_FNV1A,         /* FNV-1a of the decompressed bytes (AGB_LZ77_SAMPLE_FNV1A) */
+    AGB_SMOKE_LZ77_CODE_4K,       /* the same data decompressed by code (ARM in IWRAM) */
+    AGB_SMOKE_LZ77_CODE_FNV1A,    /* FNV-1a of its output */
     AGB_SMOKE_VALUE_COUNT
 };
 

@@ -33,3 +33,21 @@ agb_loop_arm_iwram:             @ ARM, in IWRAM (second placement)
     mov     r0, r2
     bx      lr
     .size   agb_loop_arm_iwram, . - agb_loop_arm_iwram
+
+@ void agb_copy32_arm_iwram(void *dst, const void *src, uint32_t bytes): bytes a multiple of 32,
+@ eight words per ldmia/stmia pair, as a game's fast 32-bit copy does (the resource cache's
+@ --load-cost=copy is this loop's cycles per byte, ROM to EWRAM).
+    .section .iwram, "ax", %progbits
+    .arm
+    .align 2
+    .global agb_copy32_arm_iwram
+    .type   agb_copy32_arm_iwram, %function
+agb_copy32_arm_iwram:
+    push    {r4-r10}
+1:  ldmia   r1!, {r3-r10}
+    stmia   r0!, {r3-r10}
+    subs    r2, r2, #32
+    bne     1b
+    pop     {r4-r10}
+    bx      lr
+    .size   agb_copy32_arm_iwram, . - agb_copy32_arm_iwram

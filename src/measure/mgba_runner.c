@@ -205,12 +205,21 @@ static int prof_slot(uint32_t pc)
 static int prof_run_until_done(struct agb_mgba *s, uint64_t max_steps);
 static void prof_write(struct agb_mgba *s);
 
+/* mGBA's own BIOS code issues SWI 0xF0 too: its HLE of a slow call (LZ77UnCompWram) returns
+ * through the BIOS, which reads the call's stall cycles with that SWI. Only the ROM's SWIs
+ * (issued outside the BIOS, 0x00000000-0x00003FFF) are markers; the BIOS's go on to mGBA, or
+ * the stall (the decompression's time) would be lost. */
+static int from_bios(const struct ARMCore *cpu)
+{
+    return (uint32_t)cpu->gprs[ARM_PC] < 0x4000u;
+}
+
 static void hook_swi16(struct ARMCore *cpu, int immediate)
 {
     struct agb_mgba *s = active;
     if (!s)
         return;
-    if (immediate == (int)AGB_MARKER_SWI) {
+    if (immediate == (int)AGB_MARKER_SWI && !from_bios(cpu)) {
         record_marker(cpu);
         return;
     }
@@ -222,7 +231,7 @@ static void hook_swi32(struct ARMCore *cpu, int immediate)
     struct agb_mgba *s = active;
     if (!s)
         return;
-    if ((immediate >> 16) == (int)AGB_MARKER_SWI) {
+    if ((immediate >> 16) == (int)AGB_MARKER_SWI && !from_bios(cpu)) {
         record_marker(cpu);
         return;
     }

@@ -1,5 +1,6 @@
 /* Metrics from observations (the keys are listed in docs/trace-format.md, "Metrics"). */
 #include "agb/metrics.h"
+#include "agb/cache.h"
 
 static uint64_t isqrt64(uint64_t v)
 {
@@ -56,6 +57,37 @@ void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
 	}
 	acc->start[AGB_OP_FRAME] = at;
 	acc->cursor[AGB_OP_FRAME] = at;
+	out->thrash_window = AGB_THRASH_WINDOW;
+	out->load_cost_milli = AGB_LOAD_COST_COPY_MILLI;
+}
+
+void agb_metrics_set_cache(struct agb_metrics_acc *acc, uint32_t thrash_window,
+			   uint32_t load_cost_milli)
+{
+	acc->out->thrash_window = thrash_window;
+	acc->out->load_cost_milli = load_cost_milli;
+}
+
+/* lock/touch: hit or miss; a miss loads (perhaps a reload soon after an eviction: thrash) or
+ * finds no room (nope); the evictions it took. */
+static void observe_cache(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
+{
+	struct agb_metrics *o = acc->out;
+	o->cache_evictions += AGB_CACHE_DETAIL_EVICTIONS(obs->result);
+	o->cache_blocked_evictions += obs->cache_blocked;
+	if ((obs->result & AGB_CACHE_HIT) != 0) {
+		o->cache_hits++;
+		return;
+	}
+	o->cache_misses++;
+	if ((obs->result & AGB_CACHE_NOPE) != 0) {
+		o->cache_nopes++;
+		return;
+	}
+	o->cache_loads++;
+	o->cache_bytes_loaded += obs->requested;
+	if (obs->cache_since_evicted != AGB_CACHE_NEVER && obs->cache_since_evicted < o->thrash_window)
+		o->cache_thrash++;
 }
 
 static void sample(struct agb_metrics_acc *acc, const struct agb_heap_stats *s)
@@ -292,6 +324,10 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 	case AGB_OP_SYNC:
 		observe_section(acc, obs);
 		break;
+	case AGB_OP_LOCK:
+	case AGB_OP_TOUCH:
+		observe_cache(acc, obs);
+		break;
 	default:
 		break;
 	}
@@ -403,6 +439,12 @@ void agb_metrics_end(struct agb_metrics_acc *acc, const struct agb_replay_result
 		uint32_t n = acc->cursor[op] - acc->start[op];
 		summarize(&o->cycles[op], acc->cycles + acc->start[op], n);
 	}
+	o->load_cycles = o->cache_bytes_loaded * o->load_cost_milli / 1000u;
+	o->cache_hit_rate = o->cache_hits + o->cache_misses != 0
+				    ? (double)o->cache_hits / (double)(o->cache_hits + o->cache_misses)
+				    : 0.0;
+	o->load_cycles_per_frame = o->frames != 0 ? (double)o->load_cycles / (double)o->frames
+						  : (double)o->load_cycles;
 	/* Every op but frames: per-op summaries are taken, so the prefix can be re-sorted whole. */
 	summarize(&o->all_ops, acc->cycles, acc->start[AGB_OP_FRAME]);
 }

@@ -1,6 +1,7 @@
 /* Replay engine (docs/design.md, "Data flow"): one core, one trace, one machine. The op table
  * below is the only place where trace ops become core verbs. */
 #include "agb/replay.h"
+#include "agb/cache.h"
 #include "agb/cycle_model.h"
 
 #ifndef AGB_TARGET_GBA
@@ -60,9 +61,12 @@ void agb_replay_calibrate_marks(uint32_t n)
 #define SLOT_TABLE(ws) ((struct slot *)(void *)((uint8_t *)(ws) + SLOTS_OFFSET))
 #endif
 
+/* The cache state after the sprite handles, 8-aligned (slots are 20 bytes, handles 256). */
+#define CACHE_OFFSET(t) (((size_t)(t)->slots * sizeof(struct slot) + AGB_REPLAY_SPRITE_HANDLES + 7u) & ~(size_t)7u)
+
 size_t agb_replay_slot_table_bytes(const struct agb_trace *t)
 {
-	return (size_t)t->slots * sizeof(struct slot) + AGB_REPLAY_SPRITE_HANDLES;
+	return CACHE_OFFSET(t) + sizeof(agb_cache);
 }
 
 size_t agb_replay_workspace_bytes(const struct agb_trace *t)
@@ -253,6 +257,7 @@ struct run {
 	 * of a level whose push failed is skipped, as ops on a failed allocation are). */
 	uint32_t pal_depth[2];
 	uint64_t pal_pushed[2];
+	agb_cache *cache; /* the resource cache when the trace has lock/unlock/touch, else NULL */
 };
 
 /* ---- op handlers: the one place where trace ops become core verbs ------------------------
@@ -368,6 +373,8 @@ static int op_frame(struct run *r, const struct agb_event *ev, struct agb_replay
 {
 	int status;
 	o->requested = ev->size;
+	if (r->cache != NULL)
+		agb_cache_frame(r->cache);
 	if (r->core->frame == NULL)
 		return AGB_REPLAY_OK;
 	OP_BEGIN(o->index);
@@ -613,6 +620,63 @@ static int op_sync(struct run *r, const struct agb_event *ev, struct agb_replay_
 	return AGB_REPLAY_OK;
 }
 
+/* ---- resource cache (lock, unlock, touch; agb/cache.h) --------------------------------------
+ * The cache sits on the core and calls its alloc and free; the observation carries what it
+ * did (hit, load, nope, evictions) and the blocks it holds count as live bytes. */
+
+static int cache_missing(struct run *r, const struct agb_replay_obs *o)
+{
+	return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index,
+		    "the resource cache needs a core that frees single blocks");
+}
+
+/* lock and touch: the address is the resource's block, granted what a load reserved. */
+static int op_cache_use(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	struct agb_cache_result res;
+	uint32_t before = r->cache != NULL ? r->cache->resident_bytes : 0;
+	uint32_t before_granted = r->cache != NULL ? r->cache->resident_granted : 0;
+	if (r->cache == NULL)
+		return cache_missing(r, o);
+	o->requested = ev->size;
+	OP_BEGIN(o->index);
+	if (ev->op == AGB_OP_LOCK)
+		o->addr = agb_cache_lock(r->cache, ev->slot, ev->size, &res);
+	else
+		o->addr = agb_cache_touch(r->cache, ev->slot, ev->size, &res);
+	OP_END(o->index, o->addr);
+	o->granted = res.granted;
+	o->result = AGB_CACHE_DETAIL(&res);
+	o->cache_blocked = res.blocked;
+	o->cache_since_evicted = res.since_evicted;
+	r->live = r->live - before + r->cache->resident_bytes;
+	r->live_granted = r->live_granted - before_granted + r->cache->resident_granted;
+	if (o->addr == AGB_NULL) {
+		o->outcome = AGB_OUTCOME_FAILED;
+		r->out->failures++;
+	}
+	return AGB_REPLAY_OK;
+}
+
+/* unlock of a lock that said "nope" holds nothing: skipped, as a free of a failed alloc. */
+static int op_cache_unlock(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	uint32_t locks;
+	int status;
+	if (r->cache == NULL)
+		return cache_missing(r, o);
+	o->addr = agb_cache_entry(r->cache, ev->slot, &locks);
+	if (locks == 0) {
+		o->outcome = AGB_OUTCOME_SKIPPED;
+		o->addr = AGB_NULL;
+		return AGB_REPLAY_OK;
+	}
+	OP_BEGIN(o->index);
+	status = agb_cache_unlock(r->cache, ev->slot);
+	OP_END(o->index, AGB_NULL);
+	return verb_outcome(r, o, status);
+}
+
 static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_ALLOC] = op_alloc,
 	[AGB_OP_FREE] = op_free,
@@ -631,6 +695,9 @@ static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_PAL_PUSH] = op_pal_push,
 	[AGB_OP_PAL_POP] = op_pal_pop,
 	[AGB_OP_SYNC] = op_sync,
+	[AGB_OP_LOCK] = op_cache_use,
+	[AGB_OP_UNLOCK] = op_cache_unlock,
+	[AGB_OP_TOUCH] = op_cache_use,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -686,10 +753,77 @@ static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
 	}
 }
 
+/* Whether the trace uses the resource cache (lock, unlock or touch). O(events). */
+static int uses_cache(const struct agb_trace *t)
+{
+	for (uint32_t i = 0; i < t->event_count; i++)
+		if (t->events[i].op >= AGB_OP_LOCK && t->events[i].op <= AGB_OP_TOUCH)
+			return 1;
+	return 0;
+}
+
+void *agb_replay_cache_state(void *workspace, const struct agb_trace *t)
+{
+	return (uint8_t *)SLOT_TABLE(workspace) + CACHE_OFFSET(t);
+}
+
+/* The cache's entry table takes the start of the meta area (one entry per key handle: the
+ * trace's slots bound them), the core the rest from the next 16-byte boundary. (The start: the
+ * GBA bench keeps its slot table at the top of EWRAM, the end of a VRAM trace's meta area.)
+ * Returns the table's address, AGB_NULL when the meta area cannot hold it. */
+static uint32_t carve_cache_table(const struct agb_trace *t, struct agb_heap_config *hc)
+{
+	uint32_t bytes = (t->slots * AGB_CACHE_ENTRY_BYTES + 15u) & ~15u, table = hc->meta_addr;
+	if (hc->meta_addr == AGB_NULL || t->slots > AGB_CACHE_MAX_KEYS || hc->meta_bytes < bytes)
+		return AGB_NULL;
+	hc->meta_addr += bytes;
+	hc->meta_bytes -= bytes;
+	if (hc->meta_bytes == 0)
+		hc->meta_addr = AGB_NULL;
+	return table;
+}
+
+#ifndef AGB_TARGET_GBA
+/* agb_cache.freed_enough on the host: the core's free bytes (stats() peeks: uncounted). */
+static int cache_freed_enough(const agb_cache *c, uint32_t size)
+{
+	struct agb_heap_stats s;
+	c->core->stats(c->core_state, &s);
+	return s.free_bytes >= size;
+}
+#endif
+
+/* After the core: the cache on top of it, when the trace has cache ops. */
+static int cache_begin(struct run *r, void *slot_table, uint32_t table)
+{
+	int st;
+	if (table == AGB_NULL) {
+		r->out->init_status = AGB_HEAP_META_TOO_SMALL;
+		return stop(r->out, AGB_REPLAY_INIT_FAILED, 0,
+			    "no room for the resource cache's table in the meta area");
+	}
+	if (r->core->free == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, 0,
+			    "the resource cache needs a core that frees single blocks");
+	r->cache = (agb_cache *)(void *)((uint8_t *)slot_table + CACHE_OFFSET(r->t));
+	st = agb_cache_init(r->cache, r->m, r->core, r->st, table, r->t->slots);
+	if (st != AGB_HEAP_OK) {
+		r->out->init_status = st;
+		return stop(r->out, AGB_REPLAY_INIT_FAILED, 0, "the resource cache cannot start");
+	}
+	r->out->overhead_bytes += r->t->slots * AGB_CACHE_ENTRY_BYTES;
+#ifndef AGB_TARGET_GBA
+	r->cache->freed_enough = cache_freed_enough;
+#endif
+	return AGB_REPLAY_OK;
+}
+
 /* Resets the workspace tables, places arena and meta area and initialises the core. */
 static int run_begin(struct run *r, const struct agb_replay_config *cfg, void *workspace)
 {
 	struct agb_heap_config hc;
+	const int cache = uses_cache(r->t);
+	uint32_t table = AGB_NULL;
 	r->st = (uint8_t *)workspace + STATE_OFFSET;
 	r->slots = SLOT_TABLE(workspace);
 	r->sprites = (uint8_t *)(r->slots + r->t->slots);
@@ -698,6 +832,8 @@ static int run_begin(struct run *r, const struct agb_replay_config *cfg, void *w
 	for (uint32_t i = 0; i < AGB_REPLAY_SPRITE_HANDLES; i++)
 		r->sprites[i] = AGB_SPRITE_NONE;
 	place(r->t, cfg, &hc);
+	if (cache)
+		table = carve_cache_table(r->t, &hc);
 	r->out->arena_addr = hc.arena_addr;
 	r->out->arena_bytes = hc.arena_bytes;
 	r->out->meta_addr = hc.meta_addr;
@@ -709,6 +845,8 @@ static int run_begin(struct run *r, const struct agb_replay_config *cfg, void *w
 	if (r->out->init_status != AGB_HEAP_OK)
 		return stop(r->out, AGB_REPLAY_INIT_FAILED, 0, "the core cannot manage this arena");
 	r->out->overhead_bytes = r->core->overhead_bytes(r->st);
+	if (cache && cache_begin(r, r->slots, table) != AGB_REPLAY_OK)
+		return r->out->status;
 #ifndef AGB_TARGET_GBA
 	agb_machine_reset_counters(r->m);
 #endif
@@ -737,7 +875,8 @@ static int observe_state(struct run *r, const struct agb_replay_config *cfg,
 	}
 	if ((cfg->flags & AGB_REPLAY_CHECK) != 0) {
 		const char *why = "invariant violated";
-		if (r->core->check(r->st, &why) != 0)
+		if (r->core->check(r->st, &why) != 0 ||
+		    (r->cache != NULL && agb_cache_check(r->cache, &why) != 0))
 			return stop(r->out, AGB_REPLAY_CHECK_FAILED, o->index, why);
 	}
 	return AGB_REPLAY_OK;
@@ -770,7 +909,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 	const struct agb_cycle_model *fit = agb_cycle_model_find(cfg->core->name);
 	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
 			/* cppcheck-suppress ctuuninitvar ; *out is written at the end, never read */
-			0, 0, out, {0, 0}, {0, 0}};
+			0, 0, out, {0, 0}, {0, 0}, NULL};
 	struct counters prev = {0, 0, 0, 0, 0};
 	int rc;
 

@@ -11,7 +11,8 @@
 
 const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
 					 "ai-scratch", "levels", "levels-linear", "pal-action",
-					 "pal-crowded", "pal-menus", "sections", NULL};
+					 "pal-crowded", "pal-menus", "sections", "cache-sprites",
+					 "cache-sprites-touch", "cache-anims", "cache-anims-touch", NULL};
 
 #define NONE 0xFFFFFFFFu
 #define SPRITE_BUDGET 120u /* sprites a game lets itself show: 8 OAM entries kept in reserve */
@@ -35,19 +36,24 @@ static int chance(struct gen *g, uint32_t n)
 	return rnd(g, n) == 0;
 }
 
+int agb_gen_grow(struct agb_event **ev, size_t n, size_t *cap)
+{
+	if (n == *cap) {
+		size_t grown_cap = *cap == 0 ? 4096 : *cap * 2;
+		struct agb_event *grown = realloc(*ev, grown_cap * sizeof *grown);
+		if (grown == NULL)
+			return -1;
+		*ev = grown;
+		*cap = grown_cap;
+	}
+	return 0;
+}
+
 static void push(struct gen *g, enum agb_op op, uint32_t id, uint32_t size, uint32_t align)
 {
-	if (g->oom)
+	if (g->oom || agb_gen_grow(&g->ev, g->n, &g->cap) != 0) {
+		g->oom = 1;
 		return;
-	if (g->n == g->cap) {
-		size_t cap = g->cap == 0 ? 4096 : g->cap * 2;
-		struct agb_event *e = realloc(g->ev, cap * sizeof *e);
-		if (e == NULL) {
-			g->oom = 1;
-			return;
-		}
-		g->ev = e;
-		g->cap = cap;
 	}
 	g->ev[g->n++] = (struct agb_event){.op = (uint8_t)op, .id = id, .size = size, .align = align};
 }
@@ -859,6 +865,8 @@ uint32_t agb_gen_default_frames(const char *scenario)
 	if (strcmp(scenario, "levels") == 0 || strcmp(scenario, "levels-linear") == 0 ||
 	    strcmp(scenario, "sections") == 0)
 		return 3600;
+	if (agb_gen_cache_default_frames(scenario) != 0)
+		return agb_gen_cache_default_frames(scenario);
 	return agb_gen_pal_default_frames(scenario);
 }
 
@@ -869,6 +877,8 @@ int agb_gen(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen
 	uint32_t arena_bytes = 32768;
 	if (agb_gen_pal_default_frames(scenario) != 0)
 		return agb_gen_pal(scenario, seed, frames, out);
+	if (agb_gen_cache_default_frames(scenario) != 0)
+		return agb_gen_cache(scenario, seed, frames == 0 ? 1 : frames, out);
 	memset(out, 0, sizeof *out);
 	if (agb_gen_default_frames(scenario) == 0)
 		return -1;

@@ -18,6 +18,8 @@
  *   levels-linear  the same allocations released with mark/reset (for bump and stack2).
  *   pal-action, pal-crowded, pal-menus  pal_ram: palettes of an action game's rooms, enemy
  *               variants, effects and bosses, and menus on the palette stack (src/trace/gen_pal.c).
+ *   cache-sprites, cache-anims (and -touch)  lock/unlock/touch through the resource cache:
+ *               sprite graphics over OBJ VRAM, animation clips over EWRAM (src/trace/gen_cache.c).
  *
  * Determinism: only integer arithmetic on MT19937 outputs, no floating point, no clocks, no
  * addresses: the same (scenario, seed, frames) gives the same events on every machine. */
@@ -52,6 +54,16 @@ void agb_gen_release(struct agb_gen_trace *t);
  * agb_gen_default_frames: same contracts. */
 uint32_t agb_gen_pal_default_frames(const char *scenario);
 int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
+
+/* The resource-cache scenarios (src/trace/gen_cache.c): cache-sprites, cache-anims and their
+ * -touch variants, dispatched by agb_gen and agb_gen_default_frames: same contracts. */
+uint32_t agb_gen_cache_default_frames(const char *scenario);
+int agb_gen_cache(const char *scenario, uint32_t seed, uint32_t frames, struct agb_gen_trace *out);
+
+/* Makes room for one more event in the generator's array *ev of n events (capacity *cap,
+ * doubled from 4096 when full). Returns 0, or -1 when out of memory (*ev unchanged). Amortized
+ * O(1). */
+int agb_gen_grow(struct agb_event **ev, size_t n, size_t *cap);
 
 /* The end of every generator: *out takes the N generated events (malloc'd; out owns them
  * now), the scenario's name and source line ("agbsim gen SCENARIO --seed S --frames F") and the

@@ -51,17 +51,9 @@ static uint32_t rnd(struct pal_gen *g, uint32_t n)
 
 static void emit(struct pal_gen *g, enum agb_op op, uint32_t id, uint32_t size, uint32_t align)
 {
-	if (g->oom)
+	if (g->oom || agb_gen_grow(&g->ev, g->n, &g->cap) != 0) {
+		g->oom = 1;
 		return;
-	if (g->n == g->cap) {
-		size_t cap = g->cap != 0 ? g->cap * 2 : 4096;
-		struct agb_event *grown = realloc(g->ev, cap * sizeof *grown);
-		if (grown == NULL) {
-			g->oom = 1;
-			return;
-		}
-		g->ev = grown;
-		g->cap = cap;
 	}
 	g->ev[g->n++] = (struct agb_event){(uint8_t)op, {0, 0, 0}, id, 0, size, align};
 }

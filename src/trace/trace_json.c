@@ -19,6 +19,8 @@
 #include "trace/json_util.h"
 #include "trace/trace_load.h"
 
+#include "agb/cache.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -94,6 +96,10 @@ static const struct op_spec op_table[] = {
 	{"pal_pop", AGB_OP_PAL_POP, 1, 1, ARENAS_PAL, "[\"pal_pop\", side]", {ARG_SIDE}},
 	/* Streamed-sections extension (stack2 and bump; docs/trace-format.md). */
 	{"sync", AGB_OP_SYNC, 1, 1, ARENAS_HEAP, "[\"sync\", marker]", {ARG_MARKER}},
+	/* Resource-cache extension (agb/cache.h; docs/trace-format.md). */
+	{"lock", AGB_OP_LOCK, 2, 2, ARENAS_HEAP, "[\"lock\", key, size]", {ARG_ID, ARG_SIZE}},
+	{"unlock", AGB_OP_UNLOCK, 1, 1, ARENAS_HEAP, "[\"unlock\", key]", {ARG_ID}},
+	{"touch", AGB_OP_TOUCH, 2, 2, ARENAS_HEAP, "[\"touch\", key, size]", {ARG_ID, ARG_SIZE}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -1091,6 +1097,11 @@ struct life {
 	struct u32map sprites; /* shown sprite id + 1 -> handle + 1 (hidden: removed) */
 	struct u32map pals;    /* live palette id + 1 -> its pal_load/pal_push event index */
 	struct u32map marks;   /* marker + 1 -> 1 once a mark set it (a sync needs one) */
+	struct u32map keys;    /* cache key + 1 -> its index in key_info (handle, size, locks) */
+	struct key_info {
+		uint32_t handle, size, locks;
+	} *key_info;
+	size_t key_count, key_cap;
 	uint32_t *pal_stack[2]; /* per side: event indices of the pushed palettes, oldest first */
 	size_t pal_depth[2], pal_cap[2];
 	uint32_t *free_slots, *free_handles;
@@ -1106,6 +1117,8 @@ static void life_free(struct life *lf)
 	free(lf->sprites.cells);
 	free(lf->pals.cells);
 	free(lf->marks.cells);
+	free(lf->keys.cells);
+	free(lf->key_info);
 	free(lf->pal_stack[0]);
 	free(lf->pal_stack[1]);
 	free(lf->free_slots);
@@ -1207,7 +1220,7 @@ static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct 
 		return fail_event(L, n, 0,
 				  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, frame, ref, "
 				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side, "
-				  "pal_load, pal_free, pal_push, pal_pop, sync)",
+				  "pal_load, pal_free, pal_push, pal_pop, sync, lock, unlock, touch)",
 				  op->valuestring);
 	if ((sp->arenas & AGB_ARENA_BIT(L->arena)) == 0)
 		return arena_error(L, n, sp);
@@ -1399,6 +1412,52 @@ static int apply_pal_close(struct loader *L, size_t n, enum agb_op op, const uin
 	return AGB_LOAD_OK;
 }
 
+/* lock/unlock/touch: a key gets a dense handle at its first op and keeps its size; an unlock
+ * needs a lock still held (locks nest, up to AGB_CACHE_MAX_LOCKS). O(1) expected. */
+static int apply_cache(struct loader *L, size_t n, enum agb_op op, const uint32_t v[MAX_ARGS],
+		       struct agb_loaded_trace *out, struct life *lf)
+{
+	struct agb_event *ev = &out->events[n];
+	uint32_t *at = map_find(&lf->keys, v[0] + 1u);
+	struct key_info *k;
+	if (at == NULL) {
+		if (op == AGB_OP_UNLOCK)
+			return fail_event(L, n, 1, "unlock of key %u, which is not locked", v[0]);
+		if (lf->key_count == lf->key_cap) {
+			size_t cap = lf->key_cap != 0 ? lf->key_cap * 2 : 64;
+			struct key_info *g = realloc(lf->key_info, cap * sizeof *g);
+			if (g == NULL)
+				return oom(L);
+			lf->key_info = g;
+			lf->key_cap = cap;
+		}
+		if (lf->key_count >= AGB_CACHE_MAX_KEYS)
+			return fail_event(L, n, 1, "too many distinct cache keys (at most %u)",
+					  AGB_CACHE_MAX_KEYS);
+		at = map_get(&lf->keys, v[0] + 1u, (uint32_t)lf->key_count);
+		if (at == NULL)
+			return oom(L);
+		lf->key_info[lf->key_count] = (struct key_info){(uint32_t)lf->key_count, v[1], 0};
+		lf->key_count++;
+	}
+	k = &lf->key_info[*at];
+	if (op == AGB_OP_UNLOCK) {
+		if (k->locks == 0)
+			return fail_event(L, n, 1, "unlock of key %u, which is not locked", v[0]);
+		k->locks--;
+	} else if (v[1] != k->size) {
+		return fail_event(L, n, 2, "%s of key %u with size %u, but its earlier size was %u",
+				  op == AGB_OP_LOCK ? "lock" : "touch", v[0], v[1], k->size);
+	} else if (op == AGB_OP_LOCK && ++k->locks > AGB_CACHE_MAX_LOCKS) {
+		return fail_event(L, n, 1, "lock of key %u, which holds %u locks already (at most %u)",
+				  v[0], AGB_CACHE_MAX_LOCKS, AGB_CACHE_MAX_LOCKS);
+	}
+	ev->id = v[0];
+	ev->slot = k->handle;
+	ev->size = k->size;
+	return AGB_LOAD_OK;
+}
+
 /* Validates event node E as event N and stores it in out->events[N]. */
 static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
 		      struct life *lf)
@@ -1440,6 +1499,10 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 			return fail_event(L, n, 1, "sync of marker %u, which no earlier mark set", v[0]);
 		out->events[n].id = v[0];
 		return AGB_LOAD_OK;
+	case AGB_OP_LOCK:
+	case AGB_OP_UNLOCK:
+	case AGB_OP_TOUCH:
+		return apply_cache(L, n, spec->op, v, out, lf);
 	case AGB_OP_MARK:
 		if (map_get(&lf->marks, v[0] + 1u, 1u) == NULL)
 			return AGB_LOAD_IO_ERROR;
@@ -1678,7 +1741,8 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 			out->events = fit;
 	}
 	out->trace.event_count = (uint32_t)n;
-	out->trace.slots = lf->slots;
+	/* Cache key handles index the same table bound (agb/replay.h). */
+	out->trace.slots = lf->slots > lf->key_count ? lf->slots : (uint32_t)lf->key_count;
 	return AGB_LOAD_OK;
 }
 
@@ -1701,7 +1765,7 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	if (r != AGB_LOAD_OK)
 		return r;
 	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64) ||
-	    !map_init(&lf.pals, 64) || !map_init(&lf.marks, 16)) {
+	    !map_init(&lf.pals, 64) || !map_init(&lf.marks, 16) || !map_init(&lf.keys, 64)) {
 		life_free(&lf);
 		return oom(&L);
 	}

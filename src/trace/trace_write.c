@@ -25,6 +25,8 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 			agbsim_json_u32(w, e->align);
 		break;
 	case AGB_OP_REALLOC:
+	case AGB_OP_LOCK:
+	case AGB_OP_TOUCH:
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
 	case AGB_OP_SPR_SHOW:
@@ -38,6 +40,7 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 	case AGB_OP_RESET:
 	case AGB_OP_SIDE:
 	case AGB_OP_SYNC:
+	case AGB_OP_UNLOCK:
 	case AGB_OP_PAL_FREE:
 		agbsim_json_u32(w, e->id);
 		break;

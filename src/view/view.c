@@ -27,7 +27,7 @@ struct snap_ctx {
 static void snap_observe(void *ctx, const struct agb_replay_obs *o)
 {
 	struct snap_ctx *s = ctx;
-	view_model_apply(s->vm, agb_replay_core_state(s->ws), o);
+	view_model_apply(s->vm, s->ws, o);
 }
 
 static const char *run_error(const struct agb_replay_result *res)
@@ -82,7 +82,7 @@ int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const 
 		snprintf(err, n, "replay stopped at event %u: %s", res.failed_event, run_error(&res));
 		goto out;
 	}
-	vm.state = agb_replay_core_state(ws);
+	view_model_bind(&vm, ws);
 	view_model_refresh(&vm);
 	ui.title = c->trace->name != NULL ? c->trace->name : c->trace_path;
 	ui.mode = VIEW_MODE_SNAPSHOT;
@@ -128,7 +128,7 @@ static void win_observe(void *ctx, const struct agb_replay_obs *o)
 		SDL_UnlockMutex(v->mu);
 		return;
 	}
-	view_model_apply(&v->vm, agb_replay_core_state(v->ws), o);
+	view_model_apply(&v->vm, v->ws, o);
 	if ((int64_t)o->index >= v->target || (v->frame_step && o->op == AGB_OP_FRAME) || last) {
 		view_model_refresh(&v->vm);
 		v->target = o->index;
@@ -160,7 +160,7 @@ static int worker(void *p)
 		v->why = res.why;
 		if (!v->abort_run) {
 			/* Ended without pausing on a last event: no events, or the core stopped. */
-			v->vm.state = agb_replay_core_state(v->ws);
+			view_model_bind(&v->vm, v->ws);
 			if (res.status == AGB_REPLAY_OK)
 				view_model_refresh(&v->vm);
 			v->paused = 1;

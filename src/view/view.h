@@ -120,6 +120,25 @@ int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const 
  * a message in err when SDL cannot open a window. */
 int agb_view_window(const struct agb_view_config *c, char *err, size_t n);
 
+/* The resource cache's trade-off curve (agbsim bench --plot): one series per (trace, core) pair,
+ * its points in increasing pool size. */
+struct agb_view_curve_point {
+	uint32_t pool_bytes;
+	double hit_rate;              /* 0..1 */
+	double load_cycles_per_frame;
+};
+struct agb_view_curve {
+	const char *label;
+	const struct agb_view_curve_point *p;
+	size_t n;
+};
+
+/* Draws hit rate (upper chart) and load cycles per frame (lower chart) against the pool size
+ * for n series, titled `title`, and writes a 720 x 480 PNG to path (whole or not at all).
+ * Needs no display. Returns 0, or -1 with a message in err. O(points). */
+int agb_view_plot_curves(const char *path, const char *title, const struct agb_view_curve *c,
+			 size_t n, char *err, size_t errn);
+
 /* Geometry of the map at zoom 1 and no scroll, for tests: the centre pixel of the cell that
  * shows allocation unit `unit` (unit bytes: agb_view_unit_bytes) of an arena of `arena_bytes`.
  * Returns 0, or -1 when the unit is not on screen. */

@@ -206,6 +206,23 @@ static uint32_t pal_unit_rgb(const struct view_model *vm, uint32_t u)
 	return i < b->colors ? agb_view_bgr555_rgb(vm->pal->ram[u]) : AGB_VIEW_RGB_PAL_SPARE;
 }
 
+/* A resident cache entry: locked ones amber, the others blue; both brighter the more recently
+ * used (the least recent, the next to go, darkest). */
+static uint32_t cache_rgb(const struct view_model *vm, const struct view_rec *rec)
+{
+	uint32_t n = vm->cache_resident > 1u ? vm->cache_resident - 1u : 1u;
+	uint32_t v = 95u - 55u * (rec->recency < n ? rec->recency : n) / n;
+	return rec->locked ? hsv(38u, 85u, v) : hsv(205u, 70u, v);
+}
+
+/* A block of a two-sided pool's section: green hues on the low side, violet on the high side,
+ * alternating in brightness from one section to the next. */
+static uint32_t section_rgb(const struct view_rec *rec)
+{
+	uint32_t hue = rec->side == 1u ? 130u : 275u;
+	return hsv(hue + (rec->section % 3u) * 12u, 55u, rec->section % 2u ? 92u : 68u);
+}
+
 static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
 {
 	if (vm->pal != NULL && vm->kind[u] == VK_USED)
@@ -214,6 +231,10 @@ static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
 	case VK_USED:
 		if (vm->owner[u] != 0) {
 			const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
+			if (rec->cached)
+				return cache_rgb(vm, rec);
+			if (rec->side != 0)
+				return section_rgb(rec);
 			return rec->tile ? agb_view_tile_rgb(rec->id, rec->requested)
 					 : agb_view_id_rgb(rec->id);
 		}
@@ -281,22 +302,19 @@ static void draw_map(const struct view_model *vm, const struct view_ui *ui,
 
 /* ---- text and panel ----------------------------------------------------------------------- */
 
-static void set_rgb(SDL_Renderer *r, uint32_t rgb)
+void view_set_rgb(SDL_Renderer *r, uint32_t rgb)
 {
 	SDL_SetRenderDrawColor(r, (Uint8)(rgb >> 16), (Uint8)(rgb >> 8), (Uint8)rgb, 255);
 }
 
-static void text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
+void view_text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	set_rgb(r, rgb);
+	view_set_rgb(r, rgb);
 	text_used = 1;
 	SDLTest_DrawString(r, x, y, buf);
 }
@@ -304,7 +322,7 @@ static void text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, .
 static void rect(SDL_Renderer *r, int x, int y, int w, int h, uint32_t rgb, int filled)
 {
 	SDL_Rect q = {x, y, w, h};
-	set_rgb(r, rgb);
+	view_set_rgb(r, rgb);
 	if (filled)
 		SDL_RenderFillRect(r, &q);
 	else
@@ -317,7 +335,7 @@ static void sparkline(SDL_Renderer *r, const struct view_model *vm, int x, int y
 	rect(r, x, y, w, h, 0x555a66u, 0);
 	if (vm->nspark == 0)
 		return;
-	set_rgb(r, 0x78c8ffu);
+	view_set_rgb(r, 0x78c8ffu);
 	for (int i = 0; i < w - 2; i++) {
 		/* Each column shows the worst sample it covers: spikes must not vanish. */
 		uint64_t a = (uint64_t)i * vm->nspark / (uint64_t)(w - 2);
@@ -404,27 +422,27 @@ static void pal_hover(SDL_Renderer *r, const struct view_model *vm, uint32_t u, 
 	uint32_t k = u / PAL_BANKS, a = k, e = k + 1u;
 	const struct view_pal_bank *b = &vm->pal->shown[k];
 	const char *side = k < PAL_BANKS ? "BG" : "OBJ";
-	text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % PAL_BANKS, u % PAL_BANKS,
+	view_text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % PAL_BANKS, u % PAL_BANKS,
 	     vm->pal->ram[u]);
 	if (vm->kind[u] != VK_USED) {
 		while (a % PAL_BANKS > 0 && vm->kind[(size_t)(a - 1u) * PAL_BANKS] == vm->kind[u])
 			a--;
 		while (e % PAL_BANKS > 0 && vm->kind[(size_t)e * PAL_BANKS] == vm->kind[u])
 			e++;
-		text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side, a % PAL_BANKS,
+		view_text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side, a % PAL_BANKS,
 		     (e - 1u) % PAL_BANKS);
 		return;
 	}
 	if (!b->live) {
-		text(r, x, y + LINE, 0xffffffu, "used (no event of the trace)");
+		view_text(r, x, y + LINE, 0xffffffu, "used (no event of the trace)");
 		return;
 	}
-	text(r, x, y + LINE, 0xffffffu, "owner id %u, key %u, %u colours", b->id, b->key, b->colors);
+	view_text(r, x, y + LINE, 0xffffffu, "owner id %u, key %u, %u colours", b->id, b->key, b->colors);
 	if (b->level != 0)
-		text(r, x, y + 2 * LINE, 0xffffffu, "stack frame %u of %u, age %u fr", b->level,
+		view_text(r, x, y + 2 * LINE, 0xffffffu, "stack frame %u of %u, age %u fr", b->level,
 		     vm->pal->depth[k / PAL_BANKS], vm->frames - b->birth_frame);
 	else
-		text(r, x, y + 2 * LINE, 0xffffffu, "refs %u%s, age %u frames", b->refs,
+		view_text(r, x, y + 2 * LINE, 0xffffffu, "refs %u%s, age %u frames", b->refs,
 		     b->refs > 1u ? " (shared)" : "", vm->frames - b->birth_frame);
 }
 
@@ -434,7 +452,7 @@ static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const stru
 	int64_t hu = view_layout_hit(L, vm->units, ui->hover_x, ui->hover_y);
 	uint32_t u, a, b;
 	if (hu < 0) {
-		text(r, x, y, 0x808690u, "hover a %s for details", vm->pal != NULL ? "colour" : "block");
+		view_text(r, x, y, 0x808690u, "hover a %s for details", vm->pal != NULL ? "colour" : "block");
 		return;
 	}
 	u = (uint32_t)hu;
@@ -442,21 +460,21 @@ static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const stru
 		pal_hover(r, vm, u, x, y);
 		return;
 	}
-	text(r, x, y, 0xffffffu, "block %u at +0x%x", u, u * vm->unit_bytes);
+	view_text(r, x, y, 0xffffffu, "block %u at +0x%x", u, u * vm->unit_bytes);
 	if (vm->kind[u] == VK_USED && vm->owner[u] != 0) {
 		const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
 		if (rec->tile)
-			text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x, %u refs", rec->id,
+			view_text(r, x, y + LINE, 0xffffffu, "tile %u %ubpp, +0x%x, %u refs", rec->id,
 			     rec->requested, rec->addr - vm->base,
 			     view_model_tile_refs(vm, rec->id, rec->requested));
 		else
-			text(r, x, y + LINE, 0xffffffu, "id %u: +0x%x size %u (%u B)", rec->id,
+			view_text(r, x, y + LINE, 0xffffffu, "id %u: +0x%x size %u (%u B)", rec->id,
 			     rec->addr - vm->base, rec->requested, rec->granted);
-		text(r, x, y + 2 * LINE, 0xffffffu, "age %u frames", vm->frames - rec->birth_frame);
+		view_text(r, x, y + 2 * LINE, 0xffffffu, "age %u frames", vm->frames - rec->birth_frame);
 		return;
 	}
 	run_around(vm, u, &a, &b);
-	text(r, x, y + LINE, 0xffffffu, "%s: +0x%x, %u B",
+	view_text(r, x, y + LINE, 0xffffffu, "%s: +0x%x, %u B",
 	     vm->kind[u] == VK_FREE ? "free run" : vm->kind[u] == VK_META ? "metadata" : "used",
 	     a * vm->unit_bytes, (b - a) * vm->unit_bytes);
 }
@@ -464,7 +482,7 @@ static void hover_panel(SDL_Renderer *r, const struct view_model *vm, const stru
 static void swatch(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *label)
 {
 	rect(r, x, y, 8, 8, rgb, 1);
-	text(r, x + 12, y, 0xb0b4bcu, "%s", label);
+	view_text(r, x + 12, y, 0xb0b4bcu, "%s", label);
 }
 
 /* Palette RAM's label column: side and bank per row, then a tag: Sn for a palette stack frame,
@@ -475,14 +493,14 @@ static void pal_labels(SDL_Renderer *r, const struct view_model *vm, const struc
 		const struct view_pal_bank *b = &vm->pal->shown[k];
 		int used = k * PAL_BANKS < vm->units && vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
 		int y = MAP_Y + (int)k * L->cell_h + (L->cell_h - 8) / 2;
-		text(r, MAP_X + 2, y, used ? 0xd0d4dcu : 0x5a5f6au, "%s%2u", k < PAL_BANKS ? "BG " : "OBJ",
+		view_text(r, MAP_X + 2, y, used ? 0xd0d4dcu : 0x5a5f6au, "%s%2u", k < PAL_BANKS ? "BG " : "OBJ",
 		     k % PAL_BANKS);
 		if (!used || !b->live)
 			continue;
 		if (b->level != 0)
-			text(r, MAP_X + 47, y, 0x78c8ffu, b->level < 10u ? "S%u" : "S+", b->level);
+			view_text(r, MAP_X + 47, y, 0x78c8ffu, b->level < 10u ? "S%u" : "S+", b->level);
 		else if (b->refs > 1u)
-			text(r, MAP_X + 47, y, 0xffdc00u, b->refs < 10u ? "x%u" : "x+", b->refs);
+			view_text(r, MAP_X + 47, y, 0xffdc00u, b->refs < 10u ? "x%u" : "x+", b->refs);
 	}
 }
 
@@ -498,7 +516,7 @@ static int draw_map_texture(SDL_Renderer *r, const struct view_model *vm,
 		return -1;
 	SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_NONE);
 	SDL_UpdateTexture(tex, NULL, px_map, MAP_W * (int)sizeof px_map[0]);
-	set_rgb(r, AGB_VIEW_RGB_BACKGROUND);
+	view_set_rgb(r, AGB_VIEW_RGB_BACKGROUND);
 	SDL_RenderClear(r);
 	SDL_RenderCopy(r, tex, NULL, &dst);
 	SDL_DestroyTexture(tex);
@@ -516,29 +534,29 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 		      const struct view_layout *L, int x, int y)
 {
 	const struct agb_trace *t = vm->t;
-	text(r, x, y, 0xffffffu, "agbsim view: %.26s", ui->title != NULL ? ui->title : "");
+	view_text(r, x, y, 0xffffffu, "agbsim view: %.26s", ui->title != NULL ? ui->title : "");
 	y += LINE;
-	text(r, x, y, 0xb0b4bcu, "%s on %s, %u B", vm->core->name, agb_arena_name(t->arena),
+	view_text(r, x, y, 0xb0b4bcu, "%s on %s, %u B", vm->core->name, agb_arena_name(t->arena),
 	     vm->arena_bytes);
 	y += LINE;
 	if (vm->pal != NULL) {
 		uint32_t used[2] = {0, 0};
 		for (uint32_t k = 0; k < VIEW_PAL_BANKS && k * PAL_BANKS < vm->units; k++)
 			used[k / PAL_BANKS] += vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
-		text(r, x, y, 0xb0b4bcu, "a bank of 16 colours per row");
-		text(r, x, y + LINE, 0x808690u, "rows 0-15 BG, 16-31 OBJ; Sn stack,");
-		text(r, x, y + 2 * LINE, 0x808690u, "xN shared by N loads");
-		text(r, x, y + 3 * LINE, 0xd0d4dcu, "banks used BG %u OBJ %u, stack %u/%u", used[0],
+		view_text(r, x, y, 0xb0b4bcu, "a bank of 16 colours per row");
+		view_text(r, x, y + LINE, 0x808690u, "rows 0-15 BG, 16-31 OBJ; Sn stack,");
+		view_text(r, x, y + 2 * LINE, 0x808690u, "xN shared by N loads");
+		view_text(r, x, y + 3 * LINE, 0xd0d4dcu, "banks used BG %u OBJ %u, stack %u/%u", used[0],
 		     used[1], vm->pal->depth[0], vm->pal->depth[1]);
 		y += 2 * LINE;
 	} else {
-		text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
+		view_text(r, x, y, 0xb0b4bcu, "%u B per block, %u per row%s", vm->unit_bytes, L->cols,
 		     L->vis_rows < L->rows ? " (scroll)" : "");
 	}
 	y += LINE;
 	if (t->arena == AGB_ARENA_BG_VRAM && ui->zoom == 0 && L->cols == 64u) {
-		text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
-		text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
+		view_text(r, x, y, 0x808690u, "rows 0-15 4/8bpp, 16+ 8bpp only,");
+		view_text(r, x, y + LINE, 0x808690u, "hatched rows: the screen maps");
 	}
 	return y + 2 * LINE + 4;
 }
@@ -549,17 +567,17 @@ static int panel_tiles(SDL_Renderer *r, const struct view_model *vm, int x, int 
 {
 	struct view_tile_summary ts;
 	view_model_tile_summary(vm, &ts);
-	text(r, x, y, 0xd0d4dcu, "resident tiles %u, %u B", ts.resident, ts.bytes);
+	view_text(r, x, y, 0xd0d4dcu, "resident tiles %u, %u B", ts.resident, ts.bytes);
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "references     %u", ts.refs);
+	view_text(r, x, y, 0xd0d4dcu, "references     %u", ts.refs);
 	y += LINE;
 	if (ts.max_refs != 0)
-		text(r, x, y, 0xb0b4bcu, "  most: tile %u %ubpp, %u refs", ts.max_tile, ts.max_bpp,
+		view_text(r, x, y, 0xb0b4bcu, "  most: tile %u %ubpp, %u refs", ts.max_tile, ts.max_bpp,
 		     ts.max_refs);
 	else
-		text(r, x, y, 0xb0b4bcu, "  no tile referenced");
+		view_text(r, x, y, 0xb0b4bcu, "  no tile referenced");
 	y += LINE;
-	text(r, x, y, 0xb0b4bcu, "  by refs 1:%u 2:%u 3-4:%u 5+:%u", ts.hist[0], ts.hist[1],
+	view_text(r, x, y, 0xb0b4bcu, "  by refs 1:%u 2:%u 3-4:%u 5+:%u", ts.hist[0], ts.hist[1],
 	     ts.hist[2], ts.hist[3]);
 	return y + LINE;
 }
@@ -572,44 +590,44 @@ static int panel_figures(SDL_Renderer *r, const struct view_model *vm, int x, in
 	double frag = vm->have_stats ? agb_frag_external(&vm->stats) : 0.0;
 	char buf[128];
 	if (vm->index < 0) {
-		text(r, x, y, 0xffffffu, "event -/%u (not started)", t->event_count);
+		view_text(r, x, y, 0xffffffu, "event -/%u (not started)", t->event_count);
 		y += 2 * LINE;
 	} else {
-		text(r, x, y, 0xffffffu, "event %lld/%u: %s", (long long)vm->index, t->event_count,
+		view_text(r, x, y, 0xffffffu, "event %lld/%u: %s", (long long)vm->index, t->event_count,
 		     agb_op_name(vm->last.op));
 		y += LINE;
-		text(r, x, y, vm->last.outcome == AGB_OUTCOME_FAILED ? 0xff6060u : 0xd0d4dcu, "  %s",
+		view_text(r, x, y, vm->last.outcome == AGB_OUTCOME_FAILED ? 0xff6060u : 0xd0d4dcu, "  %s",
 		     op_label(vm, &vm->last, buf, sizeof buf));
 		y += LINE;
 	}
-	text(r, x, y, 0xd0d4dcu, "frame          %u/%u", vm->frames, t->frame_count);
+	view_text(r, x, y, 0xd0d4dcu, "frame          %u/%u", vm->frames, t->frame_count);
 	y += LINE;
 	if (view_model_has_tiles(vm)) {
 		y = panel_tiles(r, vm, x, y);
 	} else {
-		text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
+		view_text(r, x, y, 0xd0d4dcu, "live bytes     %u", vm->last.live_bytes);
 		y += LINE;
 	}
-	text(r, x, y, 0xd0d4dcu, "free bytes     %u", vm->stats.free_bytes);
+	view_text(r, x, y, 0xd0d4dcu, "free bytes     %u", vm->stats.free_bytes);
 	y += LINE;
-	text(r, x, y, 0xffdc00u, "largest free   %u", vm->stats.largest_free);
+	view_text(r, x, y, 0xffdc00u, "largest free   %u", vm->stats.largest_free);
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "free runs      %u", vm->stats.free_runs);
+	view_text(r, x, y, 0xd0d4dcu, "free runs      %u", vm->stats.free_runs);
 	y += LINE;
-	text(r, x, y, 0x78c8ffu, "frag_external  %.3f", frag);
+	view_text(r, x, y, 0x78c8ffu, "frag_external  %.3f", frag);
 	y += LINE + 2;
 	sparkline(r, vm, x, y, PANEL_W, 40);
 	y += 44;
-	text(r, x, y, vm->failures != 0 ? 0xff6060u : 0xd0d4dcu, "failures       %u", vm->failures);
+	view_text(r, x, y, vm->failures != 0 ? 0xff6060u : 0xd0d4dcu, "failures       %u", vm->failures);
 	y += LINE;
 	if (vm->fail_index >= 0) {
-		text(r, x, y, 0xff6060u, "  last: event %lld, %u B", (long long)vm->fail_index,
+		view_text(r, x, y, 0xff6060u, "  last: event %lld, %u B", (long long)vm->fail_index,
 		     vm->fail.requested);
 	}
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "last op cycles %u (model)", vm->last.cycles);
+	view_text(r, x, y, 0xd0d4dcu, "last op cycles %u (model)", vm->last.cycles);
 	y += LINE;
-	text(r, x, y, 0xd0d4dcu, "metadata       %u B", vm->overhead);
+	view_text(r, x, y, 0xd0d4dcu, "metadata       %u B", vm->overhead);
 	return y + LINE + 6;
 }
 
@@ -618,13 +636,13 @@ static int panel_mode(SDL_Renderer *r, const struct view_ui *ui, int x, int y)
 {
 	switch (ui->mode) {
 	case VIEW_MODE_PLAYING:
-		text(r, x, y, 0x60ff80u, "PLAYING  %u events/s", ui->speed);
+		view_text(r, x, y, 0x60ff80u, "PLAYING  %u events/s", ui->speed);
 		break;
 	case VIEW_MODE_PAUSED:
-		text(r, x, y, 0xffc040u, "PAUSED   (speed %u events/s)", ui->speed);
+		view_text(r, x, y, 0xffc040u, "PAUSED   (speed %u events/s)", ui->speed);
 		break;
 	case VIEW_MODE_END:
-		text(r, x, y, 0xb0b4bcu, "END of trace (home restarts)");
+		view_text(r, x, y, 0xb0b4bcu, "END of trace (home restarts)");
 		break;
 	default:
 		break;
@@ -645,16 +663,26 @@ static void panel_foot(SDL_Renderer *r, const struct view_model *vm, const struc
 	y += LINE;
 	swatch(r, x, y, AGB_VIEW_RGB_LARGEST, "largest free run");
 	swatch(r, x + 184, y, AGB_VIEW_RGB_FREE_FLASH, "failure");
-	y += LINE + 4;
+	y += LINE;
+	if (vm->cache != NULL) {
+		swatch(r, x, y, hsv(38u, 85u, 95u), "locked");
+		swatch(r, x + 80, y, hsv(205u, 70u, 95u), "unlocked (dark: LRU)");
+		y += LINE;
+	} else if (vm->sides) {
+		swatch(r, x, y, hsv(130u, 55u, 92u), "low side sections");
+		swatch(r, x + 184, y, hsv(275u, 55u, 92u), "high side");
+		y += LINE;
+	}
+	y += 4;
 	if (ui->status[0] != '\0')
-		text(r, x, y, 0xb0b4bcu, "%.38s", ui->status);
+		view_text(r, x, y, 0xb0b4bcu, "%.38s", ui->status);
 
 	if (ui->mode != VIEW_MODE_SNAPSHOT)
-		text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u,
+		view_text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u,
 		     "space play/pause  > step  shift+> frame  +/- speed  home restart"
 		     "  [ ] zoom  s PNG  q quit");
 	else
-		text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u, "agbsim view --snapshot: %s",
+		view_text(r, MAP_X, AGB_VIEW_HEIGHT - 14, 0x9098a4u, "agbsim view --snapshot: %s",
 		     ui->title != NULL ? ui->title : "");
 }
 
@@ -713,7 +741,7 @@ static void draw_cycle_strip(SDL_Renderer *r, const struct view_model *vm,
 	rect(r, x, y, w, h, 0x1a1c22u, 1);
 	rect(r, x, y, w, h, 0x555a66u, 0);
 	if (sc == NULL || !sc->any_frame || sc->nframes == 0) {
-		text(r, STRIP_X, STRIP_Y, 0xb0b4bcu, "cycles per frame: this trace has no frame events");
+		view_text(r, STRIP_X, STRIP_Y, 0xb0b4bcu, "cycles per frame: this trace has no frame events");
 		return;
 	}
 	strip_worst(sc, 0, sc->nframes, &worst, &load);
@@ -744,14 +772,14 @@ static void draw_cycle_strip(SDL_Renderer *r, const struct view_model *vm,
 			  game > budget ? AGB_VIEW_RGB_STRIP_OVER : AGB_VIEW_RGB_STRIP_BAR);
 	}
 	budget_y = floor_y - (int)(budget * ih / top + 0.5);
-	set_rgb(r, AGB_VIEW_RGB_STRIP_BUDGET);
+	view_set_rgb(r, AGB_VIEW_RGB_STRIP_BUDGET);
 	for (int bx = x + 1; bx < x + 1 + iw; bx += 6)
 		SDL_RenderDrawLine(r, bx, budget_y, bx + 3 < x + iw ? bx + 3 : x + iw, budget_y);
-	text(r, STRIP_X, STRIP_Y, 0xd0d4dcu,
+	view_text(r, STRIP_X, STRIP_Y, 0xd0d4dcu,
 	     "cycles per frame (model): frame %u/%u %u (%.2f%%), worst gameplay %.2f%%", cur + 1u,
 	     sc->nframes, sc->frame_cycles[cur], sc->frame_cycles[cur] * 100.0 / AGB_FRAME_CYCLES,
 	     worst * 100.0 / AGB_FRAME_CYCLES);
-	text(r, STRIP_X + STRIP_W - 17 * 8, STRIP_Y, AGB_VIEW_RGB_STRIP_BUDGET, "- - 10%% budget");
+	view_text(r, STRIP_X + STRIP_W - 17 * 8, STRIP_Y, AGB_VIEW_RGB_STRIP_BUDGET, "- - 10%% budget");
 }
 
 int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui *ui)
@@ -773,7 +801,7 @@ int view_draw(SDL_Renderer *r, const struct view_model *vm, const struct view_ui
 }
 
 /* Encodes S as a PNG into *BUF (malloc'd, *LEN bytes). Returns 0, or -1 (SDL's error set). */
-static int encode_png(SDL_Surface *s, char **buf, size_t *len)
+int view_encode_png(SDL_Surface *s, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
 	SDL_RWops *rw = f != NULL ? SDL_RWFromFP(f, SDL_FALSE) : NULL;
@@ -796,7 +824,7 @@ static int encode_png(SDL_Surface *s, char **buf, size_t *len)
  * symlink to a regular file: at its target, so the link stays a link); a device or FIFO is
  * written through in place, never replaced by a regular file. Every write, flush, sync, close
  * and rename error is reported. Returns 0, or -1 with ERR set. */
-static int write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
+int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
 {
 	struct stat st;
 	char *target = NULL, *tmp = NULL;
@@ -840,11 +868,10 @@ static int write_whole(const char *path, const char *buf, size_t len, char *err,
 	return e != 0 ? -1 : 0;
 }
 
-int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
-		  size_t n)
+int view_render_png(const char *path, int w, int h, int (*draw)(SDL_Renderer *r, void *ctx),
+		    void *ctx, char *err, size_t n)
 {
-	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, 32,
-							SDL_PIXELFORMAT_ARGB8888);
+	SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
 	SDL_Renderer *r = s != NULL ? SDL_CreateSoftwareRenderer(s) : NULL;
 	char *png = NULL;
 	size_t len = 0;
@@ -853,16 +880,16 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
 		snprintf(err, n, "cannot render off screen: %s", SDL_GetError());
 		goto out;
 	}
-	if (view_draw(r, vm, ui) != 0) {
+	if (draw(r, ctx) != 0) {
 		snprintf(err, n, "cannot draw: %s", SDL_GetError());
 		goto out;
 	}
 	SDL_RenderPresent(r); /* flushes the render batch into the surface */
-	if (encode_png(s, &png, &len) != 0) {
+	if (view_encode_png(s, &png, &len) != 0) {
 		snprintf(err, n, "%s: cannot encode PNG: %s", path, IMG_GetError());
 		goto out;
 	}
-	rc = write_whole(path, png, len, err, n);
+	rc = view_write_whole(path, png, len, err, n);
 out:
 	/* Glyph textures belong to their renderer: drop them all before it goes. */
 	view_text_cleanup();
@@ -872,4 +899,22 @@ out:
 		SDL_FreeSurface(s);
 	free(png);
 	return rc;
+}
+
+struct model_picture {
+	const struct view_model *vm;
+	const struct view_ui *ui;
+};
+
+static int draw_model(SDL_Renderer *r, void *ctx)
+{
+	const struct model_picture *p = ctx;
+	return view_draw(r, p->vm, p->ui);
+}
+
+int view_save_png(const struct view_model *vm, const struct view_ui *ui, const char *path, char *err,
+		  size_t n)
+{
+	struct model_picture p = {vm, ui};
+	return view_render_png(path, AGB_VIEW_WIDTH, AGB_VIEW_HEIGHT, draw_model, &p, err, n);
 }

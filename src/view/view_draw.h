@@ -63,6 +63,26 @@ int view_save_png(const struct view_model *vm, const struct view_ui *ui, const c
  * a column beyond the width or with no frames. Pure. */
 void view_strip_range(uint32_t col, uint32_t nframes, uint32_t width, uint32_t *a, uint32_t *b);
 
+/* Sets the draw colour 0xRRGGBB. */
+void view_set_rgb(SDL_Renderer *r, uint32_t rgb);
+
+/* Draws printf-formatted text (at most 159 characters) in the 8x8 font at (x, y) in colour rgb;
+ * view_text_cleanup releases the glyphs. */
+void view_text(SDL_Renderer *r, int x, int y, uint32_t rgb, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Renders a w x h picture off screen with the software renderer (draw returns 0, or -1 on SDL
+ * errors) and writes it as a PNG whole or not at all. Returns 0 or -1 with a message in err. */
+int view_render_png(const char *path, int w, int h, int (*draw)(SDL_Renderer *r, void *ctx),
+		    void *ctx, char *err, size_t n);
+
+/* Encodes surface s as PNG into *buf (malloc'd, *len bytes). Returns 0, or -1 (IMG_GetError). */
+int view_encode_png(SDL_Surface *s, char **buf, size_t *len);
+
+/* Writes LEN bytes to PATH whole or not at all (PATH.part renamed into place; a device or FIFO
+ * written through). Returns 0, or -1 with ERR set. */
+int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n);
+
 /* Releases the glyph textures of every renderer (before any renderer is destroyed). */
 void view_text_cleanup(void);
 

@@ -1,6 +1,8 @@
 /* The viewer's picture of a replay, built from observations (see view_model.h). */
 #include "view/view_model.h"
 
+#include "agb/cache.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +76,18 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 	if (vm->kind == NULL || vm->scratch == NULL || vm->initial == NULL || vm->owner == NULL ||
 	    vm->rec == NULL || vm->spark == NULL || tiles_init(vm) != 0)
 		return -1;
+	/* Cache traces: the trace's key of each handle (for colours and the hover line). */
+	vm->cache_keys = calloc(t->slots + 1u, sizeof *vm->cache_keys);
+	if (vm->cache_keys == NULL)
+		return -1;
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		const struct agb_event *e = &t->events[i];
+		if ((e->op == AGB_OP_LOCK || e->op == AGB_OP_TOUCH) && e->slot < t->slots) {
+			vm->has_cache = 1;
+			vm->cache_keys[e->slot] = e->id;
+		}
+		vm->sides |= e->op == AGB_OP_SIDE;
+	}
 	if (t->arena == AGB_ARENA_PAL_RAM) {
 		vm->pal = calloc(1, sizeof *vm->pal);
 		vm->pal_rom = malloc(AGB_REPLAY_PAL_ROM_BYTES);
@@ -93,10 +107,11 @@ int view_model_init(struct view_model *vm, const struct agb_trace *t,
 	empty.event_count = 0;
 	agb_replay_run(&empty, cfg, m, ws, wsb, NULL, NULL, &res);
 	if (res.status == AGB_REPLAY_OK) {
-		vm->state = agb_replay_core_state(ws);
+		view_model_bind(vm, ws);
 		walk_into(vm, vm->initial, 0);
 	}
 	vm->state = NULL;
+	vm->cache = NULL;
 	vm->m = NULL;
 	free(ws);
 	free(m);
@@ -113,6 +128,10 @@ void view_model_reset(struct view_model *vm)
 		memset(vm->tile_refs, 0, vm->ntile_keys * sizeof *vm->tile_refs);
 	vm->resident_tiles = vm->resident_tile_bytes = vm->tile_refs_total = 0;
 	vm->state = NULL;
+	vm->cache = NULL;
+	vm->cache_resident = 0;
+	vm->side = 0;
+	vm->sections[0] = vm->sections[1] = 0;
 	vm->index = -1;
 	memset(&vm->last, 0, sizeof vm->last);
 	vm->frames = 0;
@@ -138,6 +157,7 @@ void view_model_free(struct view_model *vm)
 	free(vm->spark);
 	free(vm->pal);
 	free(vm->pal_rom);
+	free(vm->cache_keys);
 	memset(vm, 0, sizeof *vm);
 }
 
@@ -232,7 +252,7 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 			       vm->initial[e] != VK_USED)
 				e++;
 			vm->rec[r] = (struct view_rec){o->id, vm->base + u * vm->unit_bytes, o->requested,
-						       (e - u) * vm->unit_bytes, vm->frames, 1, 1};
+						       (e - u) * vm->unit_bytes, vm->frames, 1, 1, 0, 0, 0, 0, 0};
 			paint(vm, r);
 			u = e - 1u;
 		}
@@ -256,7 +276,7 @@ static void pal_apply(struct view_model *vm, const struct agb_event *ev,
 	case AGB_OP_PAL_LOAD:
 		b = pal_bank_of(vm, o->addr);
 		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
-						      vm->frames, 1, 0};
+						      vm->frames, 1, 0, 0, 0, 0, 0, 0};
 		for (uint32_t k = b; k < b + n && k < VIEW_PAL_BANKS; k++) {
 			if ((o->result & AGB_VERB_UPLOADED) != 0 || !p->loaded[k].live)
 				p->loaded[k] = (struct view_pal_bank){
@@ -326,10 +346,25 @@ static void pal_refresh(struct view_model *vm)
 		p->ram[i] = ram != NULL ? (uint16_t)(ram[2u * i] | ram[2u * i + 1u] << 8) : 0u;
 }
 
-void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o)
+void view_model_bind(struct view_model *vm, void *ws)
+{
+	vm->state = agb_replay_core_state(ws);
+	vm->cache = vm->has_cache ? agb_replay_cache_state(ws, vm->t) : NULL;
+}
+
+/* side/mark (streamed sections): which side allocations go to, and each side's section count. */
+static void sections_apply(struct view_model *vm, const struct agb_replay_obs *o)
+{
+	if (o->op == AGB_OP_SIDE)
+		vm->side = o->id & 1u;
+	else if (o->op == AGB_OP_MARK)
+		vm->sections[vm->side]++;
+}
+
+void view_model_apply(struct view_model *vm, void *ws, const struct agb_replay_obs *o)
 {
 	const struct agb_event *ev = &vm->t->events[o->index];
-	vm->state = state;
+	view_model_bind(vm, ws);
 	vm->index = o->index;
 	vm->last = *o;
 	if (o->outcome == AGB_OUTCOME_FAILED) {
@@ -347,10 +382,16 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 		pal_apply(vm, ev, o);
 		return;
 	}
+	if (vm->sides)
+		sections_apply(vm, o);
 	switch (o->op) {
 	case AGB_OP_ALLOC:
 		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
-						      vm->frames, 1, 0};
+						      vm->frames, 1, 0, 0, 0, 0, 0, 0};
+		if (vm->sides) {
+			vm->rec[ev->slot].side = (uint8_t)(vm->side + 1u);
+			vm->rec[ev->slot].section = (uint16_t)vm->sections[vm->side];
+		}
 		paint(vm, ev->slot);
 		break;
 	case AGB_OP_FREE:
@@ -363,7 +404,7 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 		if (vm->rec[ev->slot].live)
 			unpaint(vm, ev->slot);
 		vm->rec[ev->slot] = (struct view_rec){o->id, o->addr, o->requested, o->granted,
-						      birth, 1, 0};
+						      birth, 1, 0, 0, 0, 0, 0, 0};
 		paint(vm, ev->slot);
 		break;
 	}
@@ -381,10 +422,49 @@ void view_model_apply(struct view_model *vm, void *state, const struct agb_repla
 	}
 }
 
+/* The cache's resident entries, most recent first: each owns its block's units, as record
+ * `key handle`'s (the first t->slots records; cache traces allocate nothing else). */
+struct cache_paint {
+	struct view_model *vm;
+	uint32_t rank;
+};
+
+static void paint_entry(void *ctx, uint32_t key, uint32_t addr, uint32_t bytes, uint32_t locks)
+{
+	struct cache_paint *cp = ctx;
+	struct view_model *vm = cp->vm;
+	struct view_rec *rec;
+	if (key >= vm->t->slots)
+		return;
+	rec = &vm->rec[key];
+	*rec = (struct view_rec){0};
+	rec->addr = addr;
+	rec->requested = rec->granted = bytes;
+	rec->live = rec->cached = 1;
+	rec->locked = locks != 0;
+	rec->recency = (uint16_t)(cp->rank < 0xFFFFu ? cp->rank : 0xFFFFu);
+	rec->id = vm->cache_keys[key];
+	cp->rank++;
+	paint(vm, key);
+}
+
+static void cache_refresh(struct view_model *vm)
+{
+	struct cache_paint cp = {vm, 0};
+	for (uint32_t u = 0; u < vm->units; u++)
+		vm->owner[u] = 0;
+	for (uint32_t r = 0; r < vm->t->slots; r++)
+		vm->rec[r].live = 0;
+	agb_cache_walk(vm->cache, paint_entry, &cp);
+	vm->cache_resident = cp.rank;
+}
+
 void view_model_refresh(struct view_model *vm)
 {
 	if (vm->state == NULL)
 		return;
+	if (vm->cache != NULL)
+		cache_refresh(vm);
 	walk_into(vm, vm->kind, 1);
 	vm->core->stats(vm->state, &vm->stats);
 	vm->have_stats = 1;

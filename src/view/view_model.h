@@ -21,6 +21,14 @@ struct view_rec {
 	uint32_t birth_frame;
 	uint8_t live;
 	uint8_t tile;
+	/* Resource cache entries (set at each refresh from the cache): */
+	uint8_t cached;   /* 1: a resident cache entry (id is its key) */
+	uint8_t locked;   /* its lock count is not 0 */
+	uint16_t recency; /* 0 the most recently used, up to 65535 */
+	/* Streamed sections (traces with side ops): the side it was allocated on + 1 (0: no side
+	 * ops) and that side's section number (marks on that side before it). */
+	uint8_t side;
+	uint16_t section;
 };
 
 /* Palette RAM (pal_ram traces), by bank: BG banks 0-15 are 0-15, OBJ banks 0-15 are 16-31. */
@@ -91,6 +99,16 @@ struct view_model {
 	struct view_pal *pal;
 	uint8_t *pal_rom;
 	agb_machine *m;         /* the machine of the run shown (view_model_machine) */
+
+	/* Resource cache (lock/unlock/touch traces; else NULL): the run's agb_cache, and the
+	 * resident entries at the last refresh. */
+	int has_cache;
+	uint32_t *cache_keys;   /* per key handle (< t->slots): the trace's key */
+	void *cache;
+	uint32_t cache_resident;
+	/* Streamed sections: whether the trace picks sides, the current side, sections per side. */
+	int sides;
+	uint32_t side, sections[2];
 };
 
 
@@ -108,12 +126,16 @@ void view_model_machine(struct view_model *vm, agb_machine *m);
 /* Back to "no event applied", keeping the tables. O(units + slots). */
 void view_model_reset(struct view_model *vm);
 
-/* Takes one observation (state: the workspace's core state). O(units the event touched), plus a
- * walk when a ref/unref/reset changed which units are used. */
-void view_model_apply(struct view_model *vm, void *state, const struct agb_replay_obs *o);
+/* Points the model at the replay workspace ws (its core state and resource cache). O(1). */
+void view_model_bind(struct view_model *vm, void *ws);
 
-/* Refreshes kinds, stats and the largest free run from the core (observation only: call while
- * the replay is paused or finished). O(arena). */
+/* Takes one observation (ws: the replay's workspace). O(units the event touched), plus a walk
+ * when a ref/unref/reset changed which units are used. */
+void view_model_apply(struct view_model *vm, void *ws, const struct agb_replay_obs *o);
+
+/* Refreshes kinds, stats and the largest free run from the core, and the cache's entries by
+ * recency (observation only: call while the replay is paused or finished). O(arena + cache
+ * entries). */
 void view_model_refresh(struct view_model *vm);
 
 void view_model_free(struct view_model *vm);

@@ -7,7 +7,8 @@
  * live block, frame, ref/unref with unrefs matching live refs, spr_show/spr_z/spr_hide of shown
  * sprites, mark/reset/side; on palette RAM, pal_load/pal_free of loaded palettes (a few keys,
  * so identical palettes meet and share) and pal_push/pal_pop on either side's stack, deeper than
- * the 64 levels a replay serves. The replay runs the core's invariant checker after every event and
+ * the 64 levels a replay serves; on EWRAM and OBJ VRAM, lock/unlock/touch of a few keys through
+ * the resource cache (a key keeps its size, unlocks match locks). The replay runs the core's invariant checker after every event and
  * keeps canaries in every live block (fuzz_replay.h): any break aborts. A core refusing an op it
  * has no verb for, or a reset of an unknown marker, just ends the run. */
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #define MAX_SPRITES 32u
 #define TILES 16u
 #define PAL_KEYS 6u
+#define CACHE_KEYS 16u
 
 struct decoder {
 	const uint8_t *p, *end;
@@ -39,6 +41,8 @@ struct decoder {
 	struct agb_event pal_stack[2][MAX_EVENTS];
 	uint32_t pal_depth[2], pal_pushes;
 	int pal_no_stack; /* the core has no palette stack: loads and frees only (a push ends a run) */
+	/* Resource cache: each key's size (0: not used yet; the key is its handle) and locks. */
+	uint32_t key_size[CACHE_KEYS], key_locks[CACHE_KEYS];
 };
 
 static uint32_t take(struct decoder *d, unsigned bytes)
@@ -195,6 +199,25 @@ static void decode_pal(struct decoder *d, uint8_t op, uint8_t a)
 	}
 }
 
+/* lock, touch (a key's first op fixes its size), unlock of a key holding a lock. */
+static void decode_cache(struct decoder *d, uint8_t op, uint8_t a)
+{
+	uint32_t k = a % CACHE_KEYS;
+	if (d->key_size[k] == 0)
+		d->key_size[k] = size_of(d, (uint8_t)(a | 0x40u));
+	if (op % 3u == 2u && d->key_locks[k] > 0) {
+		push(d, AGB_OP_UNLOCK, k, k, d->key_size[k], 0);
+		d->key_locks[k]--;
+	} else if (op % 3u == 0u && d->key_locks[k] < 255u) {
+		push(d, AGB_OP_LOCK, k, k, d->key_size[k], 0);
+		d->key_locks[k]++;
+	} else {
+		push(d, AGB_OP_TOUCH, k, k, d->key_size[k], 0);
+	}
+	if (d->slots_used < CACHE_KEYS)
+		d->slots_used = CACHE_KEYS;
+}
+
 static void decode(struct decoder *d, enum agb_arena arena)
 {
 	while (d->p < d->end && d->n + 1u < MAX_EVENTS) {
@@ -207,6 +230,8 @@ static void decode(struct decoder *d, enum agb_arena arena)
 			decode_tiles(d, op, a);
 		} else if (arena == AGB_ARENA_OBJ_VRAM && op >= 0xc0) {
 			decode_sprites(d, op, a);
+		} else if (op >= 0xa0 && op < 0xc0) {
+			decode_cache(d, op, a);
 		} else {
 			decode_heap(d, op, a);
 		}

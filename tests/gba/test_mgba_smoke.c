@@ -36,6 +36,8 @@
 #include "agb_romhdr.h"
 #include "mgba_runner.h"
 #include "smoke_abi.h"
+#include "lz77_sample.h"
+#include "agb/metrics.h"
 
 static const char *smoke_rom;
 static const char *bench_rom;
@@ -180,6 +182,25 @@ static void test_timer_cycles(void **state)
     near(PER_K(AGB_SMOKE_ARM_IWRAM_ROM), 13000, 50, "ARM IWRAM loop, ROM data 4317h");
 }
 
+/* The resource cache's load costs (agb/metrics.h) are these measurements: both decompressions
+ * produce the sample's bytes, and the constants stay within 1% of what the ROM measures. */
+static void test_load_costs(void **state)
+{
+    (void)state;
+    run_smoke_once();
+    assert_int_equal(smoke_rc, AGB_MGBA_OK);
+    assert_int_equal(PER_K(AGB_SMOKE_LZ77_FNV1A), AGB_LZ77_SAMPLE_FNV1A);
+    assert_int_equal(PER_K(AGB_SMOKE_LZ77_CODE_FNV1A), AGB_LZ77_SAMPLE_FNV1A);
+    uint64_t copy = (uint64_t)PER_K(AGB_SMOKE_COPY32_4K) * 1000u / AGB_LZ77_SAMPLE_RAW_BYTES;
+    uint64_t lz = (uint64_t)PER_K(AGB_SMOKE_LZ77_4K) * 1000u / AGB_LZ77_SAMPLE_RAW_BYTES;
+    if (copy * 100 > AGB_LOAD_COST_COPY_MILLI * 101ull || copy * 101 < AGB_LOAD_COST_COPY_MILLI * 100ull)
+        fail_msg("copy measures %llu milli-cycles per byte, AGB_LOAD_COST_COPY_MILLI is %u",
+                 (unsigned long long)copy, AGB_LOAD_COST_COPY_MILLI);
+    if (lz * 100 > AGB_LOAD_COST_LZ77_MILLI * 101ull || lz * 101 < AGB_LOAD_COST_LZ77_MILLI * 100ull)
+        fail_msg("lz77 measures %llu milli-cycles per byte, AGB_LOAD_COST_LZ77_MILLI is %u",
+                 (unsigned long long)lz, AGB_LOAD_COST_LZ77_MILLI);
+}
+
 static void test_host_markers(void **state)
 {
     (void)state;
@@ -315,6 +336,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_romhdr_fix),
         cmocka_unit_test(test_headers),
         cmocka_unit_test(test_smoke_boots),
+        cmocka_unit_test(test_load_costs),
         cmocka_unit_test(test_debug_print),
         cmocka_unit_test(test_timer_cycles),
         cmocka_unit_test(test_host_markers),

@@ -220,6 +220,38 @@ static void sync_needs_a_mark(void **state)
 	agb_trace_release(&t);
 }
 
+/* lock/unlock/touch: keys get dense handles in order of first use; an unlock needs a lock still
+ * held (locks nest), and a key keeps its size. */
+static void cache_ops(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	check_bad(HEAP "[\"lock\",1,64],\n[\"unlock\",2]]}", 3, 11,
+		  "unlock of key 2, which is not locked");
+	check_bad(HEAP "[\"lock\",1,64],[\"unlock\",1],\n[\"unlock\",1]]}", 3, 11,
+		  "unlock of key 1, which is not locked");
+	check_bad(HEAP "[\"touch\",1,64],\n[\"lock\",1,65]]}", 3, 11,
+		  "lock of key 1 with size 65, but its earlier size was 64");
+	check_bad(HEAP "[\"lock\",1,64],\n[\"touch\",1,8]]}", 3, 12,
+		  "touch of key 1 with size 8, but its earlier size was 64");
+	check_bad(TILES "[\"lock\",1,64]]}", 2, 2, "\"lock\"");
+	load_ok(HEAP "[\"touch\",9,64],[\"lock\",5,32],[\"lock\",9,64],[\"unlock\",9],"
+		     "[\"lock\",5,32],[\"unlock\",5],[\"unlock\",5],[\"alloc\",1,8]]}",
+		&t);
+	assert_int_equal(t.trace.events[0].op, AGB_OP_TOUCH);
+	assert_int_equal(t.trace.events[0].slot, 0);
+	assert_int_equal(t.trace.events[1].op, AGB_OP_LOCK);
+	assert_int_equal(t.trace.events[1].slot, 1);
+	assert_int_equal(t.trace.events[2].slot, 0);
+	assert_int_equal(t.trace.events[3].op, AGB_OP_UNLOCK);
+	assert_int_equal(t.trace.events[3].id, 9);
+	assert_int_equal(t.trace.events[3].size, 64);
+	assert_int_equal(t.trace.events[6].slot, 1);
+	/* Two keys, one allocation slot: the table bound covers both. */
+	assert_int_equal(t.trace.slots, 2);
+	agb_trace_release(&t);
+}
+
 static void wrong_arity(void **state)
 {
 	(void)state;
@@ -754,6 +786,7 @@ int main(void)
 		cmocka_unit_test(events_key_spelled_with_escapes_still_loads),
 		cmocka_unit_test(ids_can_be_reused_after_free_many_times),
 		cmocka_unit_test(input_beyond_the_limit_is_bad_input_without_position),
+		cmocka_unit_test(cache_ops),
 		cmocka_unit_test(an_event_is_located_again_after_loading),
 		cmocka_unit_test(all_heap_ops_load),
 		cmocka_unit_test(tile_ops_load),

@@ -153,6 +153,33 @@ static void test_id_colours_avoid_red_and_differ(void **st)
 	assert_true(same_as_next < 20);
 }
 
+static uint32_t channel(uint32_t rgb, int shift)
+{
+	return rgb >> shift & 0xFFu;
+}
+
+/* Cache entries: a locked one amber (red over blue), unlocked ones blue (blue over red), the
+ * more recently used the brighter; an unlock turns an entry blue. small-cache.json on obj: key 1
+ * (locked) at blocks 0-3, key 2 at 4-5, key 3 (most recent) at 8-15. */
+static void test_cache_entries_by_recency(void **st)
+{
+	SDL_Surface *s = snapshot("small-cache.json", "obj", 2);
+	uint32_t locked = block(s, 0), older = block(s, 4), newest = block(s, 8);
+	(void)st;
+	assert_true(channel(locked, 16) > channel(locked, 0));
+	assert_true(channel(older, 0) > channel(older, 16));
+	assert_true(channel(newest, 0) > channel(newest, 16));
+	assert_true(channel(newest, 0) > channel(older, 0));
+	assert_int_equal(block(s, 3), locked);
+	assert_int_equal(block(s, 15), newest);
+	assert_int_equal(block(s, 6), AGB_VIEW_RGB_FREE);
+	SDL_FreeSurface(s);
+	s = snapshot("small-cache.json", "obj", 3);
+	locked = block(s, 0);
+	assert_true(channel(locked, 0) > channel(locked, 16));
+	SDL_FreeSurface(s);
+}
+
 static void test_layout_fits_the_map(void **st)
 {
 	int x, y;
@@ -177,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_bg_tiles_and_screen_maps),
 		cmocka_unit_test(test_id_colours_avoid_red_and_differ),
 		cmocka_unit_test(test_layout_fits_the_map),
+		cmocka_unit_test(test_cache_entries_by_recency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1 @@
+replay tests/cli/data/bad-cache-size.json --allocator=obj-fast

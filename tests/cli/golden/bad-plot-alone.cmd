@@ -1,0 +1,1 @@
+bench tests/cli/data/cache-small.json --plot=/tmp/x.png

@@ -1,0 +1,1 @@
+replay tests/cli/data/bad-unlock.json --allocator=tree

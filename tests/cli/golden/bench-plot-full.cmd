@@ -1,0 +1,1 @@
+bench tests/cli/data/cache-small.json --arena-bytes=8K --plot=/dev/full --no-min-arena

@@ -1,0 +1,1 @@
+replay tests/cli/data/cache-small.json --allocator=bump
