@@ -112,6 +112,7 @@ static uint32_t load(agb_cache *c, uint32_t key, uint32_t size, struct agb_cache
 		evicted == AGB_CACHE_NEVER ? AGB_CACHE_NEVER : (c->frame - evicted) & 0xFFFFFFu;
 	addr = c->core->alloc(c->core_state, size, 4u, &granted);
 	while (addr == AGB_NULL) {
+		AGB_WORK(c->m, 1);
 		if (!evict_one(c)) {
 			res->flags = AGB_CACHE_NOPE;
 			return AGB_NULL;

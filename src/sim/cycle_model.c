@@ -24,6 +24,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{-5665, 137, 0, 926, 0, 332, 325, 1, 14, 448, 1331}, /* lock: n=915, cv=4.0% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=891, cv=0.0% */
+		{-4293, 0, -164, 1877, 0, 0, 936, 1, 14, 640, 1996}, /* touch: n=3854, cv=2.6% */
 	 }},
 	{"buddy",
 	 {
@@ -43,6 +47,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{-1696, 0, 294, 1037, 0, 0, 0, 1, 14, 737, 1460}, /* lock: n=1819, cv=4.0% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=1776, cv=0.0% */
+		{-604, 0, 285, 1066, 0, 0, 0, 1, 14, 1038, 2154}, /* touch: n=7515, cv=2.9% */
 	 }},
 	{"bump",
 	 {
@@ -62,6 +70,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"firstfit",
 	 {
@@ -81,6 +93,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{-2121, 0, 260, 706, 0, 0, 0, 1, 14, 1114, 2484}, /* lock: n=1819, cv=3.7% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=1782, cv=0.0% */
+		{-3864, 0, 900, 0, 0, 0, -1264, 1, 14, 1774, 3812}, /* touch: n=7515, cv=4.3% */
 	 }},
 	{"newlib",
 	 {
@@ -100,6 +116,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"newlib-nano",
 	 {
@@ -119,6 +139,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"oam",
 	 {
@@ -138,6 +162,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{15129, -36, 0, 470, 0, -1045, 1044, 1, 11, 740, 1255}, /* lock: n=904, cv=4.7% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=890, cv=0.0% */
+		{13932, -15, 0, 522, 635, -1253, 801, 1, 11, 1001, 1925}, /* touch: n=3661, cv=4.1% */
 	 }},
 	{"obj",
 	 {
@@ -157,6 +185,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{6769, -104, 636, 0, 0, 0, 598, 1, 11, 823, 3455}, /* lock: n=904, cv=1.7% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=890, cv=0.0% */
+		{6521, -107, 645, 0, 0, 0, 602, 1, 11, 1232, 6024}, /* touch: n=3661, cv=1.3% */
 	 }},
 	{"obj-fast",
 	 {
@@ -176,6 +208,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{14889, -35, 0, 399, 0, -970, 1032, 1, 11, 740, 1255}, /* lock: n=904, cv=4.3% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=890, cv=0.0% */
+		{6732, -23, 0, 367, 0, 0, 904, 1, 11, 1001, 1925}, /* touch: n=3661, cv=4.4% */
 	 }},
 	{"palbanks",
 	 {
@@ -195,6 +231,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{2005, 0, 117, 0, 0, 0, 0, 1, 7, 0, 5}, /* pal_free: n=747, cv=0.0% */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"palstack",
 	 {
@@ -214,6 +254,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{2592, 0, 0, 0, 0, 0, 0, 1, 8, 0, 5}, /* pal_free: n=933, cv=0.0% */
 		{4103, 39, 0, 0, 0, 0, 0, 1, 9, 256, 517}, /* pal_push: n=13, cv=0.1% */
 		{1968, 32, 0, 0, 0, 0, 0, 1, 9, 128, 261}, /* pal_pop: n=13, cv=0.0% */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"slots",
 	 {
@@ -233,6 +277,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{2049, 642, -492, 0, 0, 153, 317, 1, 14, 180, 426}, /* lock: n=915, cv=1.3% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=715, cv=0.0% */
+		{1811, 663, -519, 0, 0, 139, 323, 1, 14, 280, 510}, /* touch: n=3854, cv=2.2% */
 	 }},
 	{"stack2",
 	 {
@@ -252,6 +300,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"tiles",
 	 {
@@ -271,6 +323,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* lock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* unlock: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* touch: no measurements */
 	 }},
 	{"tlsf",
 	 {
@@ -290,6 +346,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{5888, 0, 319, 0, 2768, -567, 0, 1, 14, 750, 2198}, /* lock: n=1819, cv=1.1% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=1777, cv=0.0% */
+		{6746, 0, 318, 0, 2843, -719, 0, 1, 14, 858, 2649}, /* touch: n=7515, cv=0.7% */
 	 }},
 	{"tree",
 	 {
@@ -309,6 +369,10 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_push: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* pal_pop: no measurements */
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* sync: no measurements */
+		{-1011, 0, 0, 1144, 6108, 0, 621, 1, 14, 814, 1771}, /* lock: n=1819, cv=2.3% */
+		{880, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2}, /* unlock: n=1783, cv=0.0% */
+		{-2326, 0, 0, 1295, 0, 0, 624, 1, 14, 1306, 2847}, /* touch: n=7515, cv=5.7% */
 	 }},
 	{0, {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}},
 };
