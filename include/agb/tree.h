@@ -19,11 +19,14 @@
 #ifndef AGB_TREE_H
 #define AGB_TREE_H
 
-/* Abuse (agb/heap.h): free or realloc of an address that is not a live block (double free,
- * interior or foreign address) is undefined in a normal build and corrupts this core's
- * metadata (tree can then loop forever in a later call). Compiled with AGB_HEAP_CHECKED (a
- * debug build) it is refused untouched and recorded in agb_heap_abuse (core "tree"), at the
- * cost of a walk of the pool per call.
+/* Abuse (agb/heap.h): in every build free and realloc refuse, untouched and in O(1) (one or two
+ * map loads), an address off the 8-byte grid or outside the pool, a double free (free leaves
+ * the first entry of every freed run, and every entry of a short one, E_FREE) and an address
+ * inside a short used run or a freed short run (src/core/map2.h). Not seen in a normal build:
+ * an address inside a long used run or inside a free run left by a split (their inner map
+ * entries are stale); freeing one corrupts the metadata. Compiled with AGB_HEAP_CHECKED (a debug
+ * build) every address that is not a live block is refused and recorded in agb_heap_abuse
+ * (core "tree"), at the cost of a walk of the pool per call.
  * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
 
 #include <stdint.h>

@@ -5,6 +5,7 @@
 
 #include "agb/cores.h"
 #include "ctz.h"
+#include "map2.h"
 
 #define NIL 0xFFFFu
 
@@ -1026,54 +1027,10 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 	run_link(t, start, size);
 }
 
-/* The refusal of every build, in pieces both free paths use on the map words they read
- * anyway. An address is refused when it is off the 8-byte grid or outside the pool
- * (off_pool), when its first entry is E_FREE (a double free, or an address inside a freed short
- * run: free leaves every entry of a short run, and a long run's first, E_FREE), or when its
- * left neighbour's entry starts or continues a used run (an interior address of a short run)
- * (not_a_start). Not seen: an address inside a long used run, or inside a free run made by a
- * split or a long run's free (their inner entries are stale). O(1). */
-HOT int off_pool(const agb_bestfit *t, uint32_t addr)
-{
-	uint32_t off = addr - t->blocks;
-	return (off & 7u) != 0u || off >= (t->nblocks << 3);
-}
-
-/* One table lookup: bit (left entry * 4 + entry) of NOT_A_START is set for the refused pairs
- * (entry E_FREE, or left E_USED or E_LONG). */
-#define NOT_A_START 0x1FF1u
-HOT int not_a_start(uint32_t entry, uint32_t left)
-{
-	return (NOT_A_START >> ((entry & 3u) | ((left & 3u) << 2))) & 1u;
-}
-
-/* The whole refusal for callers that have read nothing yet (realloc). One or two map loads. */
+/* The refusal of every build (src/core/map2.h), on this pool. */
 HOT int not_a_block(agb_bestfit *t, uint32_t addr)
 {
-	if (addr == AGB_NULL)
-		return 0;
-	if (off_pool(t, addr))
-		return 1;
-	uint32_t b = (addr - t->blocks) >> 3, a = t->map + ((b >> 3) << 1), sh = (b & 7u) << 1;
-	uint32_t w = AGB_LD16(t->m, a);
-	uint32_t left = E_END;
-	if (sh != 0u)
-		left = w >> (sh - 2u);
-	else if (b != 0u)
-		left = (uint32_t)AGB_LD16(t->m, a - 2u) >> 14;
-	return not_a_start(w >> sh, left);
-}
-
-/* Sets every entry of short used run [b, b+len) (is_long false: inside the halfwords at b's
- * and the next) to E_FREE. */
-HOT void clear_short(agb_bestfit *t, uint32_t b, uint32_t len)
-{
-	uint32_t a = t->map + ((b >> 3) << 1);
-	uint32_t lo = (b & 7u) << 1, hi = lo + (len << 1); /* hi <= 32 */
-	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
-	AGB_ST16(t->m, a, AGB_LD16(t->m, a) & ~mask);
-	if ((mask >> 16) != 0u)
-		AGB_ST16(t->m, a + 2u, AGB_LD16(t->m, a + 2u) & ~(mask >> 16));
+	return agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr);
 }
 
 HOT void bf_free(agb_bestfit *t, uint32_t addr)
@@ -1113,7 +1070,7 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 	 * second free of addr, or of an address inside a freed short run, is refused
 	 * (not_a_block). */
 	if (!is_long(b, len)) {
-		clear_short(t, b, len);
+		agb_map2_clear_short(t->m, t->map, b, len);
 		goto indexed;
 	}
 	w0 &= ~(3u << ((b & 7u) << 1));
@@ -1250,9 +1207,9 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
  * unless the run touches the window's edge. Long runs take the general path. */
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
-	if (UNLIKELY(off_pool(t, addr)))
-		return; /* AGB_NULL, or refused */
 	const uint32_t blocks = t->blocks;
+	if (UNLIKELY(agb_map2_off_pool(blocks, t->nblocks, addr)))
+		return; /* AGB_NULL, or refused */
 	uint32_t b = (addr - blocks) >> 3;
 	uint32_t a0 = t->map + ((b >> 3) << 1);
 	uint32_t sh = (b & 7u) << 1;
@@ -1278,7 +1235,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		left = w >> (sh - 2u);
 	else
 		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_END;
-	if (UNLIKELY(not_a_start(w >> sh, left)))
+	if (UNLIKELY(agb_map2_not_a_start(w >> sh, left)))
 		return; /* the refusal of every build (not_a_block) */
 	if (LIKELY(eh != 32u))
 		right = w >> eh;

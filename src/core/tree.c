@@ -3,6 +3,7 @@
 #include "agb/tree.h"
 
 #include "agb/cores.h"
+#include "map2.h"
 
 #define NIL 0xFFFFu
 
@@ -704,13 +705,15 @@ HOT void tree_free(agb_tree *t, uint32_t addr)
 		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
 	}
 
-	/* The run's outer entries become the new free run's first/last entries unless a neighbour's
-	 * already are; inner entries are left as they are (nobody reads them). */
-	int dirty0 = 0;
-	if (!left) {
-		w0 &= ~(3u << ((b & 7u) << 1));
-		dirty0 = 1;
+	/* A short run's entries all become E_FREE, a long run's first and (unless the right
+	 * neighbour's is) last: the merged run's first and last entries are then right, and a second
+	 * free of addr, or of an address inside a freed short run, is refused (src/core/map2.h). */
+	if (!is_long(b, len)) {
+		agb_map2_clear_short(t->m, t->map, b, len);
+		goto cleared;
 	}
+	w0 &= ~(3u << ((b & 7u) << 1));
+	int dirty0 = 1;
 	if (!right) {
 		uint32_t z = end - 1u, hz = z >> 3;
 		uint32_t mz = ~(3u << ((z & 7u) << 1));
@@ -725,6 +728,7 @@ HOT void tree_free(agb_tree *t, uint32_t addr)
 	}
 	if (dirty0)
 		AGB_ST16(t->m, a0, w0);
+cleared:
 	/* One unit for a merge with the free run above (its size load and boundary tag). */
 	AGB_WORK(t->m, (uint32_t)right);
 
@@ -783,6 +787,8 @@ void agb_tree_free(agb_tree *t, uint32_t addr)
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "free", t, addr, 0u, );
 #endif
+	if (agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr))
+		return; /* the refusal of every build (src/core/map2.h) */
 	tree_free(t, addr);
 }
 
@@ -791,6 +797,11 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "realloc", t, addr, 0u, AGB_NULL);
 #endif
+	if (agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr)) {
+		if (granted != NULL)
+			*granted = 0;
+		return AGB_NULL; /* the refusal of every build (src/core/map2.h) */
+	}
 	if (addr == AGB_NULL)
 		return agb_tree_alloc(t, size, 8u, granted);
 	if (size == 0u)

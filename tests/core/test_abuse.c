@@ -1,7 +1,6 @@
 /* test_abuse: the cores under abuse in a NORMAL build (issue 12 item 4: "never corrupts its
- * metadata in any build"). Each core with a free - except `tree`, whose own
- * suites cover them - is handed a double free (before and after the freed block merged with a
- * neighbour), an interior address, addresses past the pool, in ROM and off the core's grid,
+ * metadata in any build"). Each core with a free is handed a double free (before and after
+ * the freed block merged with a neighbour), an interior address, addresses past the pool, in ROM and off the core's grid,
  * and a realloc of a freed or interior address; after each call its own check() must pass,
  * its walk must still tile the pool, and the memory must come back whole once the live blocks
  * are freed. The checking build's record of refused calls (test_checked) is not linked here:
@@ -171,8 +170,8 @@ static void abuse_core(const char *name, uint32_t word)
 	assert_int_equal(free_bytes(&p), p.free0);
 }
 
-static const char *const cores[] = {"bestfit", "tlsf", "buddy", "firstfit", "slots",
-				    "obj",     "obj-fast", "oam"};
+static const char *const cores[] = {"tree", "bestfit", "tlsf", "buddy", "firstfit",
+				    "slots", "obj",     "obj-fast", "oam"};
 #define NCORES (sizeof cores / sizeof cores[0])
 
 static void abuse_zero_payloads(void **st)
