@@ -65,11 +65,12 @@ static void series(SDL_Renderer *r, int y0, const struct agb_view_curve *c, int 
 		   uint32_t lo, uint32_t hi, uint32_t rgb)
 {
 	int px = 0, py = 0;
+	const int chart_h = CHART_H; /* pixels, a whole number before the scaling */
 	view_set_rgb(r, rgb);
 	for (size_t i = 0; i < c->n; i++) {
 		double v = upper ? c->p[i].hit_rate * 100.0 : c->p[i].load_cycles_per_frame;
 		int x = x_at(c->p[i].pool_bytes, lo, hi);
-		int y = y0 + CHART_H - (int)(v / top * CHART_H + 0.5);
+		int y = y0 + chart_h - (int)(v / top * chart_h + 0.5);
 		SDL_Rect dot = {x - 2, y - 2, 5, 5};
 		SDL_RenderFillRect(r, &dot);
 		if (i != 0)
