@@ -19,23 +19,16 @@ _Static_assert(sizeof(agb_obj) <= AGB_HEAP_STATE_MAX, "state too large");
  * so a unit would only repeat the access count (and the fit could not tell a candidate's ~20
  * instructions from a byte's ~6). */
 
-/* Smallest power of two >= n (n >= 1). A loop: ARMv4T has no CLZ and n is at most 1024. */
-static uint32_t pow2_ceil(uint32_t n)
+/* Smallest power of two >= n (n >= 1). A loop: ARMv4T has no CLZ and n is at most 1024.
+ * *doublings receives the loop's iteration count (an op's work units). */
+static uint32_t pow2_ceil(uint32_t n, uint32_t *doublings)
 {
-	uint32_t p = 1;
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-/* pow2_ceil on an op's path: one work unit per doubling. */
-static uint32_t pow2_ceil_counted(agb_machine *m, uint32_t n)
-{
-	uint32_t p = 1;
+	uint32_t p = 1, k = 0;
 	while (p < n) {
-		AGB_WORK(m, 1);
 		p <<= 1;
+		k++;
 	}
+	*doublings = k;
 	return p;
 }
 
@@ -72,12 +65,13 @@ uint32_t agb_obj_alloc(agb_obj *h, uint32_t size, uint32_t align, uint32_t *gran
 {
 	agb_obj *st = h;
 	agb_machine *m = st->m;
-	uint32_t n, step, b;
+	uint32_t n, step, b, doublings;
 	*granted = 0;
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
-	step = pow2_ceil_counted(m, n);
+	step = pow2_ceil(n, &doublings);
+	AGB_WORK(m, doublings);
 	if (align / AGB_OBJ_BLOCK_BYTES > step)
 		step = align / AGB_OBJ_BLOCK_BYTES;
 	b = (st->first + step - 1u) & ~(step - 1u);
@@ -198,7 +192,8 @@ int agb_obj_check(agb_obj *h, const char **why)
 		}
 		while (e < st->nblocks && AGB_PEEK8(st->m, MAP(st, e)) == AGB_OBJ_CONTINUE)
 			e++;
-		if ((b & (pow2_ceil(e - b) - 1u)) != 0) {
+		uint32_t unused;
+		if ((b & (pow2_ceil(e - b, &unused) - 1u)) != 0) {
 			*why = "obj: allocation not at a multiple of its rounded size";
 			return 1;
 		}
