@@ -52,9 +52,10 @@
  * recorded trace. */
 #define AGB_BESTFIT_SMALL 256u
 #define AGB_BESTFIT_WORDS (AGB_BESTFIT_SMALL / 32u)
-/* Control structure: treap root u16, summary u16, bitmap words, bin heads (u16 each), top run
- * start (u16, padded to 4). */
-#define AGB_BESTFIT_META_BYTES (4u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL + 4u)
+/* Control structure: treap root u16, top run start u16, summary u16 (padded to 4), bitmap words,
+ * bin heads (u16 each). The fields a free or a small alloc reads come first, within reach of
+ * Thumb's short load offsets. */
+#define AGB_BESTFIT_META_BYTES (8u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL)
 
 /* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
 typedef struct agb_bestfit {

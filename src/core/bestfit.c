@@ -3,7 +3,10 @@
  * code and the treap are tree's (src/core/tree.c). */
 #include "agb/bestfit.h"
 
+#include <stddef.h>
+
 #include "agb/cores.h"
+#include "bestfit_thumb.h"
 #include "ctz.h"
 #include "map2.h"
 
@@ -11,12 +14,7 @@
 
 #define SMALL AGB_BESTFIT_SMALL
 
-/* Control structure fields (offsets from t->ctrl). */
-#define C_ROOT 0u
-#define C_SUMMARY 2u
-#define C_BITMAP 4u
-#define C_HEADS (4u + 4u * AGB_BESTFIT_WORDS)
-#define C_TOP (C_HEADS + 2u * AGB_BESTFIT_SMALL)
+/* Control structure fields (offsets from t->ctrl), in src/core/bestfit_thumb.h. */
 
 /* Node of a long free run (treap), in the run's first block. The two children share a word so
  * removal reads both with one access. N_SIZE doubles as the boundary tag in the run's last block,
@@ -823,7 +821,8 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
 
 	/* Root and heads NIL, bitmaps empty, the whole pool one free run (the top run if long). */
-	AGB_ST32(m, ctrl + C_ROOT, NIL);
+	AGB_ST32(m, ctrl + C_ROOT, NIL); /* and C_TOP, set below */
+	AGB_ST32(m, ctrl + C_SUMMARY, 0u);
 	for (uint32_t k = 0; k < AGB_BESTFIT_WORDS; k++)
 		AGB_ST32(m, ctrl + C_BITMAP + (k << 2), 0u);
 	for (uint32_t a = t->heads; a < t->heads + 2u * SMALL; a += 4u)
@@ -1121,7 +1120,7 @@ indexed:
 #define ONE_LEVEL
 #endif
 
-#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
+#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__)) && !AGB_BESTFIT_THUMB
 /* The general paths, out of line so their registers stay out of the hot ones. */
 static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t size,
 							 uint32_t align, uint32_t *granted)
@@ -1297,6 +1296,7 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #define ENTRY_ATTR
 #endif
 
+#if !AGB_BESTFIT_THUMB
 /* free's table entry: the checking build's refusal (AGB_HEAP_CHECKED), then the hot path
  * (which makes the O(1) refusal of every build). */
 HOT void free_entry(agb_bestfit *t, uint32_t addr)
@@ -1306,9 +1306,44 @@ HOT void free_entry(agb_bestfit *t, uint32_t addr)
 #endif
 	FREE_HOT(t, addr);
 }
+#endif
 
+#if AGB_BESTFIT_THUMB
+/* The Thumb hot paths (bestfit_thumb.S) are the table's entries; what they hand back to C: */
+_Static_assert(offsetof(agb_bestfit, ctrl) == T_CTRL && offsetof(agb_bestfit, map) == T_MAP &&
+		       offsetof(agb_bestfit, blocks) == T_BLOCKS &&
+		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS,
+	       "bestfit_thumb.h's field offsets");
+_Static_assert(C_HEADS == C_BITMAP + 4 * AGB_BESTFIT_WORDS && AGB_BESTFIT_SMALL == 256u,
+	       "bestfit_thumb.S's control layout and bin count");
+
+uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t align,
+					 uint32_t *granted)
+{
+	return bf_alloc(t, size, align, granted);
+}
+
+void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr)
+{
+	bf_free(t, addr);
+}
+
+void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t clear_after)
+{
+	mark_used(t, b, len, (int)clear_after);
+}
+
+void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs)
+{
+	merge_free(t, b, len, ls_rs & 0xFFFFu, ls_rs >> 16);
+}
+
+#define core_alloc agb_bestfit_thumb_alloc
+#define core_free agb_bestfit_thumb_free
+#else
 AGB_CORE_ADAPTER_HOT(alloc, ALLOC_HOT, ENTRY_ATTR)
 AGB_CORE_ADAPTER_HOT(free, free_entry, ENTRY_ATTR)
+#endif
 
 uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {

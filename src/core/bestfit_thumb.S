@@ -1,0 +1,552 @@
+/* bestfit_thumb.S — bestfit's hot paths in Thumb for the GBA's ROM placement.
+ *
+ * GCC makes some 150 Thumb instructions of bestfit.c's alloc_fast and 200 of free_fast: it keeps
+ * a dozen values live, so half of them go through r8-r11 and the stack, and every one of those
+ * moves is a 16-bit fetch from the cartridge. Written by hand the same paths fit r0-r7 with the
+ * control structure in lr and a saved argument on the stack, in about half the instructions.
+ *
+ * They make exactly bestfit.c's decisions and pool writes (the GBA/host equivalence test compares
+ * every address, failure and the final map with the C on the host):
+ *  - agb_bestfit_thumb_alloc: a request of 1..2048 bytes with align <= 8 from the smallest
+ *    non-empty bin at or above it (the bin's own bitmap word, then the summary), or, when no bin
+ *    fits and the treap is empty, from the start of the top run; everything else goes to the C.
+ *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
+ *    holding its first entry and the next), merged with short free neighbours into a bin; the
+ *    refusal of bad addresses (src/core/map2.h) first; long runs, runs next to the top and merges
+ *    longer than AGB_BESTFIT_SMALL blocks go to the C.
+ * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
+ * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
+ * pop {rN}; bx rN, so ARM callers come back in ARM state. */
+#include "bestfit_thumb.h"
+
+#if AGB_BESTFIT_THUMB
+
+	.syntax unified
+	.thumb
+
+#define NIL 0xFFFF
+#define N_PREV 2
+#define N_SIZE 6
+
+/* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table; \t is clobbered. */
+.macro LOWBIT r, t
+	rsbs	\t, \r, #0
+	ands	\r, \t
+	ldr	\t, =0x077CB531
+	muls	\r, \t, \r
+	lsrs	\r, \r, #27
+	ldr	\t, =agb_bestfit_thumb_debruijn
+	ldrb	\r, [\t, \r]
+.endm
+
+/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
+ * \t1..\t3. */
+.macro BIT_CLEAR size, t1, t2, t3
+	subs	\t1, \size, #1		/* k */
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5) */
+	ldr	\t3, [\t2, #C_BITMAP]
+	lsls	\t1, \t1, #27
+	lsrs	\t1, \t1, #27
+	movs	\size, #1
+	lsls	\size, \size, \t1
+	bics	\t3, \size
+	str	\t3, [\t2, #C_BITMAP]
+	bne	1f
+	mov	\t1, lr			/* the word is empty: clear its summary bit */
+	subs	\t2, \t2, \t1
+	lsrs	\t2, \t2, #2
+	movs	\t3, #1
+	lsls	\t3, \t3, \t2
+	ldrh	\t2, [\t1, #C_SUMMARY]
+	bics	\t2, \t3
+	strh	\t2, [\t1, #C_SUMMARY]
+1:
+.endm
+
+/* bin_unlink: takes short free run \x of \size blocks out of its bin. Clobbers \size, \t1..\t3. */
+.macro BIN_UNLINK x, size, t1, t2, t3
+	lsls	\t1, \x, #3
+	ldr	\t1, [r6, \t1]		/* next (low half), prev (high half) */
+	lsrs	\t2, \t1, #16
+	lsls	\t1, \t1, #16
+	lsrs	\t1, \t1, #16
+	cmp	\t1, \x
+	bne	2f
+	BIT_CLEAR \size, \t1, \t2, \t3
+	b	3f
+2:
+	lsls	\t3, \t2, #3
+	strh	\t1, [r6, \t3]		/* prev.next = next */
+	lsls	\t3, \t1, #3
+	adds	\t3, #N_PREV
+	strh	\t2, [r6, \t3]		/* next.prev = prev */
+	lsls	\t3, \size, #1
+	add	\t3, lr
+	adds	\t3, #(C_HEADS - 2)	/* the bin's head */
+	ldrh	\t2, [\t3]
+	cmp	\t2, \x
+	bne	3f
+	strh	\t1, [\t3]
+3:
+.endm
+
+/* bin_push: writes short free run \x of \size blocks (its tags, first and last block) and appends
+ * it to its bin (first in, first out). Clobbers \size, \t0..\t4. */
+.macro BIN_PUSH x, size, t0, t1, t2, t3, t4
+	lsls	\t0, \x, #3
+	adds	\t0, \t0, r6		/* the run's first block */
+	strh	\size, [\t0, #N_SIZE]
+	subs	\t1, \size, #1		/* k */
+	lsls	\t2, \t1, #3
+	adds	\t2, \t0
+	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5) */
+	ldr	\t3, [\t2, #C_BITMAP]
+	lsls	\size, \t1, #27
+	lsrs	\size, \size, #27
+	movs	\t4, #1
+	lsls	\t4, \t4, \size		/* the bin's bit */
+	lsls	\size, \t1, #1
+	add	\size, lr
+	adds	\size, #C_HEADS		/* the bin's head */
+	tst	\t3, \t4
+	bne	4f
+	lsls	\t1, \x, #16		/* empty bin: the run alone, linked to itself */
+	orrs	\t1, \x
+	str	\t1, [\t0]
+	strh	\x, [\size]
+	cmp	\t3, #0
+	bne	5f
+	mov	\t0, lr			/* the word was empty: set its summary bit */
+	subs	\t1, \t2, \t0
+	lsrs	\t1, \t1, #2
+	movs	\size, #1
+	lsls	\size, \size, \t1
+	ldrh	\t1, [\t0, #C_SUMMARY]
+	orrs	\t1, \size
+	strh	\t1, [\t0, #C_SUMMARY]
+5:
+	orrs	\t3, \t4
+	str	\t3, [\t2, #C_BITMAP]
+	b	6f
+4:
+	ldrh	\t1, [\size]		/* first */
+	lsls	\t2, \t1, #3
+	adds	\t2, \t2, r6
+	ldrh	\t3, [\t2, #N_PREV]	/* last (the head's prev) */
+	lsls	\t4, \t3, #16
+	orrs	\t4, \t1
+	str	\t4, [\t0]		/* x.next = first, x.prev = last */
+	lsls	\t3, \t3, #3
+	strh	\x, [r6, \t3]		/* last.next = x */
+	strh	\x, [\t2, #N_PREV]	/* first.prev = x */
+6:
+.endm
+
+	.section .text.agb_bestfit_thumb_alloc, "ax", %progbits
+	.align	2
+	.global	agb_bestfit_thumb_alloc
+	.type	agb_bestfit_thumb_alloc, %function
+	.thumb_func
+/* uint32_t agb_bestfit_thumb_alloc(void *t, uint32_t size, uint32_t align, uint32_t *granted)
+ * Stack: [sp+4] t, [sp+8] size, [sp+12] align, [sp+16] granted. */
+agb_bestfit_thumb_alloc:
+	push	{r0, r1, r2, r3, r4, r5, r6, r7, lr}
+	sub	sp, #4			/* 8-byte aligned for the C calls */
+	adds	r4, r1, #7
+	lsrs	r4, r4, #3		/* want (0 for size 0 or a size that wraps) */
+	subs	r5, r4, #1		/* k: the bin of exactly want blocks */
+	cmp	r5, #255
+	bls	1f		/* long (or zero) requests */
+	b	.La_general
+1:
+	cmp	r2, #8
+	bls	1f		/* aligned requests */
+	b	.La_general
+1:
+	ldr	r6, [r0, #T_BLOCKS]
+	ldr	r7, [r0, #T_CTRL]
+	mov	lr, r7
+	lsrs	r2, r5, #5
+	lsls	r2, r2, #2
+	adds	r2, r7
+	ldr	r2, [r2, #C_BITMAP]
+	lsls	r1, r5, #27
+	lsrs	r1, r1, #27
+	lsrs	r2, r2, r1		/* bins k, k+1, ... of k's bitmap word */
+	bne	1f
+	b	.La_summary
+1:
+	LOWBIT	r2, r1
+	adds	r5, r4, r2		/* rsize: the smallest non-empty bin that fits */
+
+/* r4 want, r5 rsize, r6 blocks, lr ctrl: every run of bin rsize is a best fit; take its first. */
+.La_pop:
+	subs	r5, r5, r4		/* tail: what stays free after the block */
+	adds	r0, r5, r4
+	lsls	r0, r0, #1
+	add	r0, lr
+	adds	r0, #(C_HEADS - 2)	/* head of bin rsize */
+	ldrh	r7, [r0]		/* x */
+	lsls	r1, r7, #3
+	ldr	r1, [r6, r1]
+	lsrs	r2, r1, #16		/* prev */
+	lsls	r1, r1, #16
+	lsrs	r1, r1, #16		/* next */
+	cmp	r1, r7
+	beq	.La_only
+	lsls	r3, r2, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r2, [r6, r3]		/* next.prev = prev */
+	strh	r1, [r0]		/* head = next */
+	b	.La_mark
+.La_only:
+	adds	r0, r5, r4		/* x was the bin's only run */
+	BIT_CLEAR r0, r1, r2, r3
+
+/* r7 x, r4 want, r5 tail (blocks left free after the run, or the top run's rest), r6 blocks,
+ * lr ctrl: writes the map of used run [x, x+want) and, when tail, E_FREE after it. */
+.La_mark:
+	ldr	r3, [sp, #16]
+	cmp	r3, #0
+	beq	1f
+	lsls	r2, r4, #3
+	str	r2, [r3]		/* *granted */
+1:
+	adds	r4, r4, r7		/* y = x + want: the first block after the run */
+	lsrs	r2, r7, #3
+	lsls	r1, r2, #3
+	subs	r1, r4, r1		/* (x & 7) + want */
+	cmp	r1, #16
+	bhi	.La_long
+	lsls	r1, r1, #1		/* hi: bit after the run's entries (2..32) */
+	lsls	r2, r2, #1
+	ldr	r0, [sp, #4]
+	ldr	r0, [r0, #T_MAP]
+	adds	r2, r0
+	mov	ip, r2			/* a: the map halfword of x */
+	movs	r0, #7
+	ands	r0, r7
+	lsls	r0, r0, #1		/* lo */
+	movs	r3, #0
+	mvns	r3, r3
+	lsls	r3, r3, r0
+	movs	r0, #32
+	subs	r0, r0, r1
+	lsls	r3, r3, r0
+	lsrs	r3, r3, r0		/* mask: entries [x, y) */
+	ldr	r0, =0x55555555
+	ands	r0, r3
+	subs	r1, #1
+	movs	r2, #1
+	lsls	r2, r2, r1
+	orrs	r0, r2			/* val: 1...1 3 */
+	adds	r1, #1
+	cmp	r5, #0
+	beq	1f
+	movs	r2, #3
+	lsls	r2, r2, r1		/* y's entry to E_FREE (0 when hi is 32) */
+	orrs	r3, r2
+1:
+	mov	r2, ip
+	ldrh	r1, [r2]
+	bics	r1, r3
+	orrs	r1, r0
+	strh	r1, [r2]
+	lsrs	r3, r3, #16
+	beq	.La_tail
+	ldrh	r1, [r2, #2]
+	bics	r1, r3
+	lsrs	r0, r0, #16
+	orrs	r1, r0
+	strh	r1, [r2, #2]
+	cmp	r5, #0
+	beq	.La_tail
+	lsls	r0, r0, #16
+	bpl	.La_tail		/* hi < 32: y's entry was in the two halfwords */
+	ldrh	r1, [r2, #4]
+	movs	r0, #3
+	bics	r1, r0
+	strh	r1, [r2, #4]
+
+/* r4 y, r5 tail, r7 x: a tail of 1..256 blocks goes to its bin (a longer one is the top run,
+ * already recorded). */
+.La_tail:
+	subs	r0, r5, #1
+	cmp	r0, #255
+	bhi	.La_done		/* no tail, or the top run */
+	mov	ip, r7
+	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
+	mov	r7, ip
+.La_done:
+	lsls	r0, r7, #3
+	adds	r0, r6			/* blocks + x * 8 */
+.La_ret:
+	add	sp, #20
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+
+.La_long:
+	subs	r2, r4, r7		/* mark_used(t, x, want, tail != 0) in C */
+	movs	r3, #0
+	cmp	r5, #0
+	beq	1f
+	movs	r3, #1
+1:
+	movs	r1, r7
+	ldr	r0, [sp, #4]
+	bl	agb_bestfit_thumb_mark_used
+	ldr	r0, [sp, #4]
+	ldr	r6, [r0, #T_BLOCKS]
+	ldr	r0, [r0, #T_CTRL]
+	mov	lr, r0
+	b	.La_tail
+
+/* No bin in k's word: the next non-empty word through the summary. */
+.La_summary:
+	mov	r0, lr
+	ldrh	r1, [r0, #C_SUMMARY]
+	lsrs	r2, r5, #5
+	adds	r2, #1
+	lsrs	r1, r1, r2
+	lsls	r1, r1, r2		/* words above k's */
+	beq	.La_top
+	LOWBIT	r1, r2
+	lsls	r2, r1, #2
+	adds	r2, r0
+	ldr	r2, [r2, #C_BITMAP]
+	LOWBIT	r2, r3
+	lsls	r1, r1, #5
+	adds	r5, r1, r2
+	adds	r5, #1
+	b	.La_pop
+
+/* No bin fits: with the treap empty the request comes off the top run's start (bestfit.c:
+ * alloc_long finds no long run, alloc_top). The top run's rest stays the top run when longer
+ * than 256 blocks, else it goes to its bin. */
+.La_top:
+	ldrh	r1, [r0, #C_ROOT]
+	ldr	r2, =NIL
+	cmp	r1, r2
+	bne	.La_general
+	ldrh	r7, [r0, #C_TOP]	/* x */
+	ldr	r1, [sp, #4]
+	ldr	r1, [r1, #T_NBLOCKS]
+	subs	r2, r1, r7
+	cmp	r2, r4
+	blo	.La_general		/* too short (or no top run): the C says AGB_NULL */
+	subs	r5, r2, r4		/* the rest */
+	subs	r2, r5, #1
+	cmp	r2, #255
+	bls	1f			/* 1..256 blocks: a bin's, and no top run (n) */
+	adds	r1, r7, r4		/* longer: the top run after the block (n when no rest) */
+1:
+	strh	r1, [r0, #C_TOP]	/* n (no top run) or x + want */
+	b	.La_mark
+
+.La_general:
+	ldr	r0, [sp, #4]
+	ldr	r1, [sp, #8]
+	ldr	r2, [sp, #12]
+	ldr	r3, [sp, #16]
+	bl	agb_bestfit_thumb_alloc_general
+	b	.La_ret
+	.pool
+	.size	agb_bestfit_thumb_alloc, .-agb_bestfit_thumb_alloc
+
+	.section .text.agb_bestfit_thumb_free, "ax", %progbits
+	.align	2
+	.global	agb_bestfit_thumb_free
+	.type	agb_bestfit_thumb_free, %function
+	.thumb_func
+/* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
+agb_bestfit_thumb_free:
+	push	{r0, r1, r2, r4, r5, r6, r7, lr}	/* r2: 8-byte alignment */
+	ldr	r6, [r0, #T_BLOCKS]
+	subs	r4, r1, r6		/* off */
+	lsls	r2, r4, #29
+	beq	1f			/* off the 8-byte grid */
+	b	.Lf_ret
+1:
+	ldr	r2, [r0, #T_NBLOCKS]
+	lsls	r2, r2, #3
+	cmp	r4, r2
+	blo	1f			/* outside the pool (AGB_NULL too) */
+	b	.Lf_ret
+1:
+	lsrs	r4, r4, #3		/* b */
+	ldr	r5, [r0, #T_MAP]
+	lsrs	r2, r4, #3
+	lsls	r2, r2, #1
+	adds	r5, r2			/* a0: the map halfword of b */
+	ldrh	r3, [r5]
+	ldrh	r2, [r5, #2]
+	lsls	r2, r2, #16
+	orrs	r3, r2
+	movs	r6, r3			/* w: entries of the window (b's halfword and the next) */
+	movs	r7, #7
+	ands	r7, r4
+	lsls	r7, r7, #1		/* sh */
+	bne	1f
+	b	.Lf_edge
+1:
+	subs	r0, r7, #2
+	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
+.Lf_idx:
+	/* map2.h's refusal with the two entries swapped: refused when b's entry is free or its
+	 * left neighbour's starts or continues a used run (bits left | entry << 2 of 0x666F). */
+	movs	r0, #15
+	ands	r3, r0
+	mov	ip, r3			/* left | entry << 2 */
+	ldr	r0, =0x666F
+	lsrs	r0, r0, r3
+	lsrs	r0, r0, #1
+	bcc	1f			/* refused: not a used run's first block */
+	b	.Lf_ret
+1:
+	lsrs	r3, r3, #2
+	cmp	r3, #2
+	bne	1f		/* E_LONG: a long run */
+	b	.Lf_general
+1:
+	/* len: the first entry at or after b with its high bit set ends the run */
+	lsrs	r0, r6, #1
+	ldr	r2, =0x55555555
+	ands	r0, r2
+	lsrs	r0, r0, r7
+	LOWBIT	r0, r2
+	lsrs	r2, r0, #1
+	adds	r2, #1			/* len */
+	adds	r3, r4, r2		/* end */
+	ldr	r0, [sp]
+	ldr	r0, [r0, #T_CTRL]
+	mov	lr, r0
+	ldrh	r0, [r0, #C_TOP]
+	cmp	r3, r0
+	bne	1f		/* next to the top run, or the pool's last run */
+	b	.Lf_general
+1:
+	/* clear: entries [b, end) of the window */
+	lsls	r0, r2, #1
+	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
+	movs	r3, #0
+	mvns	r3, r3
+	lsls	r3, r3, r7
+	movs	r7, #32
+	subs	r7, r7, r0
+	lsls	r3, r3, r7
+	lsrs	r3, r3, r7		/* clear */
+	/* right neighbour's entry: from the window, or the halfword after it */
+	cmp	r0, #32
+	beq	1f
+	movs	r7, r6
+	lsrs	r7, r7, r0
+	b	2f
+1:
+	ldrh	r7, [r5, #4]
+2:
+	lsls	r7, r7, #30
+	bne	3f
+	lsls	r0, r2, #3
+	ldr	r1, [sp, #4]
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
+	b	4f
+3:
+	movs	r7, #0
+4:
+	movs	r0, #0
+	mov	r1, ip
+	lsls	r1, r1, #30
+	bne	5f
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+5:
+	/* every entry of the run becomes E_FREE */
+	bics	r6, r3
+	lsls	r1, r3, #16
+	beq	6f
+	strh	r6, [r5]
+6:
+	lsrs	r3, r3, #16
+	beq	7f
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+7:
+	/* r0 ls, r2 len, r4 b, r7 rs */
+	adds	r5, r0, r2
+	adds	r5, r7			/* total */
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bls	1f
+	b	.Lf_merge_long
+1:
+	adds	r2, r4, r2		/* end */
+	subs	r4, r4, r0		/* start */
+	mov	ip, r5
+	cmp	r0, #0
+	beq	8f
+	BIN_UNLINK r4, r0, r1, r3, r5
+8:
+	cmp	r7, #0
+	beq	9f
+	BIN_UNLINK r2, r7, r0, r1, r3
+9:
+	mov	r5, ip
+	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
+.Lf_ret:
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+
+/* total > AGB_BESTFIT_SMALL: merge_free in C. */
+.Lf_merge_long:
+	lsls	r7, r7, #16
+	orrs	r0, r7
+	movs	r3, r0			/* ls | rs << 16 */
+	movs	r1, r4
+	ldr	r0, [sp]
+	bl	agb_bestfit_thumb_merge
+	b	.Lf_ret
+
+/* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
+ * before (none for block 0: as if a used run ended there). */
+.Lf_edge:
+	movs	r2, #3
+	cmp	r4, #0
+	beq	1f
+	subs	r2, r5, #2
+	ldrh	r2, [r2]
+	lsrs	r2, r2, #14
+1:
+	lsls	r3, r3, #2
+	orrs	r3, r2
+	b	.Lf_idx
+
+.Lf_general:
+	ldr	r0, [sp]
+	ldr	r1, [sp, #4]
+	bl	agb_bestfit_thumb_free_general
+	b	.Lf_ret
+	.pool
+	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
+
+	.section .rodata.agb_bestfit_thumb_debruijn, "a", %progbits
+	.type	agb_bestfit_thumb_debruijn, %object
+agb_bestfit_thumb_debruijn:
+	.byte	0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8
+	.byte	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9
+	.size	agb_bestfit_thumb_debruijn, 32
+
+#endif

@@ -1,0 +1,50 @@
+/* bestfit_thumb.h — what src/core/bestfit.c and its Thumb hot paths (src/core/bestfit_thumb.S)
+ * share: the offsets of the control structure and of struct agb_bestfit's fields the assembly
+ * reads, and the C entry points it falls back on. Internal to src/core; included by C and by the
+ * assembler (the C part is hidden from it). bestfit.c checks the struct offsets at compile time. */
+#ifndef AGB_CORE_BESTFIT_THUMB_H
+#define AGB_CORE_BESTFIT_THUMB_H
+
+/* Control structure (include/agb/bestfit.h): root and top first (one word), then the summary,
+ * the bitmap words and the bin heads. */
+#define C_ROOT 0
+#define C_TOP 2
+#define C_SUMMARY 4
+#define C_BITMAP 8
+#define C_HEADS 40 /* C_BITMAP + 4 * AGB_BESTFIT_WORDS */
+
+/* Fields of struct agb_bestfit. */
+#define T_CTRL 8
+#define T_MAP 16
+#define T_BLOCKS 20
+#define T_NBLOCKS 24
+
+/* The Thumb hot paths replace bestfit.c's alloc_fast and free_fast in a Thumb build for the GBA
+ * (the ROM placement); the ARM build (IWRAM) and the host keep the C. A checking build
+ * (AGB_HEAP_CHECKED) keeps the C too. */
+#if defined(AGB_TARGET_GBA) && defined(__thumb__) && !defined(AGB_HEAP_CHECKED)
+#define AGB_BESTFIT_THUMB 1
+#else
+#define AGB_BESTFIT_THUMB 0
+#endif
+
+#if AGB_BESTFIT_THUMB && !defined(__ASSEMBLER__)
+#include <stdint.h>
+
+#include "agb/bestfit.h"
+
+/* The hot paths (bestfit_thumb.S): the same decisions and the same pool writes as bestfit.c's
+ * alloc_fast and free_fast, in about half the instructions GCC makes of them. */
+uint32_t agb_bestfit_thumb_alloc(void *st, uint32_t size, uint32_t align, uint32_t *granted);
+void agb_bestfit_thumb_free(void *st, uint32_t addr);
+
+/* What the hot paths call when a request leaves them (bestfit.c): the whole general alloc and
+ * free, mark_used for a long run, and merge_free with ls | rs << 16 in the last argument. */
+uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t align,
+					 uint32_t *granted);
+void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr);
+void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t clear_after);
+void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs);
+#endif
+
+#endif
