@@ -151,6 +151,11 @@
 	.align	2
 	.global	agb_bestfit_thumb_alloc
 	.type	agb_bestfit_thumb_alloc, %function
+/* Far targets of the rare branches, before the entry: the common path falls through. */
+.La_general_stub:
+	b	.La_general
+.La_summary_stub:
+	b	.La_summary
 	.thumb_func
 /* uint32_t agb_bestfit_thumb_alloc(void *t, uint32_t size, uint32_t align, uint32_t *granted)
  * Stack: [sp+4] t, [sp+8] size, [sp+12] align, [sp+16] granted. */
@@ -161,13 +166,9 @@ agb_bestfit_thumb_alloc:
 	lsrs	r4, r4, #3		/* want (0 for size 0 or a size that wraps) */
 	subs	r5, r4, #1		/* k: the bin of exactly want blocks */
 	cmp	r5, #255
-	bls	1f		/* long (or zero) requests */
-	b	.La_general
-1:
+	bhi	.La_general_stub		/* long (or zero) requests */
 	cmp	r2, #8
-	bls	1f		/* aligned requests */
-	b	.La_general
-1:
+	bhi	.La_general_stub		/* aligned requests */
 	ldr	r6, [r0, #T_BLOCKS]
 	ldr	r7, [r0, #T_CTRL]
 	mov	lr, r7
@@ -178,9 +179,7 @@ agb_bestfit_thumb_alloc:
 	lsls	r1, r5, #27
 	lsrs	r1, r1, #27
 	lsrs	r2, r2, r1		/* bins k, k+1, ... of k's bitmap word */
-	bne	1f
-	b	.La_summary
-1:
+	beq	.La_summary_stub
 	LOWBIT	r2, r1
 	adds	r5, r4, r2		/* rsize: the smallest non-empty bin that fits */
 
@@ -365,6 +364,17 @@ agb_bestfit_thumb_alloc:
 	.align	2
 	.global	agb_bestfit_thumb_free
 	.type	agb_bestfit_thumb_free, %function
+/* Far targets of the rare branches, before the entry: the common path falls through. */
+.Lf_edge_stub:
+	b	.Lf_edge
+.Lf_general_stub:
+	b	.Lf_general
+.Lf_long_stub:
+	b	.Lf_long
+.Lf_merge_long_stub:
+	b	.Lf_merge_long
+.Lf_ret_stub:
+	b	.Lf_ret
 	.thumb_func
 /* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
 agb_bestfit_thumb_free:
@@ -372,15 +382,11 @@ agb_bestfit_thumb_free:
 	ldr	r6, [r0, #T_BLOCKS]
 	subs	r4, r1, r6		/* off */
 	lsls	r2, r4, #29
-	beq	1f			/* off the 8-byte grid */
-	b	.Lf_ret
-1:
+	bne	.Lf_ret_stub			/* off the 8-byte grid */
 	ldr	r2, [r0, #T_NBLOCKS]
 	lsls	r2, r2, #3
 	cmp	r4, r2
-	blo	1f			/* outside the pool (AGB_NULL too) */
-	b	.Lf_ret
-1:
+	bhs	.Lf_ret_stub			/* outside the pool (AGB_NULL too) */
 	lsrs	r4, r4, #3		/* b */
 	ldr	r5, [r0, #T_MAP]
 	lsrs	r2, r4, #3
@@ -394,9 +400,7 @@ agb_bestfit_thumb_free:
 	movs	r7, #7
 	ands	r7, r4
 	lsls	r7, r7, #1		/* sh */
-	bne	1f
-	b	.Lf_edge
-1:
+	beq	.Lf_edge_stub
 	subs	r0, r7, #2
 	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
 .Lf_idx:
@@ -408,14 +412,10 @@ agb_bestfit_thumb_free:
 	ldr	r0, =0x666F
 	lsrs	r0, r0, r3
 	lsrs	r0, r0, #1
-	bcc	1f			/* refused: not a used run's first block */
-	b	.Lf_ret
-1:
+	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
 	lsrs	r3, r3, #2
 	cmp	r3, #2
-	bne	1f		/* E_LONG: a long run */
-	b	.Lf_general
-1:
+	beq	.Lf_long_stub		/* E_LONG: a long run */
 	/* len: the first entry at or after b with its high bit set ends the run */
 	lsrs	r0, r6, #1
 	ldr	r2, =0x55555555
@@ -430,9 +430,7 @@ agb_bestfit_thumb_free:
 	mov	lr, r0
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
-	bne	1f		/* next to the top run, or the pool's last run */
-	b	.Lf_general
-1:
+	beq	.Lf_general_stub		/* next to the top run, or the pool's last run */
 	/* clear: entries [b, end) of the window */
 	lsls	r0, r2, #1
 	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
@@ -481,16 +479,14 @@ agb_bestfit_thumb_free:
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
 7:
-	/* r0 ls, r2 len, r4 b, r7 rs */
+.Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
 	ldr	r1, [sp]
 	ldr	r6, [r1, #T_BLOCKS]
 	subs	r1, r5, #1
 	cmp	r1, #255
-	bls	1f
-	b	.Lf_merge_long
-1:
+	bhi	.Lf_merge_long_stub
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	mov	ip, r5
@@ -533,6 +529,63 @@ agb_bestfit_thumb_free:
 	lsls	r3, r3, #2
 	orrs	r3, r2
 	b	.Lf_idx
+
+/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
+ * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
+ * are stale), then the merge as for a short run. */
+.Lf_long:
+	lsrs	r2, r6, #16		/* len */
+	adds	r3, r4, r2		/* end */
+	ldr	r0, [sp]
+	ldr	r0, [r0, #T_CTRL]
+	mov	lr, r0
+	ldrh	r0, [r0, #C_TOP]
+	cmp	r3, r0
+	beq	.Lf_general		/* next to the top run, or the pool's last run */
+	movs	r0, #3
+	lsls	r0, r0, r7
+	bics	r6, r0
+	strh	r6, [r5]		/* b's entry */
+	ldr	r0, [sp]
+	ldr	r5, [r0, #T_MAP]
+	lsrs	r0, r3, #3
+	lsls	r0, r0, #1
+	ldrh	r0, [r5, r0]		/* end's halfword (never the window: the run is long) */
+	movs	r1, #7
+	ands	r1, r3
+	lsls	r1, r1, #1
+	lsrs	r0, r0, r1
+	lsls	r0, r0, #30
+	beq	2f
+	subs	r0, r3, #1		/* right neighbour used: the last entry (end - 1) to E_FREE */
+	lsrs	r1, r0, #3
+	lsls	r1, r1, #1
+	adds	r1, r5
+	movs	r6, #7
+	ands	r6, r0
+	lsls	r6, r6, #1
+	movs	r0, #3
+	lsls	r0, r0, r6
+	ldrh	r6, [r1]
+	bics	r6, r0
+	strh	r6, [r1]
+	movs	r7, #0			/* rs */
+	b	3f
+2:
+	ldr	r1, [sp, #4]
+	lsls	r0, r2, #3
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]	/* rs */
+3:
+	movs	r0, #0
+	mov	r1, ip
+	lsls	r1, r1, #30
+	bne	4f
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls */
+4:
+	b	.Lf_merge
 
 .Lf_general:
 	ldr	r0, [sp]
