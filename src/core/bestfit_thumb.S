@@ -28,15 +28,23 @@
 #define N_PREV 2
 #define N_SIZE 6
 
-/* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table; \t is clobbered. */
-.macro LOWBIT r, t
+/* The constants the paths need sit in IWRAM (agb_bestfit_thumb_k, .data): from ROM a literal
+ * costs a non-sequential cartridge read and breaks the sequential opcode fetches after it, from
+ * IWRAM a load is 3 cycles. One literal per call gives their address. */
+#define K_TABLE 0	/* the de Bruijn table, 32 bytes */
+#define K_DEBRUIJN 32
+#define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
+#define K_REFUSE 40	/* 0x666F: map2.h's refused pairs, indexed left | entry << 2 */
+
+/* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
+ * constants); \t is clobbered. */
+.macro LOWBIT r, t, k
 	rsbs	\t, \r, #0
 	ands	\r, \t
-	ldr	\t, =0x077CB531
+	ldr	\t, [\k, #K_DEBRUIJN]
 	muls	\r, \t, \r
 	lsrs	\r, \r, #27
-	ldr	\t, =agb_bestfit_thumb_debruijn
-	ldrb	\r, [\t, \r]
+	ldrb	\r, [\k, \r]
 .endm
 
 /* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
@@ -180,7 +188,8 @@ agb_bestfit_thumb_alloc:
 	lsrs	r1, r1, #27
 	lsrs	r2, r2, r1		/* bins k, k+1, ... of k's bitmap word */
 	beq	.La_summary_stub
-	LOWBIT	r2, r1
+	ldr	r0, =agb_bestfit_thumb_k
+	LOWBIT	r2, r1, r0
 	adds	r5, r4, r2		/* rsize: the smallest non-empty bin that fits */
 
 /* r4 want, r5 rsize, r6 blocks, lr ctrl: every run of bin rsize is a best fit; take its first. */
@@ -317,11 +326,12 @@ agb_bestfit_thumb_alloc:
 	lsrs	r1, r1, r2
 	lsls	r1, r1, r2		/* words above k's */
 	beq	.La_top
-	LOWBIT	r1, r2
+	ldr	r3, =agb_bestfit_thumb_k
+	LOWBIT	r1, r2, r3
 	lsls	r2, r1, #2
 	adds	r2, r0
 	ldr	r2, [r2, #C_BITMAP]
-	LOWBIT	r2, r3
+	LOWBIT	r2, r0, r3
 	lsls	r1, r1, #5
 	adds	r5, r1, r2
 	adds	r5, #1
@@ -409,7 +419,8 @@ agb_bestfit_thumb_free:
 	movs	r0, #15
 	ands	r3, r0
 	mov	ip, r3			/* left | entry << 2 */
-	ldr	r0, =0x666F
+	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r0, [r2, #K_REFUSE]
 	lsrs	r0, r0, r3
 	lsrs	r0, r0, #1
 	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
@@ -418,10 +429,10 @@ agb_bestfit_thumb_free:
 	beq	.Lf_long_stub		/* E_LONG: a long run */
 	/* len: the first entry at or after b with its high bit set ends the run */
 	lsrs	r0, r6, #1
-	ldr	r2, =0x55555555
-	ands	r0, r2
+	ldr	r1, [r2, #K_EVEN]
+	ands	r0, r1
 	lsrs	r0, r0, r7
-	LOWBIT	r0, r2
+	LOWBIT	r0, r1, r2
 	lsrs	r2, r0, #1
 	adds	r2, #1			/* len */
 	adds	r3, r4, r2		/* end */
@@ -595,11 +606,15 @@ agb_bestfit_thumb_free:
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
 
-	.section .rodata.agb_bestfit_thumb_debruijn, "a", %progbits
-	.type	agb_bestfit_thumb_debruijn, %object
-agb_bestfit_thumb_debruijn:
+	.section .data.agb_bestfit_thumb_k, "aw", %progbits
+	.align	2
+	.type	agb_bestfit_thumb_k, %object
+agb_bestfit_thumb_k:
 	.byte	0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8
 	.byte	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9
-	.size	agb_bestfit_thumb_debruijn, 32
+	.word	0x077CB531
+	.word	0x55555555
+	.word	0x666F
+	.size	agb_bestfit_thumb_k, 44
 
 #endif
