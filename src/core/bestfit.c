@@ -1323,6 +1323,14 @@ uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t
 	return bf_alloc(t, size, align, granted);
 }
 
+uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *granted)
+{
+	uint32_t x = alloc_long(t, want);
+	if (granted != NULL)
+		*granted = x == NIL ? 0u : want << 3;
+	return x == NIL ? AGB_NULL : node(t, x);
+}
+
 void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr)
 {
 	bf_free(t, addr);

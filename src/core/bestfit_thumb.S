@@ -344,7 +344,7 @@ agb_bestfit_thumb_alloc:
 	ldrh	r1, [r0, #C_ROOT]
 	ldr	r2, =NIL
 	cmp	r1, r2
-	bne	.La_general
+	bne	.La_long_run
 	ldrh	r7, [r0, #C_TOP]	/* x */
 	ldr	r1, [sp, #4]
 	ldr	r1, [r1, #T_NBLOCKS]
@@ -359,6 +359,15 @@ agb_bestfit_thumb_alloc:
 1:
 	strh	r1, [r0, #C_TOP]	/* n (no top run) or x + want */
 	b	.La_mark
+
+/* Long free runs exist: the treap walk and the split in C (bestfit.c alloc_long), without the
+ * bin search this path has made already. */
+.La_long_run:
+	ldr	r0, [sp, #4]
+	movs	r1, r4
+	ldr	r2, [sp, #16]
+	bl	agb_bestfit_thumb_alloc_long
+	b	.La_ret
 
 .La_general:
 	ldr	r0, [sp, #4]
@@ -452,33 +461,23 @@ agb_bestfit_thumb_free:
 	subs	r7, r7, r0
 	lsls	r3, r3, r7
 	lsrs	r3, r3, r7		/* clear */
-	/* right neighbour's entry: from the window, or the halfword after it */
+	/* right neighbour's entry: from the window, or the halfword after it. The common cases fall
+	 * through; the others are out of line after the return (a taken branch costs some six
+	 * cycles from ROM). */
 	cmp	r0, #32
-	beq	1f
+	beq	.Lf_right_edge
 	movs	r7, r6
 	lsrs	r7, r7, r0
-	b	2f
-1:
-	ldrh	r7, [r5, #4]
-2:
+.Lf_right:
 	lsls	r7, r7, #30
-	bne	3f
-	lsls	r0, r2, #3
-	ldr	r1, [sp, #4]
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
-	b	4f
-3:
-	movs	r7, #0
-4:
-	movs	r0, #0
+	beq	.Lf_right_free
+	movs	r7, #0			/* rs */
+.Lf_right_done:
+	movs	r0, #0			/* ls */
 	mov	r1, ip
 	lsls	r1, r1, #30
-	bne	5f
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-5:
+	beq	.Lf_left_free
+.Lf_left_done:
 	/* every entry of the run becomes E_FREE */
 	bics	r6, r3
 	lsls	r1, r3, #16
@@ -486,10 +485,9 @@ agb_bestfit_thumb_free:
 	strh	r6, [r5]
 6:
 	lsrs	r3, r3, #16
-	beq	7f
+	beq	.Lf_merge
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
-7:
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
@@ -502,13 +500,11 @@ agb_bestfit_thumb_free:
 	subs	r4, r4, r0		/* start */
 	mov	ip, r5
 	cmp	r0, #0
-	beq	8f
-	BIN_UNLINK r4, r0, r1, r3, r5
-8:
+	bne	.Lf_unlink_left
+.Lf_unlink_left_done:
 	cmp	r7, #0
-	beq	9f
-	BIN_UNLINK r2, r7, r0, r1, r3
-9:
+	bne	.Lf_unlink_right
+.Lf_unlink_right_done:
 	mov	r5, ip
 	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
 .Lf_ret:
@@ -516,6 +512,27 @@ agb_bestfit_thumb_free:
 	pop	{r4, r5, r6, r7}
 	pop	{r3}
 	bx	r3
+
+.Lf_right_edge:
+	ldrh	r7, [r5, #4]
+	b	.Lf_right
+.Lf_right_free:
+	lsls	r0, r2, #3
+	ldr	r1, [sp, #4]
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
+	b	.Lf_right_done
+.Lf_left_free:
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	b	.Lf_left_done
+.Lf_unlink_left:
+	BIN_UNLINK r4, r0, r1, r3, r5
+	b	.Lf_unlink_left_done
+.Lf_unlink_right:
+	BIN_UNLINK r2, r7, r0, r1, r3
+	b	.Lf_unlink_right_done
 
 /* total > AGB_BESTFIT_SMALL: merge_free in C. */
 .Lf_merge_long:
