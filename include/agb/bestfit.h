@@ -2,10 +2,11 @@
  *
  * The pool layout is tree's (include/agb/tree.h): 8-byte blocks, a map of 2 bits per block at
  * the arena head and no per-block header, so a used block costs nothing but its map entries.
- * Map entries: 0 free (first and last block of a free run), 1 used, 2 start of a long used run
- * (the next map halfword, wholly inside the run, holds its length), 3 last block of a used run.
- * Every free run repeats its size (u16) at offset 6 of its last block, the boundary tag free()
- * reads to coalesce with the run before it.
+ * Map entries: 0 free (every block of a free run), 1 used, 2 start of a long used run (the next
+ * map halfword, wholly inside the run, holds its length, encoded as src/core/map2.h says; the
+ * run's other inner entries are 0), 3 last block of a used run. Every free run repeats its size
+ * (u16) at offset 6 of its last block, the boundary tag free() reads to coalesce with the run
+ * before it.
  *
  * Free runs are indexed two ways, after dlmalloc's smallbins/treebins:
  *  - a run of 1..AGB_BESTFIT_SMALL blocks sits in the exact-size bin of its length: a doubly
@@ -39,15 +40,16 @@
 #ifndef AGB_BESTFIT_H
 #define AGB_BESTFIT_H
 
-/* Abuse (agb/heap.h): in every build free and realloc refuse, untouched and in O(1) (one or two
- * map loads, about 70 cycles of a free in ROM), an address off the 8-byte grid or outside the
- * pool, a double free (free leaves the first entry of every freed run, and every entry of a
- * short one, E_FREE) and an address inside a short used run or a freed short run. Not seen in
- * a normal build: an address inside a long used run or inside a free run left by a split (their
- * inner map entries are stale); freeing one corrupts the metadata. Compiled with
- * AGB_HEAP_CHECKED (a debug build) every address that is not a live block is refused and
- * recorded in agb_heap_abuse (core "bestfit"), at the cost of a walk of the pool per call.
- * Sizes near 2^32 and alignments beyond the pool return AGB_NULL in every build. */
+/* Abuse (agb/heap.h): in every build free and realloc refuse, with the pool untouched and in
+ * O(1), every address that is not a live block's: off the 8-byte grid or outside the pool, a
+ * double free, an address inside a used run (short or long) or inside a free run. The map says
+ * it: every entry of a free run and every inner entry of a long used run is 0, a long run's
+ * length halfword is recognised from the halfword before it, and a long run's last block is
+ * told from a one-block run after a free run by that free run's two tags (two map loads, four
+ * more in that last case; about 100 cycles of a free in ROM). Compiled with AGB_HEAP_CHECKED
+ * (a debug build) such an address is also recorded in agb_heap_abuse (core "bestfit"), at the
+ * cost of a walk of the pool per call. Sizes near 2^32 and alignments beyond the pool return
+ * AGB_NULL in every build. */
 
 #include <stdint.h>
 
@@ -86,7 +88,8 @@ typedef struct agb_bestfit {
  * whole block is left unused). The control structure goes to cfg->meta_addr when it is 4-aligned
  * and meta_bytes >= AGB_BESTFIT_META_BYTES, else to the arena head. Returns AGB_HEAP_OK,
  * AGB_HEAP_BAD_ALIGNMENT, AGB_HEAP_ARENA_TOO_SMALL (no room for control, map and one block) or
- * AGB_HEAP_ARENA_TOO_LARGE (more than 65534 blocks, about 510 KiB). O(map + control) stores. */
+ * AGB_HEAP_ARENA_TOO_LARGE (more than 32767 blocks, 256 KiB: all of EWRAM). O(map + control)
+ * stores. */
 int agb_bestfit_init(agb_bestfit *h, agb_machine *m, const struct agb_heap_config *cfg);
 
 /* Returns a block of at least `size` bytes (0 counts as 1) whose address is a multiple of `align`

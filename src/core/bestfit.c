@@ -32,8 +32,9 @@
 #define E_LONG 2u
 #define E_END 3u
 
-/* Beyond this many blocks sizes and indices no longer fit the u16 fields (0xFFFF is NIL). */
-#define MAX_BLOCKS 0xFFFEu
+/* Beyond this many blocks a long run's length no longer fits its encoding (map2.h
+ * agb_map2_len_encode, 15 bits): 256 KiB of blocks, all of EWRAM. */
+#define MAX_BLOCKS 0x7FFFu
 
 /* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
  * 20 instructions, about as much as three levels of a tree walk. */
@@ -97,6 +98,12 @@ static inline void top_set(const agb_bestfit *t, uint32_t x)
 static inline uint32_t map_hw(const agb_bestfit *t, uint32_t i)
 {
 	return t->map + ((i >> 3) << 1);
+}
+
+/* Entry i, a counted load. */
+static inline uint32_t map_entry(agb_bestfit *t, uint32_t i)
+{
+	return (uint32_t)(AGB_LD16(t->m, map_hw(t, i)) >> ((i & 7u) << 1)) & 3u;
 }
 
 static inline uint32_t entry_peek(const agb_bestfit *t, uint32_t i)
@@ -458,20 +465,18 @@ static inline void blocks_add(agb_bestfit *t, uint32_t n)
 		t->free_blocks += n;
 }
 
-/* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
- * (the first entry of a run carved off behind it), in the same halfword write when possible. */
-HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
+/* Writes the map for a used run [b, b+len) over entries that are all E_FREE (a free run, or a
+ * run clear_used emptied): a short run's 1...1 3, or a long run's E_LONG, length halfword and
+ * E_END, its inner entries left E_FREE. */
+HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len)
 {
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
 		/* The two entry writes go first: the length halfword may share a word with them but
 		 * halfword accesses never overlap it. */
 		map_set(t, b, E_LONG);
-		if (clear_after)
-			map_set2(t, b + len - 1u, E_END, b + len, E_FREE);
-		else
-			map_set(t, b + len - 1u, E_END);
-		AGB_ST16(t->m, a + 2u, len);
+		map_set(t, b + len - 1u, E_END);
+		AGB_ST16(t->m, a + 2u, agb_map2_len_encode(len));
 		return;
 	}
 	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
@@ -479,33 +484,35 @@ HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len, int clear_afte
 	AGB_WORK(t->m, 1);
 	uint32_t lo = (b & 7u) << 1;
 	uint32_t hi = lo + (len << 1); /* <= 32 */
-	uint32_t clear = 0;
-	int spill = 0;
-	if (clear_after) {
-		if (hi < 32u)
-			clear = 3u << hi;
-		else
-			spill = 1;
-	}
-	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): lo <= 14, hi <= 32 */
-	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
-	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
-	mask |= clear;
+	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
+	uint32_t val = (mask & 0x55555555u) | (2u << (hi - 2u));
 	uint32_t m0 = mask & 0xFFFFu, m1 = mask >> 16;
 	if (m0 == 0xFFFFu) {
 		AGB_ST16(t->m, a, val);
 	} else if (m0 != 0u) {
 		uint32_t w = AGB_LD16(t->m, a);
-		AGB_ST16(t->m, a, (w & ~m0) | (val & 0xFFFFu));
+		AGB_ST16(t->m, a, w | (val & 0xFFFFu));
 	}
 	if (m1 == 0xFFFFu) {
 		AGB_ST16(t->m, a + 2u, val >> 16);
 	} else if (m1 != 0u) {
 		uint32_t w = AGB_LD16(t->m, a + 2u);
-		AGB_ST16(t->m, a + 2u, (w & ~m1) | (val >> 16));
+		AGB_ST16(t->m, a + 2u, w | (val >> 16));
 	}
-	if (spill)
-		map_set(t, b + len, E_FREE);
+}
+
+/* Sets every entry of the used run [b, b+len) back to E_FREE: all of a short run's; a long
+ * run's first, its length halfword and its last (the inner ones are E_FREE already). */
+HOT void clear_used(agb_bestfit *t, uint32_t b, uint32_t len)
+{
+	if (!is_long(b, len)) {
+		agb_map2_clear_short(t->m, t->map, b, len);
+		return;
+	}
+	uint32_t a = map_hw(t, b);
+	AGB_ST16(t->m, a, AGB_LD16(t->m, a) & ~(3u << ((b & 7u) << 1)));
+	AGB_ST16(t->m, a + 2u, 0u);
+	map_set(t, b + len - 1u, E_FREE);
 }
 
 /* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
@@ -521,7 +528,7 @@ HOT uint32_t used_len(agb_bestfit *t, uint32_t b, uint32_t w0, uint32_t *w1, int
 	if (e == E_LONG) {
 		*w1 = AGB_LD16(t->m, a + 2u);
 		*have1 = 1;
-		return *w1;
+		return agb_map2_len_decode(*w1);
 	}
 	/* Short: the end is the first entry with its high bit set. */
 	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
@@ -542,7 +549,7 @@ static uint32_t used_len_quiet(const agb_bestfit *t, uint32_t b)
 	if (e == E_END)
 		return 1u;
 	if (e == E_LONG)
-		return AGB_PEEK16(t->m, a + 2u);
+		return agb_map2_len_decode(AGB_PEEK16(t->m, a + 2u));
 	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
 	if (hb != 0u)
 		return (lowbit_quiet(hb) >> 1) + 1u;
@@ -707,11 +714,9 @@ static __attribute__((noinline)) void carve(agb_bestfit *t, uint32_t p, uint32_t
 	run_unlink(t, p, rsize);
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - len);
-	mark_used(t, s, len, tail != 0u);
-	if (head != 0u) {
-		map_set(t, s - 1u, E_FREE);
+	mark_used(t, s, len); /* head and tail keep their E_FREE entries */
+	if (head != 0u)
 		make_free(t, p, head);
-	}
 	if (tail != 0u)
 		make_free(t, s + len, tail);
 }
@@ -744,11 +749,9 @@ static __attribute__((noinline)) void carve_top(agb_bestfit *t, uint32_t x, uint
 	AGB_WORK(t->m, 1);
 	runs_drop(t, n - x);
 	blocks_add(t, 0u - want);
-	mark_used(t, s, want, rest != 0u);
-	if (s != x) {
-		map_set(t, s - 1u, E_FREE);
+	mark_used(t, s, want);
+	if (s != x)
 		make_free(t, x, s - x);
-	}
 	top_set(t, n);
 	if (rest != 0u)
 		link_free(t, s + want, rest);
@@ -936,11 +939,11 @@ HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 		tree_replace(t, best, q, tail);
 		st(t, q + tail - 1u, N_SIZE, tail);
 		runs_add(t, tail);
-		mark_used(t, best, want, 1);
+		mark_used(t, best, want);
 		return best;
 	}
 	tree_remove_inl(t, best);
-	mark_used(t, best, want, tail != 0u);
+	mark_used(t, best, want);
 	if (tail != 0u)
 		make_free(t, q, tail);
 	return best;
@@ -967,7 +970,7 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 			uint32_t tail = rsize - want;
 			runs_drop(t, rsize);
 			blocks_add(t, 0u - want);
-			mark_used(t, x, want, tail != 0u);
+			mark_used(t, x, want);
 			if (tail != 0u)
 				make_free(t, x + want, tail);
 		} else {
@@ -1026,15 +1029,52 @@ HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint3
 	run_link(t, start, size);
 }
 
-/* The refusal of every build (src/core/map2.h), on this pool. */
-HOT int not_a_block(agb_bestfit *t, uint32_t addr)
+/* 1 when a free run ends at block b - 1 (b > 0, b - 1's entry E_FREE, but b may be the last
+ * block of a long used run whose inner entries are E_FREE too): the boundary tag s in block
+ * b - 1 (user data inside a used run) must give a run [b - s, b) whose first block holds s too,
+ * whose first entry is E_FREE and which starts the pool or follows a used run's last entry that
+ * is not inside a length halfword. Inside a used run no s passes: its inner entries are E_FREE
+ * and its length halfword is recognised. O(1): three or four loads. */
+static int free_run_ends_at(agb_bestfit *t, uint32_t b)
 {
-	return agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr);
+	uint32_t s = ld(t, b - 1u, N_SIZE);
+	if (s == 0u || s > b)
+		return 0;
+	uint32_t x = b - s;
+	if (ld(t, x, N_SIZE) != s || map_entry(t, x) != E_FREE)
+		return 0;
+	if (x == 0u)
+		return 1;
+	uint32_t y = x - 1u;
+	return map_entry(t, y) == E_END &&
+	       ((y >> 3) == 0u || !agb_map2_starts_long(AGB_LD16(t->m, map_hw(t, y) - 2u)));
+}
+
+/* The refusal of every build: 1 when addr is not the first block of a live used run. Every map
+ * entry of a free run and every inner entry of a long used run is E_FREE, a long run's length
+ * halfword is recognised from the halfword before it (map2.h), and the last block of a long run
+ * is told from a one-block run after a free run by that free run's tags (free_run_ends_at). So
+ * a double free, a foreign or interior address, or an address in a free run, is refused with
+ * the map untouched. O(1): two map loads, four more in the last case. */
+HOT int refused(agb_bestfit *t, uint32_t addr)
+{
+	if (agb_map2_off_pool(t->blocks, t->nblocks, addr))
+		return 1;
+	uint32_t b = (addr - t->blocks) >> 3, a = map_hw(t, b), sh = (b & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a), wp = b >= 8u ? AGB_LD16(t->m, a - 2u) : 0u;
+	uint32_t e = (w >> sh) & 3u, left = E_END; /* block 0: as if a used run ended before it */
+	if (sh != 0u)
+		left = (w >> (sh - 2u)) & 3u;
+	else if (b != 0u)
+		left = wp >> 14;
+	if (agb_map2_not_a_start(e, left) || agb_map2_starts_long(wp))
+		return 1;
+	return e == E_END && left == E_FREE && !free_run_ends_at(t, b);
 }
 
 HOT void bf_free(agb_bestfit *t, uint32_t addr)
 {
-	if (addr == AGB_NULL || not_a_block(t, addr))
+	if (addr == AGB_NULL || refused(t, addr))
 		return;
 	uint32_t b = (addr - t->blocks) >> 3;
 	uint32_t h0 = b >> 3;
@@ -1064,32 +1104,11 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
 	}
 
-	/* A short run's entries all become E_FREE, a long run's first and (unless the right
-	 * neighbour's is) last: the merged run's first and last entries are then right, and a
-	 * second free of addr, or of an address inside a freed short run, is refused
-	 * (not_a_block). */
-	if (!is_long(b, len)) {
-		agb_map2_clear_short(t->m, t->map, b, len);
-		goto indexed;
-	}
-	w0 &= ~(3u << ((b & 7u) << 1));
-	int dirty0 = 1;
-	if (!right) {
-		uint32_t z = end - 1u, hz = z >> 3;
-		uint32_t mz = ~(3u << ((z & 7u) << 1));
-		if (hz == h0) {
-			w0 &= mz;
-			dirty0 = 1;
-		} else if (hz == h0 + 1u && have1) {
-			AGB_ST16(t->m, a0 + 2u, w1 & mz);
-		} else {
-			map_set(t, z, E_FREE);
-		}
-	}
-	if (dirty0)
-		AGB_ST16(t->m, a0, w0);
+	/* Every entry of the run becomes E_FREE (a long run's inner ones are already), so every
+	 * entry of the merged free run is: what lets refused() turn away a second free of addr or
+	 * any address inside the run. */
+	clear_used(t, b, len);
 
-indexed:
 	blocks_add(t, len);
 	if (at_top) {
 		merge_top(t, b, left ? ld(t, b - 1u, N_SIZE) : 0u);
@@ -1139,15 +1158,14 @@ static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint
 	merge_free(t, b, len, ls, rs);
 }
 
-static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len,
-						    int clear_after)
+static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len)
 {
-	mark_used(t, b, len, clear_after);
+	mark_used(t, b, len);
 }
 
 /* mark_used for a short run (is_long false: entries b..b+len-1 lie in the halfwords at a and
- * a+2) with clear_after: entries 1...1 3, then E_FREE at b+len. */
-HOT void mark_short_clear(agb_bestfit *t, uint32_t b, uint32_t len, int clear_after)
+ * a+2, all E_FREE): entries 1...1 3. */
+HOT void mark_short(agb_bestfit *t, uint32_t b, uint32_t len)
 {
 	uint32_t a = t->map + ((b >> 3) << 1);
 	uint32_t lo = (b & 7u) << 1;
@@ -1155,16 +1173,9 @@ HOT void mark_short_clear(agb_bestfit *t, uint32_t b, uint32_t len, int clear_af
 	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
 	uint32_t val = (mask & 0x55555555u) | (2u << (hi - 2u));
 	AGB_WORK(t->m, 1);
-	if (clear_after && hi != 32u)
-		mask |= 3u << hi;
-	uint32_t w = AGB_LD16(t->m, a);
-	AGB_ST16(t->m, a, (w & ~mask) | val);
-	if ((mask >> 16) != 0u) {
-		w = AGB_LD16(t->m, a + 2u);
-		AGB_ST16(t->m, a + 2u, (w & ~(mask >> 16)) | (val >> 16));
-	}
-	if (clear_after && hi == 32u)
-		map_set(t, b + len, E_FREE);
+	AGB_ST16(t->m, a, AGB_LD16(t->m, a) | (val & 0xFFFFu));
+	if ((mask >> 16) != 0u)
+		AGB_ST16(t->m, a + 2u, AGB_LD16(t->m, a + 2u) | (val >> 16));
 }
 
 HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
@@ -1188,9 +1199,9 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - want);
 	if (is_long(x, want))
-		mark_used_out(t, x, want, tail != 0u);
+		mark_used_out(t, x, want);
 	else
-		mark_short_clear(t, x, want, tail != 0u);
+		mark_short(t, x, want);
 	if (tail != 0u) {
 		bin_push(t, blocks, x + want, tail);
 		runs_add(t, tail);
@@ -1229,22 +1240,25 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	}
 	/* Neighbours' entries b-1 and b+len, from the window unless the run touches its edge. */
 	uint32_t eh = sh + (len << 1); /* <= 32 */
-	uint32_t left, right;
+	uint32_t wp = b >= 8u ? AGB_LD16(t->m, a0 - 2u) : 0u, left, right;
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
 	else
-		left = b != 0u ? (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14 : E_END;
-	if (UNLIKELY(agb_map2_not_a_start(w >> sh, left)))
-		return; /* the refusal of every build (not_a_block) */
+		left = b != 0u ? wp >> 14 : E_END;
+	/* The refusal of every build (refused()): the last block of a long run and a one-block run
+	 * after a free run look alike here; the general path tells them apart. */
+	if (UNLIKELY(agb_map2_not_a_start(w >> sh, left) || agb_map2_starts_long(wp)))
+		return;
+	if (UNLIKELY(((w >> sh) & 3u) == E_END && (left & 3u) == E_FREE)) {
+		free_general(t, addr);
+		return;
+	}
 	if (LIKELY(eh != 32u))
 		right = w >> eh;
 	else
 		right = AGB_LD16(t->m, a0 + 4u);
-	/* The run's outer entries become the merged run's first and last unless a neighbour's
-	 * already are; the neighbours' sizes are their boundary tag and node size. */
-	/* Every entry of the run becomes E_FREE (the merged run's first and last entries are then
-	 * right whichever neighbours merge), so a second free of addr, or of an address inside the
-	 * freed run, is refused (not_a_block). */
+	/* Every entry of the run becomes E_FREE (refused()); the neighbours' sizes are their
+	 * boundary tag and node size. */
 	uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh), ls = 0, rs = 0;
 	if ((left & 3u) == E_FREE)
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
@@ -1336,9 +1350,9 @@ void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr)
 	bf_free(t, addr);
 }
 
-void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t clear_after)
+void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len)
 {
-	mark_used(t, b, len, (int)clear_after);
+	mark_used(t, b, len);
 }
 
 void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs)
@@ -1368,7 +1382,7 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("bestfit", "realloc", t, addr, 0u, AGB_NULL);
 #endif
-	if (not_a_block(t, addr)) {
+	if (addr != AGB_NULL && refused(t, addr)) {
 		if (granted != NULL)
 			*granted = 0;
 		return AGB_NULL;
@@ -1405,9 +1419,8 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 		uint32_t rest = len + rs - want;
 		if (rs != 0u)
 			runs_drop(t, rs);
-		mark_used(t, b, want, rest != 0u);
-		if (rs == 0u && want + 1u < len)
-			map_set(t, end - 1u, E_FREE);
+		clear_used(t, b, len);
+		mark_used(t, b, want);
 		blocks_add(t, len - want);
 		top_set(t, t->nblocks);
 		if (rest != 0u)
@@ -1423,9 +1436,8 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 			runs_drop(t, rs);
 		}
 		uint32_t rest = len + rs - want;
-		mark_used(t, b, want, rest != 0u);
-		if (rs == 0u && want + 1u < len)
-			map_set(t, end - 1u, E_FREE);
+		clear_used(t, b, len);
+		mark_used(t, b, want);
 		blocks_add(t, len - want);
 		if (rest != 0u)
 			link_free(t, b + want, rest);
@@ -1549,7 +1561,12 @@ static uint32_t check_used(const agb_bestfit *t, uint32_t b, const char **why)
 	if (e == E_END)
 		return 1u;
 	if (e == E_LONG) {
-		len = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+		uint32_t lw = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+		len = agb_map2_len_decode(lw);
+		if (lw != agb_map2_len_encode(len)) {
+			*why = "long used run's length halfword is not encoded";
+			return 0;
+		}
 		if (len > n - b) {
 			*why = "long used run runs past the pool";
 			return 0;
@@ -1561,6 +1578,13 @@ static uint32_t check_used(const agb_bestfit *t, uint32_t b, const char **why)
 		if (entry_peek(t, b + len - 1u) != E_END) {
 			*why = "long used run does not end with an end entry";
 			return 0;
+		}
+		/* Inner entries E_FREE (those of the length halfword aside): refused() relies on it. */
+		for (uint32_t i = b + 1u; i < b + len - 1u; i++) {
+			if ((i >> 3) != (b >> 3) + 1u && entry_peek(t, i) != E_FREE) {
+				*why = "inner map entry of a long used run is not free";
+				return 0;
+			}
 		}
 		return len;
 	}
@@ -1699,8 +1723,9 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 	const uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
 	if (top > n)
 		FAIL("top run starts past the pool");
-	if (top < n && (entry_peek(t, top) != E_FREE || entry_peek(t, n - 1u) != E_FREE))
-		FAIL("top run's first or last map entry is not free");
+	for (uint32_t i = top; i < n; i++)
+		if (entry_peek(t, i) != E_FREE)
+			FAIL("map entry inside the top run is not free");
 	if (top < n && n - top <= SMALL)
 		FAIL("top run short enough for a bin");
 
@@ -1730,8 +1755,9 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 				FAIL("free run size out of range");
 			if (len == n - b && len > SMALL)
 				FAIL("a long free run ends the pool but is not the top run");
-			if (entry_peek(t, b + len - 1u) != E_FREE)
-				FAIL("last map entry of a free run is not free");
+			for (uint32_t i = b; i < b + len; i++)
+				if (entry_peek(t, i) != E_FREE)
+					FAIL("map entry inside a free run is not free");
 			if (pk(t, b + len - 1u, N_SIZE) != len)
 				FAIL("boundary tag disagrees with the node size");
 			if (len <= SMALL) {

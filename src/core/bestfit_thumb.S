@@ -219,7 +219,8 @@ agb_bestfit_thumb_alloc:
 	BIT_CLEAR r0, r1, r2, r3
 
 /* r7 x, r4 want, r5 tail (blocks left free after the run, or the top run's rest), r6 blocks,
- * lr ctrl: writes the map of used run [x, x+want) and, when tail, E_FREE after it. */
+ * lr ctrl: writes the map of used run [x, x+want), whose entries are all E_FREE (those of a free
+ * run are), and what follows keeps its E_FREE entries. */
 .La_mark:
 	ldr	r3, [sp, #16]
 	cmp	r3, #0
@@ -237,51 +238,29 @@ agb_bestfit_thumb_alloc:
 	lsls	r2, r2, #1
 	ldr	r0, [sp, #4]
 	ldr	r0, [r0, #T_MAP]
-	adds	r2, r0
-	mov	ip, r2			/* a: the map halfword of x */
+	adds	r2, r0			/* a: the map halfword of x */
 	movs	r0, #7
 	ands	r0, r7
 	lsls	r0, r0, #1		/* lo */
-	movs	r3, #0
-	mvns	r3, r3
+	ldr	r3, =0x55555555
+	lsrs	r3, r3, r0
 	lsls	r3, r3, r0
 	movs	r0, #32
 	subs	r0, r0, r1
 	lsls	r3, r3, r0
-	lsrs	r3, r3, r0		/* mask: entries [x, y) */
-	ldr	r0, =0x55555555
-	ands	r0, r3
+	lsrs	r3, r3, r0		/* entries [x, y) to 1 */
 	subs	r1, #1
-	movs	r2, #1
-	lsls	r2, r2, r1
-	orrs	r0, r2			/* val: 1...1 3 */
-	adds	r1, #1
-	cmp	r5, #0
-	beq	1f
-	movs	r2, #3
-	lsls	r2, r2, r1		/* y's entry to E_FREE (0 when hi is 32) */
-	orrs	r3, r2
-1:
-	mov	r2, ip
-	ldrh	r1, [r2]
-	bics	r1, r3
-	orrs	r1, r0
+	movs	r0, #1
+	lsls	r0, r0, r1
+	orrs	r3, r0			/* and the last to 3: 1...1 3 */
+	ldrh	r1, [r2]		/* the run's entries are E_FREE: or them in */
+	orrs	r1, r3
 	strh	r1, [r2]
 	lsrs	r3, r3, #16
 	beq	.La_tail
 	ldrh	r1, [r2, #2]
-	bics	r1, r3
-	lsrs	r0, r0, #16
-	orrs	r1, r0
+	orrs	r1, r3
 	strh	r1, [r2, #2]
-	cmp	r5, #0
-	beq	.La_tail
-	lsls	r0, r0, #16
-	bpl	.La_tail		/* hi < 32: y's entry was in the two halfwords */
-	ldrh	r1, [r2, #4]
-	movs	r0, #3
-	bics	r1, r0
-	strh	r1, [r2, #4]
 
 /* r4 y, r5 tail, r7 x: a tail of 1..256 blocks goes to its bin (a longer one is the top run,
  * already recorded). */
@@ -302,12 +281,7 @@ agb_bestfit_thumb_alloc:
 	bx	r3
 
 .La_long:
-	subs	r2, r4, r7		/* mark_used(t, x, want, tail != 0) in C */
-	movs	r3, #0
-	cmp	r5, #0
-	beq	1f
-	movs	r3, #1
-1:
+	subs	r2, r4, r7		/* mark_used(t, x, want) in C */
 	movs	r1, r7
 	ldr	r0, [sp, #4]
 	bl	agb_bestfit_thumb_mark_used
@@ -433,6 +407,21 @@ agb_bestfit_thumb_free:
 	lsrs	r0, r0, r3
 	lsrs	r0, r0, #1
 	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
+	cmp	r3, #12
+	beq	.Lf_general_stub	/* E_END after E_FREE: a one-block run, or a long run's end */
+	cmp	r4, #8
+	blo	1f
+	subs	r0, r5, #2		/* refused too when the halfword before b's holds a long run's */
+	ldrh	r0, [r0]		/* start: b's is its length (map2.h agb_map2_starts_long) */
+	lsrs	r1, r0, #1
+	bics	r1, r0
+	ldr	r3, [r2, #K_EVEN]
+	ands	r1, r3
+	ands	r0, r3
+	cmp	r1, r0
+	bhi	.Lf_ret_stub
+	mov	r3, ip
+1:
 	lsrs	r3, r3, #2
 	cmp	r3, #2
 	beq	.Lf_long_stub		/* E_LONG: a long run */
@@ -562,7 +551,14 @@ agb_bestfit_thumb_free:
  * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
  * are stale), then the merge as for a short run. */
 .Lf_long:
-	lsrs	r2, r6, #16		/* len */
+	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
+	lsrs	r0, r2, #1
+	movs	r1, #1
+	lsls	r1, r1, #14
+	ands	r0, r1
+	subs	r1, #1
+	orrs	r0, r1
+	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
 	adds	r3, r4, r2		/* end */
 	ldr	r0, [sp]
 	ldr	r0, [r0, #T_CTRL]
@@ -570,22 +566,15 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
 	beq	.Lf_general		/* next to the top run, or the pool's last run */
-	movs	r0, #3
+	movs	r0, #3			/* b's entry, the length halfword and the last entry to E_FREE */
 	lsls	r0, r0, r7
 	bics	r6, r0
-	strh	r6, [r5]		/* b's entry */
+	strh	r6, [r5]
+	movs	r0, #0
+	strh	r0, [r5, #2]
 	ldr	r0, [sp]
 	ldr	r5, [r0, #T_MAP]
-	lsrs	r0, r3, #3
-	lsls	r0, r0, #1
-	ldrh	r0, [r5, r0]		/* end's halfword (never the window: the run is long) */
-	movs	r1, #7
-	ands	r1, r3
-	lsls	r1, r1, #1
-	lsrs	r0, r0, r1
-	lsls	r0, r0, #30
-	beq	2f
-	subs	r0, r3, #1		/* right neighbour used: the last entry (end - 1) to E_FREE */
+	subs	r0, r3, #1
 	lsrs	r1, r0, #3
 	lsls	r1, r1, #1
 	adds	r1, r5
@@ -597,13 +586,20 @@ agb_bestfit_thumb_free:
 	ldrh	r6, [r1]
 	bics	r6, r0
 	strh	r6, [r1]
+	lsrs	r0, r3, #3		/* the right neighbour's entry */
+	lsls	r0, r0, #1
+	ldrh	r0, [r5, r0]
+	movs	r1, #7
+	ands	r1, r3
+	lsls	r1, r1, #1
+	lsrs	r0, r0, r1
 	movs	r7, #0			/* rs */
-	b	3f
-2:
+	lsls	r0, r0, #30
+	bne	3f
 	ldr	r1, [sp, #4]
 	lsls	r0, r2, #3
 	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]	/* rs */
+	ldrh	r7, [r0, #N_SIZE]
 3:
 	movs	r0, #0
 	mov	r1, ip

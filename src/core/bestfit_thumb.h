@@ -46,7 +46,7 @@ uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t
 					 uint32_t *granted);
 uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *granted);
 void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr);
-void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t clear_after);
+void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len);
 void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs);
 #endif
 

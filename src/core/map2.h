@@ -53,6 +53,32 @@ static inline __attribute__((always_inline)) int agb_map2_not_a_block(agb_machin
 	return agb_map2_not_a_start(w >> sh, left);
 }
 
+/* For a core that keeps every map entry of a free run, and every inner entry of a long used run,
+ * E_FREE (bestfit): a long run's length halfword (the map halfword after its start's, wholly
+ * inside it) is the length with bit 14 set, and bit 15 too when the length has bit 14 (lengths
+ * below 2^15). Its highest entry is then 1 or 3, never E_LONG, so agb_map2_starts_long tells a
+ * halfword that holds a long run's start from one that holds a length; and when the run's last
+ * block is the first entry after its length halfword, that halfword's top entry (E_USED for a
+ * length below 2^14, every length that ends there) refuses the last block as a start. */
+static inline __attribute__((always_inline)) uint32_t agb_map2_len_encode(uint32_t len)
+{
+	return len | 0x4000u | ((len & 0x4000u) << 1);
+}
+
+static inline __attribute__((always_inline)) uint32_t agb_map2_len_decode(uint32_t w)
+{
+	return w & (0x3FFFu | ((w >> 1) & 0x4000u));
+}
+
+/* 1 when the highest non-zero entry of map halfword w is E_LONG: w holds a long run's start
+ * (every entry after it in w is E_FREE), so the next halfword is that run's length halfword and
+ * no block in it starts a run. The entries that read 2 (high bit set, low bit clear), marked at
+ * their low bit, outrank every entry with its low bit set. O(1). */
+static inline __attribute__((always_inline)) int agb_map2_starts_long(uint32_t w)
+{
+	return ((w >> 1) & ~w & 0x5555u) > (w & 0x5555u);
+}
+
 /* Sets every entry of the short used run [b, b+len) (it lies in the halfword holding b's entry
  * and the next: b % 8 + len <= 16) to free. */
 static inline __attribute__((always_inline)) void agb_map2_clear_short(agb_machine *m, uint32_t map,
