@@ -364,6 +364,8 @@ agb_bestfit_thumb_alloc:
 	b	.Lf_general
 .Lf_long_stub:
 	b	.Lf_long
+.Lf_end_after_free_stub:
+	b	.Lf_end_after_free
 .Lf_merge_long_stub:
 	b	.Lf_merge_long
 .Lf_ret_stub:
@@ -407,8 +409,6 @@ agb_bestfit_thumb_free:
 	lsrs	r0, r0, r3
 	lsrs	r0, r0, #1
 	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
-	cmp	r3, #12
-	beq	.Lf_general_stub	/* E_END after E_FREE: a one-block run, or a long run's end */
 	cmp	r4, #8
 	blo	1f
 	subs	r0, r5, #2		/* refused too when the halfword before b's holds a long run's */
@@ -422,6 +422,9 @@ agb_bestfit_thumb_free:
 	bhi	.Lf_ret_stub
 	mov	r3, ip
 1:
+	cmp	r3, #12
+	beq	.Lf_end_after_free_stub	/* E_END after E_FREE: a one-block run, or a long run's end */
+.Lf_idx_ok:
 	lsrs	r3, r3, #2
 	cmp	r3, #2
 	beq	.Lf_long_stub		/* E_LONG: a long run */
@@ -522,6 +525,69 @@ agb_bestfit_thumb_free:
 .Lf_unlink_right:
 	BIN_UNLINK r2, r7, r0, r1, r3
 	b	.Lf_unlink_right_done
+
+/* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
+ * last block of a long run (whose inner entries are E_FREE). bestfit.c free_run_ends_at: the
+ * tag s in block b - 1 must give a free run [x, b), x = b - s, whose first block holds s too,
+ * whose first entry is E_FREE and which starts the pool or follows a used run's last entry that
+ * is not inside a length halfword. */
+.Lf_end_after_free:
+	ldr	r1, [sp, #4]
+	subs	r0, r1, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* s */
+	subs	r3, r0, #1
+	cmp	r3, r4
+	bhs	9f			/* s is 0 or above b */
+	lsls	r3, r0, #3
+	subs	r3, r1, r3
+	ldrh	r3, [r3, #N_SIZE]
+	cmp	r3, r0
+	bne	9f			/* block x does not hold s */
+	subs	r3, r4, r0		/* x */
+	ldr	r1, [sp]
+	ldr	r1, [r1, #T_MAP]
+	lsrs	r0, r3, #3
+	lsls	r0, r0, #1
+	ldrh	r0, [r1, r0]
+	movs	r2, #7
+	ands	r2, r3
+	lsls	r2, r2, #1
+	lsrs	r0, r0, r2
+	lsls	r0, r0, #30
+	bne	9f			/* x's entry is not E_FREE */
+	cmp	r3, #0
+	beq	1f
+	subs	r3, #1			/* y = x - 1 */
+	lsrs	r0, r3, #3
+	lsls	r0, r0, #1
+	ldrh	r0, [r1, r0]
+	movs	r2, #7
+	ands	r2, r3
+	lsls	r2, r2, #1
+	lsrs	r0, r0, r2
+	movs	r2, #3
+	ands	r0, r2
+	cmp	r0, #3
+	bne	9f			/* y does not end a used run */
+	lsrs	r3, r3, #3
+	beq	1f
+	subs	r3, #1
+	lsls	r3, r3, #1
+	ldrh	r0, [r1, r3]		/* the halfword before y's */
+	lsrs	r1, r0, #1
+	bics	r1, r0
+	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r3, [r2, #K_EVEN]
+	ands	r1, r3
+	ands	r0, r3
+	cmp	r1, r0
+	bhi	9f			/* y lies in a length halfword */
+1:
+	ldr	r2, =agb_bestfit_thumb_k
+	mov	r3, ip
+	b	.Lf_idx_ok
+9:
+	b	.Lf_ret			/* refused */
 
 /* total > AGB_BESTFIT_SMALL: merge_free in C. */
 .Lf_merge_long:
