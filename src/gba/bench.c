@@ -462,9 +462,9 @@ static int direct_tiles(struct bench *b, const struct agb_replay_result *r, uint
  * the host subtracts is the same): event fields and the slot's address are read before the begin
  * marker, the call's result is stored after the end marker.
  *
- * Which cores: the ones whose header has a typed alloc/free (and realloc); one instance of
- * direct_loop per core (BENCH_DIRECT_CORE), the core's functions named in it, so each call is a
- * plain BL. A single-core IWRAM ROM holds only its core's instance (BENCH_WANT). */
+ * Which cores: the ones whose header has a typed alloc/free (and realloc); one loop per core,
+ * direct_<core> (BENCH_DIRECT_CORE), the core's functions named in it, so each call is a plain
+ * BL. A single-core IWRAM ROM holds only its core's instance (BENCH_WANT). */
 #define BENCH_ID_agb_tree_core 1
 #define BENCH_ID_agb_bestfit_core 2
 #define BENCH_ID_agb_tiles_core 3
@@ -541,14 +541,16 @@ __attribute__((noinline, unused)) static void direct_untimed(struct direct_run *
 			d->sprites[h] = (uint8_t)AGB_SPRITE_NONE;
 		}
 		break;
-	case AGB_OP_MARK:
-		(void)c->mark(d->st, e->id);
+	case AGB_OP_MARK: /* the replay stops first on a core without these three */
+		if (c->mark != NULL)
+			(void)c->mark(d->st, e->id);
 		break;
 	case AGB_OP_SIDE:
-		(void)c->side(d->st, e->id);
+		if (c->side != NULL)
+			(void)c->side(d->st, e->id);
 		break;
 	case AGB_OP_RESET:
-		if (c->reset(d->st, e->id) == AGB_VERB_DONE)
+		if (c->reset != NULL && c->reset(d->st, e->id) == AGB_VERB_DONE)
 			c->walk(d->st, direct_release, d);
 		break;
 	default: /* sync: nothing for the core */
