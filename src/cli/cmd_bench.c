@@ -371,13 +371,14 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 	}
 	if (count == 0)
 		return;
-	/* mgba: alloc/free/realloc are direct calls where the ROM made them (the core-table
-	 * figures are in --format=json/csv); "in n runs" when not every run with figures has them. */
+	/* mgba: alloc/free/realloc (ref/unref) are direct calls where the ROM made them (the
+	 * core-table figures are in --format=json/csv); "in n runs" when not every run with
+	 * figures has them. */
 	fprintf(out, "== %s (%zu runs; cycles: %s", agb_arena_name(arena), count, runs[0].cycle_source);
 	if (direct != 0 && direct == ok)
-		fputs(", alloc/free/realloc called directly", out);
+		fputs(", direct calls", out);
 	else if (direct != 0)
-		fprintf(out, ", alloc/free/realloc called directly in %zu runs", direct);
+		fprintf(out, ", direct calls in %zu runs", direct);
 	fputs(")\n", out);
 	if (arena == AGB_ARENA_BG_VRAM) {
 		fprintf(out, "%-30s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",

@@ -304,7 +304,7 @@ static int direct_calls(struct measure *s)
 		return AGBSIM_EXIT_OK;
 	rc = agbsim_direct_check(s->run, s->gba, s->gba);
 	if (rc == AGBSIM_EXIT_OK)
-		agbsim_direct_substitute(s->run, s->gba, s->mgba, s->table);
+		agbsim_direct_substitute(s->run, s->gba, s->gba, s->mgba, s->table);
 	return rc;
 }
 
@@ -569,15 +569,16 @@ static void print_direct(FILE *out, const struct agbsim_measured *pe)
 		pe->direct_ops, (double)net / pe->direct_ops, pe->direct_cycles, pe->direct_empty);
 }
 
-/* Heap-like cores: the alloc/free/realloc figures above are direct calls; the same calls
- * through the core table beside them (docs/design.md, "Cycle figures"). */
+/* Heap-like cores and tiles: the alloc/free/realloc (ref/unref) figures above are direct
+ * calls; the same calls through the core table beside them (docs/design.md, "Cycle figures"). */
 static void print_table_call(FILE *out, const struct agbsim_run *r)
 {
 	if (!r->direct_calls)
 		return;
-	fprintf(out, "  alloc/free/realloc above: the core's functions called directly, as a game calls "
-		     "them;\n  through the core table (mean/p99/max):");
-	for (int op = AGB_OP_ALLOC; op <= AGB_OP_REALLOC; op++) {
+	fprintf(out, "  %s above: the core's functions called directly, as a game calls them;\n"
+		     "  through the core table (mean/p99/max):",
+		r->trace->arena == AGB_ARENA_BG_VRAM ? "ref/unref" : "alloc/free/realloc");
+	for (int op = 0; op < AGB_OP_COUNT; op++) {
 		const struct agb_cycle_stats *c = &r->table_call[op];
 		if (c->count != 0)
 			fprintf(out, " %s %.1f/%u/%u", agb_op_name((enum agb_op)op), c->mean, c->p99,

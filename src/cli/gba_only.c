@@ -118,6 +118,7 @@ void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
 	uint32_t cur = AGB_MARK_CALIB_INDEX, obs = UINT32_MAX, least = UINT32_MAX, walk_addr = 0;
 	uint64_t t0 = 0;
 	int direct = 0; /* after the DIRECT marker: the pairs time the direct run's calls */
+	uint32_t last = UINT32_MAX; /* the direct run's last timed event */
 	for (size_t k = 0; k < res->marker_count; k++) {
 		const struct agb_mgba_marker *mk = &res->markers[k];
 		struct agbsim_rom_event *e = obs != UINT32_MAX ? &ev[obs] : NULL;
@@ -136,6 +137,7 @@ void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
 				ev[cur].direct_cycles = net;
 				ev[cur].direct_addr = mk->value;
 				ev[cur].direct_seen++;
+				last = cur;
 			} else if (cur < n) {
 				ev[cur].cycles = net;
 			}
@@ -144,6 +146,10 @@ void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
 		}
 		case AGB_MARK_DIRECT:
 			direct = 1;
+			break;
+		case AGB_MARK_DIRECT_INFO:
+			if (last != UINT32_MAX)
+				ev[last].direct_info = mk->value;
 			break;
 		case AGB_MARK_OBS:
 			obs = mk->value < n ? mk->value : UINT32_MAX;
@@ -187,7 +193,22 @@ void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
 
 int agbsim_direct_op(uint8_t op)
 {
-	return op == AGB_OP_ALLOC || op == AGB_OP_FREE || op == AGB_OP_REALLOC;
+	return op == AGB_OP_ALLOC || op == AGB_OP_FREE || op == AGB_OP_REALLOC || op == AGB_OP_REF ||
+	       op == AGB_OP_UNREF;
+}
+
+/* What the direct call of event i must have reported: its returned address (alloc, realloc;
+ * AGB_NULL when the replay's failed, for free) or its detail (ref, unref). */
+static int direct_differs(uint8_t op, const struct agbsim_rom_event *d, const struct agbsim_rom_event *g,
+			  uint32_t *want)
+{
+	uint32_t outcome = d->info & 0xFFu;
+	if (op == AGB_OP_REF || op == AGB_OP_UNREF) {
+		*want = d->info >> 8;
+		return g->direct_info != *want;
+	}
+	*want = op == AGB_OP_FREE || outcome == AGB_OUTCOME_FAILED ? AGB_NULL : d->addr;
+	return g->direct_addr != *want;
 }
 
 int agbsim_direct_check(struct agbsim_run *run, const struct agbsim_rom_event *dec,
@@ -196,27 +217,27 @@ int agbsim_direct_check(struct agbsim_run *run, const struct agbsim_rom_event *d
 	const struct agb_trace *t = run->trace;
 	for (uint32_t i = 0; i < t->event_count; i++) {
 		uint8_t op = t->events[i].op;
-		uint32_t outcome = dec[i].info & 0xFFu;
-		int want = agbsim_direct_op(op) && outcome != AGB_OUTCOME_SKIPPED;
-		uint32_t addr = op == AGB_OP_FREE || outcome == AGB_OUTCOME_FAILED ? AGB_NULL : dec[i].addr;
-		if (dir[i].direct_seen != want || (want && dir[i].direct_addr != addr))
+		int tiles = op == AGB_OP_REF || op == AGB_OP_UNREF; /* called even when skipped */
+		int want = agbsim_direct_op(op) && (tiles || (dec[i].info & 0xFFu) != AGB_OUTCOME_SKIPPED);
+		uint32_t expect = AGB_NULL;
+		if (dir[i].direct_seen != want || (want && direct_differs(op, &dec[i], &dir[i], &expect)))
 			return fail(run, AGBSIM_EXIT_IO,
 				    "%s: core '%s': the direct calls and the replay disagree at event %u "
-				    "(%s): replay %s addr 0x%08x, direct call %s addr 0x%08x",
+				    "(%s): replay %s 0x%08x, direct call %s 0x%08x",
 				    run->trace_path, run->core->name, i, agb_op_name(op),
-				    want ? "called" : "no call", addr,
+				    want ? "called" : "no call", expect,
 				    dir[i].direct_seen == 0 ? "none" : dir[i].direct_seen == 1 ? "made" : "repeated",
-				    dir[i].direct_addr);
+				    tiles ? dir[i].direct_info : dir[i].direct_addr);
 	}
 	return AGBSIM_EXIT_OK;
 }
 
-void agbsim_direct_substitute(struct agbsim_run *run, const struct agbsim_rom_event *dir,
-			      uint32_t *cycles, uint32_t *table)
+void agbsim_direct_substitute(struct agbsim_run *run, const struct agbsim_rom_event *dec,
+			      const struct agbsim_rom_event *dir, uint32_t *cycles, uint32_t *table)
 {
 	for (uint32_t i = 0; i < run->trace->event_count; i++) {
 		table[i] = cycles[i];
-		if (dir[i].direct_seen)
+		if (dir[i].direct_seen && (dec[i].info & 0xFFu) != AGB_OUTCOME_SKIPPED)
 			cycles[i] = dir[i].direct_cycles;
 	}
 	run->direct_calls = 1;
@@ -244,8 +265,9 @@ void agbsim_table_end(struct agbsim_table_figures *tf, const struct agb_replay_r
 		      struct agbsim_run *run)
 {
 	agb_metrics_end(&tf->acc, res);
-	for (int op = AGB_OP_ALLOC; op <= AGB_OP_REALLOC; op++)
-		run->table_call[op] = tf->m.cycles[op];
+	for (int op = 0; op < AGB_OP_COUNT; op++)
+		run->table_call[op] = agbsim_direct_op((uint8_t)op) ? tf->m.cycles[op]
+								   : (struct agb_cycle_stats){0};
 	free(tf->cyc);
 	tf->cyc = NULL;
 }
@@ -542,7 +564,7 @@ int agbsim_measure_gba_only(struct agbsim_run *run, unsigned options,
 	for (uint32_t i = 0; i < n; i++)
 		cycles[i] = g.ev[i].cycles;
 	if (direct) {
-		agbsim_direct_substitute(run, g.ev, cycles, table);
+		agbsim_direct_substitute(run, g.ev, g.ev, cycles, table);
 		if (agbsim_table_begin(&tf, t, run->core->unit, table) != 0) {
 			rc = fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
 			goto done;

@@ -221,7 +221,7 @@ static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
 		agbsim_json_member_string(w, "calls", "direct");
 		agbsim_json_key(w, "table_call");
 		agbsim_json_object(w, AGBSIM_JSON_LINES);
-		for (int op = AGB_OP_ALLOC; op <= AGB_OP_REALLOC; op++)
+		for (int op = 0; op < AGB_OP_COUNT; op++)
 			if (r->table_call[op].count != 0)
 				json_cycles(w, agb_op_name((enum agb_op)op), &r->table_call[op]);
 		agbsim_json_end(w);
@@ -475,8 +475,11 @@ static void csv_cache_row(FILE *out, const struct agb_metrics *m)
 		m->load_cycles_per_frame);
 }
 
-/* Direct-call runs (agbsim_run.direct_calls): which calls the alloc/free/realloc columns time,
- * and the core-table figures beside them (empty for other runs). */
+/* Direct-call runs (agbsim_run.direct_calls): which calls the alloc/free/realloc (ref/unref)
+ * columns time, and the core-table figures beside them (empty for other runs). */
+static const enum agb_op direct_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
+					 AGB_OP_UNREF};
+#define DIRECT_OP_COUNT (sizeof direct_ops / sizeof direct_ops[0])
 static int any_direct(const struct agbsim_run *runs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -488,8 +491,8 @@ static int any_direct(const struct agbsim_run *runs, size_t n)
 static void csv_direct_header(FILE *out)
 {
 	fputs(",cycles_calls", out);
-	for (int op = AGB_OP_ALLOC; op <= AGB_OP_REALLOC; op++) {
-		const char *name = agb_op_name((enum agb_op)op);
+	for (size_t i = 0; i < DIRECT_OP_COUNT; i++) {
+		const char *name = agb_op_name(direct_ops[i]);
 		fprintf(out, ",table_%s_mean,table_%s_p99,table_%s_max", name, name, name);
 	}
 }
@@ -497,8 +500,8 @@ static void csv_direct_header(FILE *out)
 static void csv_direct_row(FILE *out, const struct agbsim_run *run)
 {
 	fputs(run->direct_calls ? ",direct" : ",table", out);
-	for (int op = AGB_OP_ALLOC; op <= AGB_OP_REALLOC; op++) {
-		const struct agb_cycle_stats *c = &run->table_call[op];
+	for (size_t i = 0; i < DIRECT_OP_COUNT; i++) {
+		const struct agb_cycle_stats *c = &run->table_call[direct_ops[i]];
 		if (run->direct_calls && c->count != 0)
 			fprintf(out, ",%.1f,%u,%u", c->mean, c->p99, c->max);
 		else

@@ -708,6 +708,43 @@ void *memalign(size_t align, size_t size);
 BENCH_DIRECT_CORE(newlib, DIRECT_HEAP, NEWLIB_A, NEWLIB_M, NEWLIB_F, NEWLIB_R)
 #endif
 
+#if BENCH_DIRECT_TILES
+/* tiles per call: each ref/unref alone between the markers, the inline hit path expanded between
+ * them as in a game's scroll routine (bpp a constant at each call site). OP_END carries what the
+ * call returned; the detail (uploaded, released, skipped) follows outside the pair for the host
+ * to check against the replay's result. */
+__attribute__((noinline)) static void direct_tiles_calls(struct direct_run *d)
+{
+	agb_tiles *t = HEAP(agb_tiles);
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct agb_event *e = &d->ev[i];
+		uint32_t op = e->op, tile = e->id, bpp = e->size, detail, r;
+		if (op == AGB_OP_REF && bpp == 8u) {
+			agb_replay_op_begin(i);
+			r = agb_tiles_ref(t, tile, 8u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_REF) {
+			agb_replay_op_begin(i);
+			r = agb_tiles_ref(t, tile, 4u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_UNREF && bpp == 8u) {
+			agb_replay_op_begin(i);
+			r = (uint32_t)agb_tiles_unref(t, tile, 8u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_UNREF) {
+			agb_replay_op_begin(i);
+			r = (uint32_t)agb_tiles_unref(t, tile, 4u, &detail);
+			agb_replay_op_end(i, r);
+		} else {
+			direct_untimed(d, e);
+			continue;
+		}
+		agb_mark(AGB_MARK_DIRECT_INFO, detail);
+		d->calls++;
+	}
+}
+#endif
+
 /* Per core: its direct run and the ops it serves. */
 struct direct_entry {
 	const struct agb_heap_core *core;
@@ -748,6 +785,9 @@ static const struct direct_entry direct_entries[] = {
 #endif
 #if BENCH_WANT(BENCH_ID_agb_stack2_core)
 	{&agb_stack2_core, direct_stack2, DIRECT_LINEAR},
+#endif
+#if BENCH_DIRECT_TILES
+	{&agb_tiles_core, direct_tiles_calls, DOP(AGB_OP_REF) | DOP(AGB_OP_UNREF) | DIRECT_UNTIMED},
 #endif
 #ifdef AGB_BENCH_NEWLIB
 	{&AGB_BENCH_SINGLE_CORE, direct_newlib, DIRECT_HEAP},

@@ -14,8 +14,9 @@
  *                                   what the engine observed for event index (untimed).
  *   OBS_LIVE(bytes), OBS_LIVE_GRANTED(bytes)   with AGB_BENCH_OBS_LIVE, after OBS_INFO.
  *   WALK_ADDR(addr), WALK_BYTES(bytes << 2 | kind)   the final walk(), one pair per run.
- *   DIRECT(0)                       the direct run begins (AGB_BENCH_DIRECT, heap-like cores):
- *                                   OP_BEGIN/OP_END pairs after it time direct calls.
+ *   DIRECT(0)                       the direct run begins (AGB_BENCH_DIRECT, heap-like cores
+ *                                   and tiles): OP_BEGIN/OP_END pairs after it time direct
+ *                                   calls; tiles: DIRECT_INFO(detail) after each pair.
  *   DONE(status)                    last marker.
  * Results (agb_results.values[]): see AGB_BENCH_V_*.
  */
@@ -47,7 +48,9 @@
  * NULL where the core allows it. It emits DIRECT first, then one OP_BEGIN/OP_END pair per call
  * (OP_END carries the returned address: the host checks every one against the replay's), and
  * checks the final walk against the replay's (else AGB_BENCH_DIRECT_DIFFERS). Other ops of the
- * trace (frame, sprites, mark/reset/side) go through the core table untimed. A trace with an op
+ * trace (frame, sprites, mark/reset/side) go through the core table untimed. tiles: the same
+ * for ref/unref (agb_tiles_ref / agb_tiles_unref inline between the markers), each pair
+ * followed by DIRECT_INFO(detail), which the host checks against the replay's result. A trace with an op
  * the direct run cannot serve gets no direct run (AGB_BENCH_V_DIRECT_CALLS 0).
  * AGB_BENCH_DIRECT_ONLY: the direct run alone, no replay before it (newlib: its state cannot
  * be reset within one ROM run, so the host runs the ROM twice); the final walk and figures are
@@ -88,6 +91,7 @@ enum {
 	AGB_MARK_WALK_ADDR = 0xB8,
 	AGB_MARK_WALK_BYTES = 0xB9,
 	AGB_MARK_DIRECT = 0xBA,           /* the direct run starts: the pairs after it are its calls */
+	AGB_MARK_DIRECT_INFO = 0xBB,      /* tiles: the direct ref/unref's detail, after its pair */
 	AGB_MARK_DONE = 0xBF
 };
 #define AGB_MARK_CALIB_INDEX 0xFFFFFFFFu

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """direct_calls.py AGBSIM TRACES_DIR — the bench ROM's direct calls (docs/design.md, "Cycle
-figures"): for every heap-like core on two traces of its arena (and a few cores in IWRAM too),
-`agbsim measure --format=json` must
+figures"): for every heap-like core on two traces of its arena, and tiles (ref/unref), with a
+few cores in IWRAM too, `agbsim measure --format=json` must
 
   * succeed: measure exits 3 when a direct call returned another address than the replay's call
     for the same event, or the direct run ended in another memory map;
-  * report alloc/free/realloc as direct calls ("calls": "direct") with the core-table figures
+  * report alloc/free/realloc (ref/unref) as direct calls ("calls": "direct") with the core-table figures
     beside them ("table_call"), the same number of calls of each op on both sides;
   * find each direct call cheaper on average than the same call through the core table: the
     table adds the engine's indirect call and its argument set-up. Two exceptions, each allowed
@@ -30,6 +30,8 @@ CASES = [
     ("calib/obj-full", "obj obj-fast oam", "rom"),
     ("ewram/jq-level", "tree bestfit tlsf", "iwram"),
     ("obj/strips", "obj-fast", "iwram"),
+    ("bg/industrial-platformer", "tiles", "rom"),
+    ("calib/bg-random", "tiles", "iwram"),
 ]
 # agb_bestfit_free is a function around the table's core_free (src/core/bestfit.c).
 WRAPPERS = {("bestfit", "free")}
