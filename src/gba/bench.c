@@ -610,89 +610,74 @@ __attribute__((noinline, unused)) static void direct_untimed(struct direct_run *
 
 /* The core's state, where a game keeps it: a global (state_mem, IWRAM). */
 #define HEAP(T) ((T *)(void *)state_mem)
-/* Typed heaps whose granted may be NULL (a game that does not need it passes NULL). */
-#define TYPED_HEAP(p)                                                                               \
-	BENCH_DIRECT_CORE(p, DIRECT_HEAP, p##_A, p##_A, p##_F, p##_R)
-#define TYPED_CALLS(p)                                                                              \
+/* The game's calls, one always-inline function each (a BL to the core's function remains):
+ * p_A alloc, with granted NULL (CALL_A: a game that does not need it passes NULL) or a local's
+ * address (CALL_AG: the OBJ VRAM managers always write *granted); p_F free; p_R realloc. */
+#define CALL_A(p)                                                                                   \
 	static inline __attribute__((always_inline)) uint32_t p##_A(uint32_t size, uint32_t align) \
 	{                                                                                          \
 		return agb_##p##_alloc(HEAP(agb_##p), size, align, NULL);                          \
-	}                                                                                          \
-	static inline __attribute__((always_inline)) void p##_F(uint32_t addr)                     \
-	{                                                                                          \
-		agb_##p##_free(HEAP(agb_##p), addr);                                               \
-	}                                                                                          \
-	static inline __attribute__((always_inline)) uint32_t p##_R(uint32_t addr, uint32_t size)  \
-	{                                                                                          \
-		return agb_##p##_realloc(HEAP(agb_##p), addr, size, NULL);                         \
 	}
-/* OBJ VRAM managers: their alloc always writes *granted, so the caller passes a local. */
-#define BLOCK_CALLS(p)                                                                              \
+#define CALL_AG(p)                                                                                  \
 	static inline __attribute__((always_inline)) uint32_t p##_A(uint32_t size, uint32_t align) \
 	{                                                                                          \
 		uint32_t granted;                                                                  \
 		return agb_##p##_alloc(HEAP(agb_##p), size, align, &granted);                      \
-	}                                                                                          \
+	}
+#define CALL_F(p)                                                                                   \
 	static inline __attribute__((always_inline)) void p##_F(uint32_t addr)                     \
 	{                                                                                          \
 		agb_##p##_free(HEAP(agb_##p), addr);                                               \
 	}
-#define BLOCK_NO_REALLOC(addr, size) ((void)(addr), (void)(size), AGB_NULL)
-/* Linear allocators: alloc and realloc, no single free. */
-#define LINEAR_CALLS(p)                                                                             \
-	static inline __attribute__((always_inline)) uint32_t p##_A(uint32_t size, uint32_t align) \
-	{                                                                                          \
-		return agb_##p##_alloc(HEAP(agb_##p), size, align, NULL);                          \
-	}                                                                                          \
+#define CALL_R(p)                                                                                   \
 	static inline __attribute__((always_inline)) uint32_t p##_R(uint32_t addr, uint32_t size)  \
 	{                                                                                          \
 		return agb_##p##_realloc(HEAP(agb_##p), addr, size, NULL);                         \
 	}
+#define BLOCK_NO_REALLOC(addr, size) ((void)(addr), (void)(size), AGB_NULL)
 #define LINEAR_NO_FREE(addr) ((void)(addr))
+/* The three families (agb/heap.h): heaps (alloc, free, realloc), block allocators without a
+ * realloc (obj, obj-fast, oam), linear ones without a free (bump, stack2). */
+#define TYPED_HEAP(p)                                                                               \
+	CALL_A(p) CALL_F(p) CALL_R(p) BENCH_DIRECT_CORE(p, DIRECT_HEAP, p##_A, p##_A, p##_F, p##_R)
+#define TYPED_BLOCK(p)                                                                              \
+	CALL_AG(p) CALL_F(p)                                                                       \
+	BENCH_DIRECT_CORE(p, DIRECT_BLOCK, p##_A, p##_A, p##_F, BLOCK_NO_REALLOC)
+#define TYPED_LINEAR(p)                                                                             \
+	CALL_A(p) CALL_R(p) BENCH_DIRECT_CORE(p, DIRECT_LINEAR, p##_A, p##_A, LINEAR_NO_FREE, p##_R)
 
 #if BENCH_WANT(BENCH_ID_agb_tree_core)
-TYPED_CALLS(tree)
 TYPED_HEAP(tree)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_bestfit_core)
-TYPED_CALLS(bestfit)
 TYPED_HEAP(bestfit)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_tlsf_core)
-TYPED_CALLS(tlsf)
 TYPED_HEAP(tlsf)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_buddy_core)
-TYPED_CALLS(buddy)
 TYPED_HEAP(buddy)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_firstfit_core)
-TYPED_CALLS(firstfit)
 TYPED_HEAP(firstfit)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_slots_core)
-TYPED_CALLS(slots)
 TYPED_HEAP(slots)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_obj_core)
-BLOCK_CALLS(obj)
-BENCH_DIRECT_CORE(obj, DIRECT_BLOCK, obj_A, obj_A, obj_F, BLOCK_NO_REALLOC)
+TYPED_BLOCK(obj)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_obj_fast_core)
-BLOCK_CALLS(obj_fast)
-BENCH_DIRECT_CORE(obj_fast, DIRECT_BLOCK, obj_fast_A, obj_fast_A, obj_fast_F, BLOCK_NO_REALLOC)
+TYPED_BLOCK(obj_fast)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_oam_core)
-BLOCK_CALLS(oam)
-BENCH_DIRECT_CORE(oam, DIRECT_BLOCK, oam_A, oam_A, oam_F, BLOCK_NO_REALLOC)
+TYPED_BLOCK(oam)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_bump_core)
-LINEAR_CALLS(bump)
-BENCH_DIRECT_CORE(bump, DIRECT_LINEAR, bump_A, bump_A, LINEAR_NO_FREE, bump_R)
+TYPED_LINEAR(bump)
 #endif
 #if BENCH_WANT(BENCH_ID_agb_stack2_core)
-LINEAR_CALLS(stack2)
-BENCH_DIRECT_CORE(stack2, DIRECT_LINEAR, stack2_A, stack2_A, LINEAR_NO_FREE, stack2_R)
+TYPED_LINEAR(stack2)
 #endif
 #ifdef AGB_BENCH_NEWLIB
 /* newlib: the C library's own calls (malloc, memalign above malloc's 8-byte alignment, free,
