@@ -45,6 +45,11 @@ struct agbsim_run {
 	struct agb_replay_result result;
 	struct agb_metrics metrics;
 	const char *cycle_source; /* "model" or "mgba" */
+	/* mgba: 1 when the alloc/free/realloc (tiles: ref/unref) figures are the core's functions
+	 * called directly (as a game calls them; the bench ROM's direct run), with the same calls
+	 * through the core table in table_call[op]; 0 when they are through the table. */
+	int direct_calls;
+	struct agb_cycle_stats table_call[AGB_OP_COUNT];
 	struct agbsim_stream_opts stream; /* --load-rate, --thrash-window, --load-cost (0: default) */
 	int status;               /* AGBSIM_EXIT_* of the run */
 	double host_ns_per_op;    /* bench --timing: counted replay on this host, 0 if not timed */

@@ -363,13 +363,23 @@ static void pal_table_row(FILE *out, const struct agb_metrics *m)
 static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim_run *runs,
 			    size_t n)
 {
-	size_t count = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t count = 0, ok = 0, direct = 0;
+	for (size_t i = 0; i < n; i++) {
 		count += runs[i].trace->arena == arena;
+		ok += runs[i].trace->arena == arena && runs[i].status == AGBSIM_EXIT_OK;
+		direct += runs[i].trace->arena == arena && runs[i].direct_calls;
+	}
 	if (count == 0)
 		return;
-	fprintf(out, "== %s (%zu runs; cycles: %s)\n", agb_arena_name(arena), count,
-		runs[0].cycle_source);
+	/* mgba: alloc/free/realloc (ref/unref) are direct calls where the ROM made them (the
+	 * core-table figures are in --format=json/csv); "in n runs" when not every run with
+	 * figures has them. */
+	fprintf(out, "== %s (%zu runs; cycles: %s", agb_arena_name(arena), count, runs[0].cycle_source);
+	if (direct != 0 && direct == ok)
+		fputs(", direct calls", out);
+	else if (direct != 0)
+		fprintf(out, ", direct calls in %zu runs", direct);
+	fputs(")\n", out);
 	if (arena == AGB_ARENA_BG_VRAM) {
 		fprintf(out, "%-30s %-9s %7s %7s %7s %8s %7s  %-20s %7s\n", "trace", "allocator",
 			"uploads", "peak", "t.fail", "overhead", "corrupt", "ref+unref mean/p99/max",

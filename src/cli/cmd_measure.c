@@ -116,6 +116,7 @@ static int rom_path(const struct agb_heap_core *core, enum agbsim_placement pl, 
 /* The metrics pass: the host run's observations with the measured cycles and outcomes. */
 struct subst {
 	struct agb_metrics_acc acc;
+	struct agbsim_table_figures *tf; /* or NULL: no direct calls */
 	const uint32_t *mgba;
 	const struct agbsim_rom_event *g;
 	struct agbsim_events_out *eo;
@@ -127,6 +128,8 @@ static void subst_observe(void *ctx, const struct agb_replay_obs *obs)
 	struct agb_replay_obs o = *obs;
 	o.cycles = s->mgba[o.index];
 	agb_metrics_observe(&s->acc, &o);
+	if (s->tf != NULL)
+		agbsim_table_observe(s->tf, &o);
 	if (s->eo != NULL) {
 		/* --events-out reports what the GBA decided (the host's is checked against it). */
 		const struct agbsim_rom_event *g = &s->g[o.index];
@@ -152,7 +155,9 @@ struct measure {
 	uint32_t n;                /* t->event_count */
 	struct host_ref host;      /* host decisions and model cycles */
 	struct agbsim_rom_event *gba; /* the GBA's decisions and cycles */
-	uint32_t *mgba;            /* measured cycles, marker overhead subtracted */
+	uint32_t *mgba;            /* measured cycles, marker overhead subtracted: the reported
+				    * figures (direct calls where the ROM made them) */
+	uint32_t *table;           /* the same through the core table (the replay's calls) */
 	uint32_t *cyc2;            /* the metrics pass's cycle samples */
 	struct walk_list hw, gw;   /* final memory maps: host, GBA */
 	agb_machine *m;
@@ -170,11 +175,12 @@ static int measure_alloc(struct measure *s)
 	s->host.model = calloc(n1, sizeof *s->host.model);
 	s->gba = calloc(n1, sizeof *s->gba);
 	s->mgba = calloc(n1, sizeof *s->mgba);
+	s->table = calloc(n1, sizeof *s->table);
 	s->cyc2 = malloc(n1 * sizeof *s->cyc2);
 	s->m = malloc(sizeof *s->m);
 	s->ws_bytes = agb_replay_workspace_bytes(s->t);
 	s->ws = malloc(s->ws_bytes);
-	if (!s->host.d || !s->host.model || !s->gba || !s->mgba || !s->cyc2 || !s->m || !s->ws)
+	if (!s->host.d || !s->host.model || !s->gba || !s->mgba || !s->table || !s->cyc2 || !s->m || !s->ws)
 		return fail(s->run, AGBSIM_EXIT_IO, "out of memory measuring %s", s->run->trace_path);
 	return AGBSIM_EXIT_OK;
 }
@@ -187,6 +193,7 @@ static void measure_release(struct measure *s)
 	free(s->host.model);
 	free(s->gba);
 	free(s->mgba);
+	free(s->table);
 	free(s->cyc2);
 	free(s->hw.runs);
 	free(s->gw.runs);
@@ -227,9 +234,10 @@ static int pack_payload(struct measure *s, const struct agbsim_measure_opts *mo)
 	br.cfg = s->run->cfg;
 	br.cfg.flags = (s->run->cfg.flags & ~(uint32_t)(AGB_REPLAY_CHECK | AGB_REPLAY_CANARIES)) |
 		       AGB_REPLAY_NO_STATS;
-	br.bench_flags = AGB_BENCH_OBS | (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
-	if (s->run->core == &agb_tiles_core)
-		br.bench_flags |= AGB_BENCH_DIRECT; /* the game's own call, beside the table's */
+	/* The game's own calls beside the table's: the tiles loop, or the direct run of a core
+	 * with a typed alloc/free (bench_abi.h; the ROM knows which cores have one). */
+	br.bench_flags = AGB_BENCH_OBS | AGB_BENCH_DIRECT |
+			 (mo->screen || mo->png_path ? AGB_BENCH_SCREEN : 0u);
 	if (agb_trace_pack(s->t, &br, &s->blob, &s->blob_len) != 0)
 		return fail(s->run, AGBSIM_EXIT_IO, "%s: cannot pack the trace for the ROM (too large?)",
 			    s->run->trace_path);
@@ -282,6 +290,22 @@ static void read_markers(struct measure *s)
 		    (passive && s->host.model[i] == 0))
 			s->mgba[i] = 0;
 	}
+	memcpy(s->table, s->mgba, (size_t)s->n * sizeof *s->table);
+}
+
+/* 4b. The direct run (when the ROM made one: a core with a typed API, a trace it serves) must
+ * have made the replay's decisions, call by call (the ROM checked the final memory map); its
+ * calls become the reported figures, the table's are kept beside them. */
+static int direct_calls(struct measure *s)
+{
+	int rc;
+	s->run->direct_calls = 0;
+	if (s->res.results.values[AGB_BENCH_V_DIRECT_CALLS] == 0)
+		return AGBSIM_EXIT_OK;
+	rc = agbsim_direct_check(s->run, s->gba, s->gba);
+	if (rc == AGBSIM_EXIT_OK)
+		agbsim_direct_substitute(s->run, s->gba, s->gba, s->mgba, s->table);
+	return rc;
 }
 
 /* 4. Same decisions at every event, and the same final memory map? */
@@ -319,11 +343,12 @@ static int measured_metrics(struct measure *s, unsigned options, FILE *events_ou
 {
 	struct agbsim_run *run = s->run;
 	struct agbsim_events_out eo = {0};
+	struct agbsim_table_figures tf = {0};
 	struct subst sub = {.mgba = s->mgba, .g = s->gba, .eo = NULL};
 	struct agbsim_tap tap = {subst_observe, &sub};
 	struct agb_metrics measured;
 	uint32_t min_arena;
-	int rc;
+	int rc, direct = run->direct_calls;
 	if (events_out != NULL) {
 		eo.out = events_out;
 		eo.trace = s->t;
@@ -332,10 +357,20 @@ static int measured_metrics(struct measure *s, unsigned options, FILE *events_ou
 		sub.eo = &eo;
 	}
 	agb_metrics_begin(&sub.acc, &measured, s->t, run->core->unit, s->cyc2);
+	if (direct) {
+		if (agbsim_table_begin(&tf, s->t, run->core->unit, s->table) != 0)
+			return fail(run, AGBSIM_EXIT_IO, "out of memory measuring %s", run->trace_path);
+		sub.tf = &tf;
+	}
 	rc = agbsim_run_replay(run, options, &tap);
-	if (rc != AGBSIM_EXIT_OK)
+	run->direct_calls = direct; /* the replay starts the run afresh */
+	if (rc != AGBSIM_EXIT_OK) {
+		free(tf.cyc);
 		return rc;
+	}
 	agb_metrics_end(&sub.acc, &run->result);
+	if (direct)
+		agbsim_table_end(&tf, &run->result, run);
 	min_arena = run->metrics.min_arena_bytes;
 	run->metrics = measured;
 	run->metrics.min_arena_bytes = min_arena;
@@ -368,6 +403,7 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		return agbsim_measure_gba_only(run, options, mo, per_event);
 	run->cfg.core = run->core;
 	run->error[0] = '\0';
+	run->direct_calls = 0;
 	if (rom_path(run->core, mo->placement, rom, sizeof rom) != 0)
 		return fail(run, AGBSIM_EXIT_IO,
 			    "no bench ROM for core '%s' (%s placement): build the GBA ROMs or set AGBSIM_GBA_DIR",
@@ -381,6 +417,8 @@ int agbsim_measure_run(struct agbsim_run *run, unsigned options,
 		int mrc;
 		read_markers(&s);
 		rc = check_agreement(&s);
+		if (rc == AGBSIM_EXIT_OK)
+			rc = direct_calls(&s);
 		/* The metrics pass runs even when the sides disagree: --events-out is the evidence.
 		 * Its replay clears run->error, which holds the disagreement: keep that. */
 		char why[sizeof run->error];
@@ -423,6 +461,9 @@ static void usage(FILE *out)
 		"Replays TRACE on the emulated ARM7TDMI: the bench ROM (the same replay engine and\n"
 		"cores, cross-compiled) runs in libmgba, headless, and every core call is timed with\n"
 		"host markers. Prints the same report as 'replay' with cycle figures labelled 'mgba'.\n"
+		"alloc/free/realloc (tiles: ref/unref) are timed a second time calling the core's own\n"
+		"functions directly, as a game calls them: those figures are reported, the calls\n"
+		"through the core table beside them.\n"
 		"The host replays the trace too and the two must make identical decisions (every\n"
 		"offset, failure and the final memory map), else exit 3.\n\n"
 		"Options:\n"
@@ -531,6 +572,24 @@ static void print_direct(FILE *out, const struct agbsim_measured *pe)
 		pe->direct_ops, (double)net / pe->direct_ops, pe->direct_cycles, pe->direct_empty);
 }
 
+/* Heap-like cores and tiles: the alloc/free/realloc (ref/unref) figures above are direct
+ * calls; the same calls through the core table beside them (docs/design.md, "Cycle figures"). */
+static void print_table_call(FILE *out, const struct agbsim_run *r)
+{
+	if (!r->direct_calls)
+		return;
+	fprintf(out, "  %s above: the core's functions called directly, as a game calls them;\n"
+		     "  through the core table (mean/p99/max):",
+		r->trace->arena == AGB_ARENA_BG_VRAM ? "ref/unref" : "alloc/free/realloc");
+	for (int op = 0; op < AGB_OP_COUNT; op++) {
+		const struct agb_cycle_stats *c = &r->table_call[op];
+		if (c->count != 0)
+			fprintf(out, " %s %.1f/%u/%u", agb_op_name((enum agb_op)op), c->mean, c->p99,
+				c->max);
+	}
+	fputc('\n', out);
+}
+
 int agbsim_cmd_measure(int argc, char **argv)
 {
 	struct measure_args a = {0};
@@ -555,8 +614,10 @@ int agbsim_cmd_measure(int argc, char **argv)
 		rc = measure_with_events(&a, &pe);
 	if (rc == AGBSIM_EXIT_OK) {
 		agbsim_report(stdout, (enum agbsim_format)a.format, &a.run, 1);
-		if (a.format == FORMAT_TABLE)
+		if (a.format == FORMAT_TABLE) {
+			print_table_call(stdout, &a.run);
 			print_direct(stdout, &pe);
+		}
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = AGBSIM_EXIT_IO;
 	}

@@ -46,6 +46,11 @@ int agbsim_gba_rom_run(struct agbsim_run *run, const char *rom, const struct agb
 struct agbsim_rom_event {
 	uint32_t addr, granted, info, live, live_granted, cycles;
 	int seen;
+	/* The direct run's call for this event (AGB_BENCH_DIRECT, after the DIRECT marker): what
+	 * it returned (AGB_NULL for free), its cycles less the marker overhead, and (tiles) the
+	 * detail of a ref/unref; direct_seen counts the calls. */
+	uint32_t direct_addr, direct_cycles, direct_info;
+	int direct_seen;
 };
 
 /* Reads the markers of a ROM run: per event ev[0..n-1] (zeroed by the caller) its observation
@@ -55,6 +60,40 @@ struct agbsim_rom_event {
 void agbsim_rom_read_markers(const struct agb_mgba_result *res, uint32_t n,
 			     struct agbsim_rom_event *ev, uint32_t *overhead, agb_walk_fn walk,
 			     void *ctx);
+
+/* Whether op is one the direct run times (alloc, free, realloc; ref, unref). */
+int agbsim_direct_op(uint8_t op);
+
+/* Checks the direct run (dir[].direct_*) against the decisions of the replay (dec[]): every
+ * alloc/free/realloc the replay served (not skipped) was called once, and returned what the
+ * replay's call returned (AGB_NULL for a failure; free: nothing); every ref/unref was called
+ * once with the replay's detail (uploaded, released, skipped); no other event was called.
+ * Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO with run->error naming the first difference. */
+int agbsim_direct_check(struct agbsim_run *run, const struct agbsim_rom_event *dec,
+			const struct agbsim_rom_event *dir);
+
+/* Makes the direct calls the reported figures: for each event the direct run timed and the
+ * replay did not skip (dec[]: skipped work costs 0 on both sides), table[i] keeps cycles[i] (the
+ * call through the core table) and cycles[i] becomes the direct call's; for every other event
+ * table[i] = cycles[i]. Sets run->direct_calls. O(events). */
+void agbsim_direct_substitute(struct agbsim_run *run, const struct agbsim_rom_event *dec,
+			      const struct agbsim_rom_event *dir, uint32_t *cycles, uint32_t *table);
+
+/* The table-call figures beside the direct ones: a second metrics pass over the same
+ * observations with the table run's cycles (agbsim_table_observe), whose statistics of the ops
+ * the direct run times go to run->table_call (agbsim_table_end). These and the three above are
+ * only built with AGB_MEASURE_ENABLED. */
+struct agbsim_table_figures {
+	struct agb_metrics_acc acc;
+	struct agb_metrics m;
+	uint32_t *cyc;
+	const uint32_t *table;
+};
+int agbsim_table_begin(struct agbsim_table_figures *tf, const struct agb_trace *t, uint32_t unit,
+		       const uint32_t *table);
+void agbsim_table_observe(struct agbsim_table_figures *tf, const struct agb_replay_obs *o);
+void agbsim_table_end(struct agbsim_table_figures *tf, const struct agb_replay_result *res,
+		      struct agbsim_run *run);
 
 /* agbsim_measure_run for a GBA-only core: the ROM replays run->trace once with the configured
  * arena (decisions, failures, measured cycles, live bytes, the final walk, the peak sbrk break);

@@ -216,6 +216,16 @@ static void json_run_cycles(struct agbsim_json *w, const struct agbsim_run *r)
 	agbsim_json_key(w, "cycles");
 	agbsim_json_object(w, AGBSIM_JSON_LINES);
 	agbsim_json_member_string(w, "source", r->cycle_source);
+	if (r->direct_calls) {
+		/* alloc/free/realloc below are direct calls; the core-table calls beside them. */
+		agbsim_json_member_string(w, "calls", "direct");
+		agbsim_json_key(w, "table_call");
+		agbsim_json_object(w, AGBSIM_JSON_LINES);
+		for (int op = 0; op < AGB_OP_COUNT; op++)
+			if (r->table_call[op].count != 0)
+				json_cycles(w, agb_op_name((enum agb_op)op), &r->table_call[op]);
+		agbsim_json_end(w);
+	}
 	for (size_t i = 0; i < REPORTED_OP_COUNT; i++)
 		if (m->cycles[reported_ops[i]].count != 0)
 			json_cycles(w, agb_op_name(reported_ops[i]), &m->cycles[reported_ops[i]]);
@@ -465,9 +475,44 @@ static void csv_cache_row(FILE *out, const struct agb_metrics *m)
 		m->load_cycles_per_frame);
 }
 
+/* Direct-call runs (agbsim_run.direct_calls): which calls the alloc/free/realloc (ref/unref)
+ * columns time, and the core-table figures beside them (empty for other runs). */
+static const enum agb_op direct_ops[] = {AGB_OP_ALLOC, AGB_OP_FREE, AGB_OP_REALLOC, AGB_OP_REF,
+					 AGB_OP_UNREF};
+#define DIRECT_OP_COUNT (sizeof direct_ops / sizeof direct_ops[0])
+static int any_direct(const struct agbsim_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].direct_calls)
+			return 1;
+	return 0;
+}
+
+static void csv_direct_header(FILE *out)
+{
+	fputs(",cycles_calls", out);
+	for (size_t i = 0; i < DIRECT_OP_COUNT; i++) {
+		const char *name = agb_op_name(direct_ops[i]);
+		fprintf(out, ",table_%s_mean,table_%s_p99,table_%s_max", name, name, name);
+	}
+}
+
+static void csv_direct_row(FILE *out, const struct agbsim_run *run)
+{
+	fputs(run->direct_calls ? ",direct" : ",table", out);
+	for (size_t i = 0; i < DIRECT_OP_COUNT; i++) {
+		const struct agb_cycle_stats *c = &run->table_call[direct_ops[i]];
+		if (run->direct_calls && c->count != 0)
+			fprintf(out, ",%.1f,%u,%u", c->mean, c->p99, c->max);
+		else
+			fputs(",,,", out);
+	}
+}
+
 static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 {
 	const int pal = any_pal_trace(runs, n), cache = any_cache(runs, n);
+	const int direct = any_direct(runs, n);
 	fputs("trace,path,allocator,arena,arena_bytes,events,allocs,frees,reallocs,frames,"
 	      "peak_live_bytes,internal_bytes,failures,frag_failures,skipped,first_failure_event,"
 	      "live_bytes_at_first_failure,frag_external_mean,frag_external_max,frag_external_final,"
@@ -486,6 +531,8 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 		csv_pal_header(out);
 	if (cache)
 		csv_cache_header(out);
+	if (direct)
+		csv_direct_header(out);
 	fputc('\n', out);
 	for (size_t r = 0; r < n; r++) {
 		const struct agbsim_run *run = &runs[r];
@@ -521,6 +568,8 @@ static void report_csv(FILE *out, const struct agbsim_run *runs, size_t n)
 			csv_pal_row(out, m);
 		if (cache)
 			csv_cache_row(out, m);
+		if (direct)
+			csv_direct_row(out, run);
 		fputc('\n', out);
 	}
 }

@@ -373,12 +373,8 @@ static void final_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_ki
 	b->walk_sum = fnv_word(fnv_word(fnv_word(b->walk_sum, addr), bytes), (uint32_t)kind);
 }
 
-#if BENCH_DIRECT_TILES
-/* ---- direct calls (AGB_BENCH_DIRECT, tiles) ----------------------------------------------------
- * A game's scroll routine calls agb_tiles_ref / agb_tiles_unref inline, with the layer's depth a
- * constant at each call site. direct_pass is that loop over the trace's events; its empty twin
- * reads the same event fields and takes the same branches without the calls, so the difference
- * of the two timed loops is what the calls cost, miss paths (uploads, releases) included. */
+/* The final walk's hash (as final_walk computes it, without markers): what a direct run must
+ * end in. */
 static uint32_t walk_hash;
 
 static void hash_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
@@ -386,6 +382,13 @@ static void hash_walk(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kin
 	(void)ctx;
 	walk_hash = fnv_word(fnv_word(fnv_word(walk_hash, addr), bytes), (uint32_t)kind);
 }
+
+#if BENCH_DIRECT_TILES
+/* ---- direct calls (AGB_BENCH_DIRECT, tiles) ----------------------------------------------------
+ * A game's scroll routine calls agb_tiles_ref / agb_tiles_unref inline, with the layer's depth a
+ * constant at each call site. direct_pass is that loop over the trace's events; its empty twin
+ * reads the same event fields and takes the same branches without the calls, so the difference
+ * of the two timed loops is what the calls cost, miss paths (uploads, releases) included. */
 
 /* One pass; `calls` is a constant in each instance. Returns a sink the loop cannot drop. */
 static inline __attribute__((always_inline)) uint32_t direct_pass(agb_tiles *t, const struct agb_event *ev,
@@ -449,6 +452,383 @@ static int direct_tiles(struct bench *b, const struct agb_replay_result *r, uint
 	return walk_hash != want;
 }
 #endif
+
+/* ---- direct calls of heap-like cores (AGB_BENCH_DIRECT, bench_abi.h) ---------------------------
+ * The replay calls a core through its table (r->core->alloc(r->st, ...)): an indirect call, the
+ * engine's slot bookkeeping and its argument shuffling sit between the markers. A game calls
+ * agb_tlsf_alloc(&heap, size, align, NULL) -- or malloc(size) -- directly: its arguments in
+ * registers, one BL, the core. The direct run replays the trace's alloc/free/realloc that way,
+ * each call alone between agb_replay_op_begin/op_end (the replay's hooks, so the calibration pair
+ * the host subtracts is the same): event fields and the slot's address are read before the begin
+ * marker, the call's result is stored after the end marker.
+ *
+ * Which cores: the ones whose header has a typed alloc/free (and realloc); one loop per core,
+ * direct_<core> (BENCH_DIRECT_CORE), the core's functions named in it, so each call is a plain
+ * BL. A single-core IWRAM ROM holds only its core's instance (BENCH_WANT). */
+#define BENCH_ID_agb_tree_core 1
+#define BENCH_ID_agb_bestfit_core 2
+#define BENCH_ID_agb_tiles_core 3
+#define BENCH_ID_agb_obj_core 4
+#define BENCH_ID_agb_obj_fast_core 5
+#define BENCH_ID_agb_oam_core 6
+#define BENCH_ID_agb_tlsf_core 7
+#define BENCH_ID_agb_buddy_core 8
+#define BENCH_ID_agb_firstfit_core 9
+#define BENCH_ID_agb_slots_core 10
+#define BENCH_ID_agb_bump_core 11
+#define BENCH_ID_agb_stack2_core 12
+#define BENCH_ID_agb_palbanks_core 13
+#define BENCH_ID_agb_palstack_core 14
+#define BENCH_ID_agb_newlib_core 15
+#ifdef AGB_BENCH_SINGLE_CORE
+#define BENCH_WANT(id) (BENCH_CAT(BENCH_ID_, AGB_BENCH_SINGLE_CORE) == (id))
+#else
+#define BENCH_WANT(id) ((id) != BENCH_ID_agb_newlib_core)
+#endif
+
+/* The ops a direct run serves: alloc/free/realloc timed, the rest untimed through the table. */
+#define DOP(op) (1u << (op))
+#define DIRECT_UNTIMED                                                                              \
+	(DOP(AGB_OP_FRAME) | DOP(AGB_OP_SPR_SHOW) | DOP(AGB_OP_SPR_Z) | DOP(AGB_OP_SPR_HIDE) |      \
+	 DOP(AGB_OP_MARK) | DOP(AGB_OP_RESET) | DOP(AGB_OP_SIDE) | DOP(AGB_OP_SYNC))
+#define DIRECT_HEAP (DOP(AGB_OP_ALLOC) | DOP(AGB_OP_FREE) | DOP(AGB_OP_REALLOC) | DIRECT_UNTIMED)
+#define DIRECT_BLOCK (DOP(AGB_OP_ALLOC) | DOP(AGB_OP_FREE) | DIRECT_UNTIMED) /* no realloc */
+#define DIRECT_LINEAR (DOP(AGB_OP_ALLOC) | DOP(AGB_OP_REALLOC) | DIRECT_UNTIMED) /* no free */
+
+struct direct_run {
+	const struct agb_event *ev;
+	uint32_t n, nslots;
+	uint32_t *slot_addr; /* per trace slot: its live block, AGB_NULL when none (never, failed, freed) */
+	const struct agb_heap_core *core; /* the untimed verbs */
+	void *st;
+	uint32_t calls, failures;
+	uint8_t *sprites; /* handle -> OAM entry, as the replay keeps it */
+};
+
+/* After a reset: forget the slots whose block now lies in a free run (as the replay does). */
+static void direct_release(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct direct_run *d = ctx;
+	if (kind != AGB_RUN_FREE)
+		return;
+	for (uint32_t i = 0; i < d->nslots; i++)
+		if (d->slot_addr[i] != AGB_NULL && d->slot_addr[i] - addr < bytes)
+			d->slot_addr[i] = AGB_NULL;
+}
+
+/* An op the direct run does not time: through the core table, as the replay serves it (the
+ * engine's semantics: a core without the verb passes over frame and sprite ops). */
+__attribute__((noinline, unused)) static void direct_untimed(struct direct_run *d, const struct agb_event *e)
+{
+	const struct agb_heap_core *c = d->core;
+	uint32_t h = e->slot, sprite = h < AGB_REPLAY_SPRITE_HANDLES ? d->sprites[h] : AGB_SPRITE_NONE;
+	switch (e->op) {
+	case AGB_OP_FRAME:
+		if (c->frame != NULL)
+			(void)c->frame(d->st);
+		break;
+	case AGB_OP_SPR_SHOW:
+		if (c->sprite_show != NULL && h < AGB_REPLAY_SPRITE_HANDLES)
+			d->sprites[h] = (uint8_t)c->sprite_show(d->st, e->size);
+		break;
+	case AGB_OP_SPR_Z:
+		if (c->sprite_z != NULL && sprite != AGB_SPRITE_NONE)
+			c->sprite_z(d->st, sprite, e->size);
+		break;
+	case AGB_OP_SPR_HIDE:
+		if (c->sprite_hide != NULL && sprite != AGB_SPRITE_NONE) {
+			c->sprite_hide(d->st, sprite);
+			d->sprites[h] = (uint8_t)AGB_SPRITE_NONE;
+		}
+		break;
+	case AGB_OP_MARK: /* the replay stops first on a core without these three */
+		if (c->mark != NULL)
+			(void)c->mark(d->st, e->id);
+		break;
+	case AGB_OP_SIDE:
+		if (c->side != NULL)
+			(void)c->side(d->st, e->id);
+		break;
+	case AGB_OP_RESET:
+		if (c->reset != NULL && c->reset(d->st, e->id) == AGB_VERB_DONE)
+			c->walk(d->st, direct_release, d);
+		break;
+	default: /* sync: nothing for the core */
+		break;
+	}
+}
+
+/* One core's direct run: ALLOC(size, align), FREE(addr), REALLOC(addr, size) are the game's
+ * calls; OPS the ops it serves (its table's verbs). ALIGNED(size, align) is the call for an
+ * alignment above 8 when the library has a separate one (newlib's memalign; else ALLOC again):
+ * the game knows which it needs, so the choice is made before the begin marker. */
+#define BENCH_DIRECT_CORE(name, OPS, ALLOC, ALIGNED, FREE, REALLOC)                                 \
+	__attribute__((noinline)) static void direct_##name(struct direct_run *d)                   \
+	{                                                                                          \
+		for (uint32_t i = 0; i < d->n; i++) {                                              \
+			const struct agb_event *e = &d->ev[i];                                     \
+			uint32_t op = e->op, *slot = &d->slot_addr[e->slot], a, size = e->size;     \
+			uint32_t align = e->align;                                                 \
+			if (op == AGB_OP_ALLOC && ((OPS) & DOP(AGB_OP_ALLOC)) != 0) {             \
+				if (align > 8u) {                                                  \
+					agb_replay_op_begin(i);                                    \
+					a = ALIGNED(size, align);                                  \
+					agb_replay_op_end(i, a);                                   \
+				} else {                                                           \
+					agb_replay_op_begin(i);                                    \
+					a = ALLOC(size, align);                                    \
+					agb_replay_op_end(i, a);                                   \
+				}                                                                  \
+				*slot = a;                                                         \
+				d->failures += a == AGB_NULL;                                      \
+			} else if (op == AGB_OP_FREE && ((OPS) & DOP(AGB_OP_FREE)) != 0) {        \
+				a = *slot;                                                         \
+				if (a == AGB_NULL)                                                 \
+					continue; /* a failed or freed block: skipped */          \
+				agb_replay_op_begin(i);                                            \
+				FREE(a);                                                           \
+				agb_replay_op_end(i, AGB_NULL);                                    \
+				*slot = AGB_NULL;                                                  \
+			} else if (op == AGB_OP_REALLOC && ((OPS) & DOP(AGB_OP_REALLOC)) != 0) {  \
+				uint32_t to;                                                       \
+				a = *slot;                                                         \
+				if (a == AGB_NULL)                                                 \
+					continue;                                                  \
+				agb_replay_op_begin(i);                                            \
+				to = REALLOC(a, size);                                             \
+				agb_replay_op_end(i, to);                                          \
+				if (to != AGB_NULL)                                                \
+					*slot = to; /* C semantics: a failure keeps the block */  \
+				d->failures += to == AGB_NULL;                                     \
+			} else {                                                                   \
+				direct_untimed(d, e);                                              \
+				continue;                                                          \
+			}                                                                          \
+			d->calls++;                                                                \
+		}                                                                                  \
+	}
+
+/* The core's state, where a game keeps it: a global (state_mem, IWRAM). */
+#define HEAP(T) ((T *)(void *)state_mem)
+/* The game's calls, one always-inline function each (a BL to the core's function remains):
+ * p_A alloc, with granted NULL (CALL_A: a game that does not need it passes NULL) or a local's
+ * address (CALL_AG: the OBJ VRAM managers always write *granted); p_F free; p_R realloc. */
+#define CALL_A(p)                                                                                   \
+	static inline __attribute__((always_inline)) uint32_t p##_A(uint32_t size, uint32_t align) \
+	{                                                                                          \
+		return agb_##p##_alloc(HEAP(agb_##p), size, align, NULL);                          \
+	}
+#define CALL_AG(p)                                                                                  \
+	static inline __attribute__((always_inline)) uint32_t p##_A(uint32_t size, uint32_t align) \
+	{                                                                                          \
+		uint32_t granted;                                                                  \
+		return agb_##p##_alloc(HEAP(agb_##p), size, align, &granted);                      \
+	}
+#define CALL_F(p)                                                                                   \
+	static inline __attribute__((always_inline)) void p##_F(uint32_t addr)                     \
+	{                                                                                          \
+		agb_##p##_free(HEAP(agb_##p), addr);                                               \
+	}
+#define CALL_R(p)                                                                                   \
+	static inline __attribute__((always_inline)) uint32_t p##_R(uint32_t addr, uint32_t size)  \
+	{                                                                                          \
+		return agb_##p##_realloc(HEAP(agb_##p), addr, size, NULL);                         \
+	}
+#define BLOCK_NO_REALLOC(addr, size) ((void)(addr), (void)(size), AGB_NULL)
+#define LINEAR_NO_FREE(addr) ((void)(addr))
+/* The three families (agb/heap.h): heaps (alloc, free, realloc), block allocators without a
+ * realloc (obj, obj-fast, oam), linear ones without a free (bump, stack2). */
+#define TYPED_HEAP(p)                                                                               \
+	CALL_A(p) CALL_F(p) CALL_R(p) BENCH_DIRECT_CORE(p, DIRECT_HEAP, p##_A, p##_A, p##_F, p##_R)
+#define TYPED_BLOCK(p)                                                                              \
+	CALL_AG(p) CALL_F(p)                                                                       \
+	BENCH_DIRECT_CORE(p, DIRECT_BLOCK, p##_A, p##_A, p##_F, BLOCK_NO_REALLOC)
+#define TYPED_LINEAR(p)                                                                             \
+	CALL_A(p) CALL_R(p) BENCH_DIRECT_CORE(p, DIRECT_LINEAR, p##_A, p##_A, LINEAR_NO_FREE, p##_R)
+
+#if BENCH_WANT(BENCH_ID_agb_tree_core)
+TYPED_HEAP(tree)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_bestfit_core)
+TYPED_HEAP(bestfit)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_tlsf_core)
+TYPED_HEAP(tlsf)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_buddy_core)
+TYPED_HEAP(buddy)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_firstfit_core)
+TYPED_HEAP(firstfit)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_slots_core)
+TYPED_HEAP(slots)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_obj_core)
+TYPED_BLOCK(obj)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_obj_fast_core)
+TYPED_BLOCK(obj_fast)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_oam_core)
+TYPED_BLOCK(oam)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_bump_core)
+TYPED_LINEAR(bump)
+#endif
+#if BENCH_WANT(BENCH_ID_agb_stack2_core)
+TYPED_LINEAR(stack2)
+#endif
+#ifdef AGB_BENCH_NEWLIB
+/* newlib: the C library's own calls (malloc, memalign above malloc's 8-byte alignment, free,
+ * realloc), no malloc_usable_size: a game does not ask. */
+void *malloc(size_t size);
+void free(void *p);
+void *realloc(void *p, size_t size);
+void *memalign(size_t align, size_t size);
+#define NEWLIB_A(size, align) ((void)(align), (uint32_t)(uintptr_t)malloc(size))
+#define NEWLIB_M(size, align) ((uint32_t)(uintptr_t)memalign((align), (size)))
+#define NEWLIB_F(addr) free((void *)(uintptr_t)(addr))
+#define NEWLIB_R(addr, size) ((uint32_t)(uintptr_t)realloc((void *)(uintptr_t)(addr), (size)))
+BENCH_DIRECT_CORE(newlib, DIRECT_HEAP, NEWLIB_A, NEWLIB_M, NEWLIB_F, NEWLIB_R)
+#endif
+
+#if BENCH_DIRECT_TILES
+/* tiles per call: each ref/unref alone between the markers, the inline hit path expanded between
+ * them as in a game's scroll routine (bpp a constant at each call site). OP_END carries what the
+ * call returned; the detail (uploaded, released, skipped) follows outside the pair for the host
+ * to check against the replay's result. */
+__attribute__((noinline)) static void direct_tiles_calls(struct direct_run *d)
+{
+	agb_tiles *t = HEAP(agb_tiles);
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct agb_event *e = &d->ev[i];
+		uint32_t op = e->op, tile = e->id, bpp = e->size, detail, r;
+		if (op == AGB_OP_REF && bpp == 8u) {
+			agb_replay_op_begin(i);
+			r = agb_tiles_ref(t, tile, 8u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_REF) {
+			agb_replay_op_begin(i);
+			r = agb_tiles_ref(t, tile, 4u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_UNREF && bpp == 8u) {
+			agb_replay_op_begin(i);
+			r = (uint32_t)agb_tiles_unref(t, tile, 8u, &detail);
+			agb_replay_op_end(i, r);
+		} else if (op == AGB_OP_UNREF) {
+			agb_replay_op_begin(i);
+			r = (uint32_t)agb_tiles_unref(t, tile, 4u, &detail);
+			agb_replay_op_end(i, r);
+		} else {
+			direct_untimed(d, e);
+			continue;
+		}
+		agb_mark(AGB_MARK_DIRECT_INFO, detail);
+		d->calls++;
+	}
+}
+#endif
+
+/* Per core: its direct run and the ops it serves. */
+struct direct_entry {
+	const struct agb_heap_core *core;
+	void (*run)(struct direct_run *d);
+	uint32_t ops;
+};
+
+static const struct direct_entry direct_entries[] = {
+#if BENCH_WANT(BENCH_ID_agb_tree_core)
+	{&agb_tree_core, direct_tree, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_bestfit_core)
+	{&agb_bestfit_core, direct_bestfit, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_tlsf_core)
+	{&agb_tlsf_core, direct_tlsf, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_buddy_core)
+	{&agb_buddy_core, direct_buddy, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_firstfit_core)
+	{&agb_firstfit_core, direct_firstfit, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_slots_core)
+	{&agb_slots_core, direct_slots, DIRECT_HEAP},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_obj_core)
+	{&agb_obj_core, direct_obj, DIRECT_BLOCK},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_obj_fast_core)
+	{&agb_obj_fast_core, direct_obj_fast, DIRECT_BLOCK},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_oam_core)
+	{&agb_oam_core, direct_oam, DIRECT_BLOCK},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_bump_core)
+	{&agb_bump_core, direct_bump, DIRECT_LINEAR},
+#endif
+#if BENCH_WANT(BENCH_ID_agb_stack2_core)
+	{&agb_stack2_core, direct_stack2, DIRECT_LINEAR},
+#endif
+#if BENCH_DIRECT_TILES
+	{&agb_tiles_core, direct_tiles_calls, DOP(AGB_OP_REF) | DOP(AGB_OP_UNREF) | DIRECT_UNTIMED},
+#endif
+#ifdef AGB_BENCH_NEWLIB
+	{&AGB_BENCH_SINGLE_CORE, direct_newlib, DIRECT_HEAP},
+#endif
+	{NULL, NULL, 0},
+};
+
+/* This core's direct run, or NULL (no typed alloc/free in this ROM). */
+static const struct direct_entry *direct_find(const struct agb_heap_core *c)
+{
+	for (const struct direct_entry *de = direct_entries; de->core != NULL; de++)
+		if (de->core == c)
+			return de;
+	return NULL;
+}
+
+/* Whether the direct run serves every op of the trace. O(events). */
+static int direct_serves(const struct direct_entry *de, const struct agb_trace *t)
+{
+	for (uint32_t i = 0; i < t->event_count; i++)
+		if (t->events[i].op >= 32u || (de->ops & DOP(t->events[i].op)) == 0)
+			return 0;
+	return 1;
+}
+
+/* The core initialised again as the replay initialised it: the engine on no events (the same
+ * placement, init and cleared slot table). Returns the engine's status. */
+static int direct_reinit(struct bench *b, struct agb_replay_result *r)
+{
+	struct agb_trace none = b->trace;
+	none.event_count = 0;
+	return agb_replay_run(&none, &b->cfg, (agb_machine *)0, b->state,
+			      agb_replay_workspace_bytes(&b->trace), NULL, NULL, r);
+}
+
+/* The direct run on the freshly initialised core. Its slot addresses and sprite handles take the
+ * replay's slot table (free again: the replay is over; sprites are only stored by oam, whose OBJ
+ * traces keep the table in EWRAM, so byte stores are safe). */
+static void direct_heap(struct bench *b, const struct direct_entry *de)
+{
+	struct direct_run d;
+	d.ev = b->trace.events;
+	d.n = b->trace.event_count;
+	d.nslots = b->trace.slots;
+	d.slot_addr = (uint32_t *)(uintptr_t)slot_table_addr;
+	d.sprites = (uint8_t *)(d.slot_addr + d.nslots);
+	memset(d.slot_addr, 0, d.nslots * 4u); /* AGB_NULL */
+	memset(d.sprites, (int)AGB_SPRITE_NONE, AGB_REPLAY_SPRITE_HANDLES);
+	d.core = b->core;
+	d.st = b->state;
+	d.calls = d.failures = 0;
+	agb_mark(AGB_MARK_DIRECT, 0);
+	de->run(&d);
+	agb_results.values[AGB_BENCH_V_DIRECT_CALLS] = d.calls;
+	agb_results.values[AGB_BENCH_V_DIRECT_FAILURES] = d.failures;
+}
 
 /* Puts the slot table where neither the arena nor (if it can) the frame buffer is: EWRAM traces
  * in VRAM, beside the frame buffer when it fits, else from 0x06000000 over it (b->fb_busy: the
@@ -628,12 +1008,46 @@ static void bench_screen_end(struct bench *b, const struct agb_bin_header *h,
 	screen_on();
 }
 
+/* The direct run after the replay (AGB_BENCH_DIRECT), on the core initialised again: it must end
+ * in the replay's memory map (walk hash `want`; every address is checked by the host). */
+static int32_t bench_direct_after(struct bench *b, const struct direct_entry *de, uint32_t want)
+{
+	struct agb_replay_result r0;
+	int rc = direct_reinit(b, &r0);
+	if (rc != AGB_REPLAY_OK)
+		return AGB_BENCH_REPLAY_FAILED + rc;
+	direct_heap(b, de);
+	walk_hash = 2166136261u;
+	b->core->walk(b->state, hash_walk, NULL);
+	if (walk_hash != want) {
+		agb_printf("bench: the direct run did not end in the replay's memory map");
+		return AGB_BENCH_DIRECT_DIFFERS;
+	}
+	return AGB_BENCH_OK;
+}
+
+/* AGB_BENCH_DIRECT_ONLY: the direct run stands in for the replay (newlib, whose state one ROM
+ * run cannot reset: the host's first ROM run replayed, this second one calls directly). The
+ * figures recorded are the direct run's. Returns the engine's status. */
+static int bench_direct_only(struct bench *b, const struct direct_entry *de, struct agb_replay_result *r)
+{
+	int rc = direct_reinit(b, r);
+	if (rc != AGB_REPLAY_OK)
+		return rc;
+	direct_heap(b, de);
+	r->failures = agb_results.values[AGB_BENCH_V_DIRECT_FAILURES];
+	b->core->stats(b->state, &r->final_stats);
+	r->overhead_bytes = b->core->overhead_bytes(b->state);
+	return AGB_REPLAY_OK;
+}
+
 static int32_t bench_run(const void *payload, uint32_t len)
 {
 	static struct bench b; /* IWRAM .bss */
 	const struct agb_bin_header *h = payload;
+	const struct direct_entry *de;
 	struct agb_replay_result r;
-	int is_trace, rc;
+	int is_trace, rc, direct_only;
 	int32_t st = bench_check_payload(h, payload, len, &is_trace);
 	if (st != AGB_BENCH_OK || !is_trace)
 		return st;
@@ -646,10 +1060,17 @@ static int32_t bench_run(const void *payload, uint32_t len)
 	if (st != AGB_BENCH_OK)
 		return st;
 	bench_screen_begin(&b, h);
+	de = (h->bench_flags & AGB_BENCH_DIRECT) != 0 ? direct_find(b.core) : NULL;
+	if (de != NULL && !direct_serves(de, &b.trace))
+		de = NULL; /* no direct run: V_DIRECT_CALLS stays 0 */
+	direct_only = de != NULL && (h->bench_flags & AGB_BENCH_DIRECT_ONLY) != 0;
 
 	agb_replay_calibrate_marks(AGB_BENCH_CALIB_PAIRS);
-	rc = agb_replay_run(&b.trace, &b.cfg, (agb_machine *)0, b.state,
-			    agb_replay_workspace_bytes(&b.trace), observe, &b, &r);
+	if (direct_only)
+		rc = bench_direct_only(&b, de, &r);
+	else
+		rc = agb_replay_run(&b.trace, &b.cfg, (agb_machine *)0, b.state,
+				    agb_replay_workspace_bytes(&b.trace), observe, &b, &r);
 	agb_results.values[AGB_BENCH_V_REPLAY_STATUS] = (uint32_t)rc;
 	agb_results.values[AGB_BENCH_V_FAILED_EVENT] = r.failed_event;
 	if (rc != AGB_REPLAY_OK) {
@@ -658,6 +1079,11 @@ static int32_t bench_run(const void *payload, uint32_t len)
 		return AGB_BENCH_REPLAY_FAILED + rc;
 	}
 	bench_record(&b, h, &r);
+	if (de != NULL && !direct_only) {
+		st = bench_direct_after(&b, de, b.walk_sum);
+		if (st != AGB_BENCH_OK)
+			return st;
+	}
 #if BENCH_DIRECT_TILES
 	if ((h->bench_flags & AGB_BENCH_DIRECT) != 0 && b.core == &agb_tiles_core &&
 	    direct_tiles(&b, &r, b.walk_sum) != 0) {

@@ -14,6 +14,9 @@
  *                                   what the engine observed for event index (untimed).
  *   OBS_LIVE(bytes), OBS_LIVE_GRANTED(bytes)   with AGB_BENCH_OBS_LIVE, after OBS_INFO.
  *   WALK_ADDR(addr), WALK_BYTES(bytes << 2 | kind)   the final walk(), one pair per run.
+ *   DIRECT(0)                       the direct run begins (AGB_BENCH_DIRECT, heap-like cores
+ *                                   and tiles): OP_BEGIN/OP_END pairs after it time direct
+ *                                   calls; tiles: DIRECT_INFO(detail) after each pair.
  *   DONE(status)                    last marker.
  * Results (agb_results.values[]): see AGB_BENCH_V_*.
  */
@@ -37,6 +40,22 @@
  * loop once with the timer cascade, then the same loop without the calls: values
  * AGB_BENCH_V_DIRECT_*. Untimed by markers; decisions are the replay's (checked there). */
 #define AGB_BENCH_DIRECT 0x8u
+/* Heap-like cores (those with a typed alloc/free/realloc, and newlib's malloc): with
+ * AGB_BENCH_DIRECT, after the replay the ROM initialises the core again through the engine (a
+ * replay of no events) and replays the trace's alloc/free/realloc once more calling the core's
+ * own functions directly (agb_<core>_alloc/free/realloc; malloc/memalign/free/realloc), as a
+ * game calls them: arguments and slot look-ups before OP_BEGIN, one BL inside the pair, granted
+ * NULL where the core allows it. It emits DIRECT first, then one OP_BEGIN/OP_END pair per call
+ * (OP_END carries the returned address: the host checks every one against the replay's), and
+ * checks the final walk against the replay's (else AGB_BENCH_DIRECT_DIFFERS). Other ops of the
+ * trace (frame, sprites, mark/reset/side) go through the core table untimed. tiles: the same
+ * for ref/unref (agb_tiles_ref / agb_tiles_unref inline between the markers), each pair
+ * followed by DIRECT_INFO(detail), which the host checks against the replay's result. A trace with an op
+ * the direct run cannot serve gets no direct run (AGB_BENCH_V_DIRECT_CALLS 0).
+ * AGB_BENCH_DIRECT_ONLY: the direct run alone, no replay before it (newlib: its state cannot
+ * be reset within one ROM run, so the host runs the ROM twice); the final walk and figures are
+ * then the direct run's. */
+#define AGB_BENCH_DIRECT_ONLY 0x10u
 
 struct agb_bin_header {
 	char magic[8];         /* AGB_BIN_MAGIC */
@@ -71,6 +90,8 @@ enum {
 	AGB_MARK_OBS_LIVE_GRANTED = 0xB7, /* live bytes granted after the event */
 	AGB_MARK_WALK_ADDR = 0xB8,
 	AGB_MARK_WALK_BYTES = 0xB9,
+	AGB_MARK_DIRECT = 0xBA,           /* the direct run starts: the pairs after it are its calls */
+	AGB_MARK_DIRECT_INFO = 0xBB,      /* tiles: the direct ref/unref's detail, after its pair */
 	AGB_MARK_DONE = 0xBF
 };
 #define AGB_MARK_CALIB_INDEX 0xFFFFFFFFu
@@ -83,6 +104,7 @@ enum agb_bench_status {
 	AGB_BENCH_BAD_PAYLOAD = 2,
 	AGB_BENCH_NO_CORE = 3,       /* core_index/core_name not in this ROM */
 	AGB_BENCH_NO_ROOM = 4,       /* slot table or code would overlap the arena or meta area */
+	AGB_BENCH_DIRECT_DIFFERS = 5, /* the direct run did not end in the replay's memory map */
 	AGB_BENCH_REPLAY_FAILED = 16 /* + enum agb_replay_status */
 };
 
@@ -103,6 +125,9 @@ enum {
 	AGB_BENCH_V_DIRECT_OPS,   /* AGB_BENCH_DIRECT: ref + unref calls in the direct loop, else 0 */
 	AGB_BENCH_V_DIRECT_CYCLES, /* the loop with the calls, timer pair cost subtracted */
 	AGB_BENCH_V_DIRECT_EMPTY, /* the same loop without the calls (subtract it from the above) */
+	AGB_BENCH_V_DIRECT_CALLS, /* heap-like cores, AGB_BENCH_DIRECT: calls the direct run timed
+				   * (0: no direct run for this core or trace) */
+	AGB_BENCH_V_DIRECT_FAILURES, /* allocs and reallocs of the direct run that returned NULL */
 	AGB_BENCH_V_COUNT
 };
 
