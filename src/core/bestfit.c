@@ -1367,6 +1367,9 @@ AGB_CORE_ADAPTER_HOT(alloc, ALLOC_HOT, ENTRY_ATTR)
 AGB_CORE_ADAPTER_HOT(free, free_entry, ENTRY_ATTR)
 #endif
 
+#if !AGB_BESTFIT_THUMB
+/* (In a Thumb GBA build these two are the assembly's entry points themselves, bestfit_thumb.S:
+ * a game's call goes straight to the hot path.) */
 uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	return core_alloc(t, size, align, granted);
@@ -1376,6 +1379,7 @@ void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
 {
 	core_free(t, addr);
 }
+#endif
 
 uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {

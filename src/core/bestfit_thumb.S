@@ -352,6 +352,9 @@ agb_bestfit_thumb_alloc:
 	b	.La_ret
 	.pool
 	.size	agb_bestfit_thumb_alloc, .-agb_bestfit_thumb_alloc
+/* The public agb_bestfit_alloc is this entry point (include/agb/bestfit.h). */
+	.global	agb_bestfit_alloc
+	.thumb_set agb_bestfit_alloc, agb_bestfit_thumb_alloc
 
 	.section .text.agb_bestfit_thumb_free, "ax", %progbits
 	.align	2
@@ -684,6 +687,8 @@ agb_bestfit_thumb_free:
 	b	.Lf_ret
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
+	.global	agb_bestfit_free
+	.thumb_set agb_bestfit_free, agb_bestfit_thumb_free
 
 	.section .data.agb_bestfit_thumb_k, "aw", %progbits
 	.align	2
