@@ -200,6 +200,178 @@ static void abuse_forged_payloads(void **st)
 			abuse_core(cores[i], 0x00000010u);
 }
 
+/* ---- randomised abuse ---------------------------------------------------------------------- */
+
+#define MAX_RUNS 1024u
+#define MAX_LIVE 96u
+
+struct runs {
+	uint32_t n, addr[MAX_RUNS], bytes[MAX_RUNS], kind[MAX_RUNS];
+};
+
+static void record_run(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct runs *r = ctx;
+	if (r->n < MAX_RUNS) {
+		r->addr[r->n] = addr;
+		r->bytes[r->n] = bytes;
+		r->kind[r->n] = (uint32_t)kind;
+	}
+	r->n++;
+}
+
+static uint32_t rnd(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+struct live {
+	uint32_t n, addr[MAX_LIVE], bytes[MAX_LIVE];
+};
+
+static int is_live(const struct live *l, uint32_t addr)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->addr[i] == addr)
+			return 1;
+	return 0;
+}
+
+/* A live block's payload: words that forge, at every 8-byte step, the header of a used block
+ * running to the block's end (what a boundary-tag core reads before an address), with its
+ * payload's last word the same size (a free block's tag), so a forgery sees a plausible
+ * successor and predecessor. Harmless data to the cores whose map lives elsewhere. */
+static void forge(uint32_t addr, uint32_t bytes, uint32_t seed)
+{
+	for (uint32_t off = 0; off + 4u <= bytes; off += 4u) {
+		uint32_t v = (off & 4u) != 0u ? bytes - off + 4u /* a header at addr+off, 4 mod 8 */
+					      : (seed ^ (off * 0x9E3779B9u));
+		AGB_ST32(M, addr + off, (seed & 8u) != 0u ? v : seed >> (off & 31u));
+	}
+}
+
+static void random_op(const struct pool *p, struct live *l, uint32_t *s, uint32_t max_bytes)
+{
+	uint32_t g = 0, r = rnd(s);
+	if (l->n < MAX_LIVE && (l->n == 0 || (r & 3u) != 0u)) {
+		uint32_t bytes = 1u + rnd(s) % max_bytes;
+		uint32_t a = p->c->alloc(state, bytes, 1, &g);
+		if (a != AGB_NULL) {
+			assert_false(is_live(l, a));
+			l->addr[l->n] = a;
+			l->bytes[l->n++] = g;
+			forge(a, g, rnd(s));
+		}
+		return;
+	}
+	uint32_t i = rnd(s) % l->n;
+	if (p->c->realloc != NULL && (r & 12u) == 0u) {
+		uint32_t a = p->c->realloc(state, l->addr[i], 1u + rnd(s) % max_bytes, &g);
+		if (a != AGB_NULL) {
+			l->addr[i] = a;
+			l->bytes[i] = g;
+			forge(a, g, rnd(s));
+		}
+		return;
+	}
+	p->c->free(state, l->addr[i]);
+	l->addr[i] = l->addr[--l->n];
+	l->bytes[i] = l->bytes[l->n];
+}
+
+/* An address that is not a live block: inside a live block (at an 8-byte step or anywhere),
+ * inside a free run, or anywhere in the pool. */
+static uint32_t abuse_address(const struct pool *p, const struct live *l, const struct runs *w,
+			      uint32_t *s)
+{
+	for (;;) {
+		uint32_t r = rnd(s), a;
+		uint32_t mode = r % 4u, grid = (r & 16u) != 0u ? 8u : 1u;
+		if (mode == 0u && l->n != 0u) {
+			uint32_t i = rnd(s) % l->n;
+			a = l->addr[i] + (rnd(s) % l->bytes[i]) / grid * grid;
+		} else if (mode == 1u && w->n != 0u && w->n <= MAX_RUNS) {
+			uint32_t i = rnd(s) % w->n;
+			a = w->addr[i] + (rnd(s) % w->bytes[i]) / grid * grid;
+		} else {
+			a = p->cfg.arena_addr + (rnd(s) % p->cfg.arena_bytes) / grid * grid;
+		}
+		if (!is_live(l, a))
+			return a;
+	}
+}
+
+static void same_runs(const struct pool *p, const struct runs *a, const struct runs *b,
+		      uint32_t addr, const char *op)
+{
+	if (a->n != b->n || memcmp(a->addr, b->addr, sizeof a->addr) != 0 ||
+	    memcmp(a->bytes, b->bytes, sizeof a->bytes) != 0 ||
+	    memcmp(a->kind, b->kind, sizeof a->kind) != 0)
+		fail_msg("%s: %s of 0x%08x (not a live block) changed the pool's walk", p->c->name,
+			 op, (unsigned)addr);
+}
+
+/* From a random live pool, frees (and reallocs) random addresses that are not live blocks; each
+ * must leave the checker passing and the walk and the free bytes unchanged. Then the pool goes
+ * on serving a random continuation, checked after every op, and gives everything back. */
+static void random_abuse_core(const char *name, uint32_t seed, uint32_t max_bytes)
+{
+	struct pool p = start(name);
+	struct live l = {0};
+	uint32_t s = seed;
+	for (uint32_t round = 0; round < 6u; round++) {
+		for (uint32_t k = 0; k < 60u; k++)
+			random_op(&p, &l, &s, max_bytes);
+		sound(&p, "a random live pool");
+		for (uint32_t k = 0; k < 150u; k++) {
+			static struct runs before, after;
+			memset(&before, 0, sizeof before);
+			memset(&after, 0, sizeof after);
+			p.c->walk(state, record_run, &before);
+			uint32_t fb = free_bytes(&p), g = 0;
+			uint32_t a = abuse_address(&p, &l, &before, &s);
+			const char *op = "free";
+			if (p.c->realloc != NULL && (k & 7u) == 0u) {
+				op = "realloc";
+				if (p.c->realloc(state, a, 8u, &g) != AGB_NULL)
+					fail_msg("%s: realloc of 0x%08x (not a live block) was served", name,
+						 (unsigned)a);
+			} else {
+				p.c->free(state, a);
+			}
+			sound(&p, op);
+			p.c->walk(state, record_run, &after);
+			same_runs(&p, &before, &after, a, op);
+			if (free_bytes(&p) != fb)
+				fail_msg("%s: %s of 0x%08x changed the free bytes", name, op, (unsigned)a);
+		}
+	}
+	for (uint32_t k = 0; k < 200u; k++) {
+		random_op(&p, &l, &s, max_bytes);
+		sound(&p, "the continuation");
+	}
+	while (l.n != 0u)
+		p.c->free(state, l.addr[--l.n]);
+	assert_int_equal(sound(&p, "freeing every live block"), 0);
+	assert_int_equal(free_bytes(&p), p.free0);
+}
+
+/* One test per core (its name in the prestate), four seeds each. */
+static void random_abuse(void **st)
+{
+	const char *name = *st;
+	const struct agb_heap_core *c = agb_heap_core_find(name);
+	assert_non_null(c);
+	uint32_t max_bytes = (c->arenas & AGB_ARENA_BIT(AGB_ARENA_EWRAM)) != 0 ? 600u : 2048u;
+	for (uint32_t seed = 1; seed <= 4u; seed++)
+		random_abuse_core(name, seed * 0x2545F491u, max_bytes);
+}
+
+#define RANDOM_ABUSE(core) {"random_abuse_" core, random_abuse, NULL, NULL, (void *)(core)}
+
 /* oam's slots: hiding a hidden slot, moving a hidden slot and slots past the 128 entries leave
  * the Z list and the free list as they were. */
 static void oam_slot_abuse(void **st)
@@ -397,6 +569,15 @@ int main(void)
 		cmocka_unit_test(abuse_zero_payloads),
 		cmocka_unit_test(abuse_flag_payloads),
 		cmocka_unit_test(abuse_forged_payloads),
+		RANDOM_ABUSE("tree"),
+		RANDOM_ABUSE("bestfit"),
+		RANDOM_ABUSE("tlsf"),
+		RANDOM_ABUSE("firstfit"),
+		RANDOM_ABUSE("buddy"),
+		RANDOM_ABUSE("slots"),
+		RANDOM_ABUSE("obj"),
+		RANDOM_ABUSE("obj-fast"),
+		RANDOM_ABUSE("oam"),
 		cmocka_unit_test(oam_slot_abuse),
 		cmocka_unit_test(palette_abuse),
 		cmocka_unit_test(tiles_abuse),
