@@ -6,9 +6,11 @@
  * when its entry is free (a double free, or an address inside a freed short run: the cores'
  * free leaves every entry of a short run, and a long run's first, free), or when its left
  * neighbour's entry starts or continues a used run (an interior address of a short run)
- * (agb_map2_not_a_start). Not seen: an address inside a long used run, or inside a free run
- * made by a split or by a long run's free (their inner entries are stale). O(1). Internal to
- * src/core; freestanding. */
+ * (agb_map2_not_a_start). Not seen from these alone: an address inside a long used run, or
+ * inside a free run made by a split or by a long run's free, while their inner entries are
+ * stale - `bestfit`'s case. `tree` keeps those entries 0 and adds its own checks on top
+ * (refused() in src/core/tree.c: length halfwords, the last block of a long run). O(1).
+ * Internal to src/core; freestanding. */
 #ifndef AGB_CORE_MAP2_H
 #define AGB_CORE_MAP2_H
 
