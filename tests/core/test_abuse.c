@@ -529,6 +529,17 @@ static void block_bad_arguments(void **st)
 		assert_true(g >= 40);
 		sound(&p, "calls at the edges of the contracts");
 		assert_true(free_bytes(&p) < p.free0);
+		/* realloc of an address in no block (foreign, in ROM, past the blocks, off the grid)
+		 * changes nothing; bump and stack2 have no headers, so this is all they can see */
+		const uint32_t foreign[] = {0x08000000u, MEM_EWRAM + 65536u + 64u, MEM_EWRAM + 32768u,
+					    a + 2u, MEM_EWRAM - 8u};
+		for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+			uint32_t fb = free_bytes(&p), used = sound(&p, "a realloc in no block");
+			g = 7;
+			assert_int_equal(c->realloc(state, foreign[k], 16, &g), AGB_NULL);
+			assert_int_equal(free_bytes(&p), fb);
+			assert_int_equal(sound(&p, "a realloc in no block"), used);
+		}
 	}
 }
 
