@@ -543,8 +543,9 @@ static void block_bad_arguments(void **st)
 	}
 }
 
-/* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last) or of
- * the transparent pair changes nothing; the unref verb skips a tile that is not resident. */
+/* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last), of the
+ * transparent pair, past the pool or at a depth that is not the tile's changes nothing; the
+ * unref verb skips a tile that is not resident. */
 static void tiles_abuse(void **st)
 {
 	(void)st;
@@ -558,7 +559,20 @@ static void tiles_abuse(void **st)
 	b = agb_tiles_ref(t, 5, 4, &d);
 	assert_int_equal(d, AGB_VERB_UPLOADED);
 	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
-	assert_int_equal(agb_tiles_ref(t, 9, 8, &d) % 2u, 0); /* another live tile */
+	uint32_t b8 = agb_tiles_ref(t, 9, 8, &d); /* another live tile */
+	assert_int_equal(b8 % 2u, 0);
+	/* each with one ref: unrefs at the wrong depth, past the pool or with a bpp other than
+	 * 4 or 8 are ignored (before, the first two released the wrong number of blocks) */
+	uint32_t b4 = agb_tiles_ref(t, 11, 4, &d);
+	fb = free_bytes(&p);
+	const uint32_t wrong[][2] = {{b8, 4}, {b8 + 1u, 8}, {b8 + 1u, 4}, {b4, 8}, {b4, 5},
+				     {t->blocks, 4}, {t->blocks + 1u, 8}, {0xFFFFFFFFu, 4}};
+	for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+		assert_int_equal(agb_tiles_unref_block(t, wrong[k][0], wrong[k][1]), 0);
+		sound(&p, "an unref at the wrong depth or past the pool");
+		assert_int_equal(free_bytes(&p), fb);
+	}
+	assert_int_equal(agb_tiles_unref_block(t, b4, 4), 1);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 0);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 1); /* the last ref */
 	sound(&p, "the last unref");
