@@ -14,10 +14,13 @@
 #ifndef AGB_BUMP_H
 #define AGB_BUMP_H
 
-/* Abuse (agb/heap.h): no single free. realloc of a size near 2^32 and alloc with an
- * alignment beyond the pool return AGB_NULL in every build; reset of a marker never set fails
- * (AGB_VERB_FAILED). AGB_HEAP_CHECKED adds nothing here: realloc of an address this pool did
- * not return is undefined. */
+/* Abuse (agb/heap.h): no single free. In every build realloc refuses (AGB_NULL, nothing
+ * changed) an address off the 4-byte grid or outside [start, top) - a foreign address, one in
+ * free space - in O(1); an address inside a block cannot be told from a block's start without
+ * headers (there are none) and is served as a block that reaches top (its bytes are copied, no
+ * metadata is touched). realloc of a size near 2^32 and alloc with an alignment beyond the
+ * pool return AGB_NULL; reset of a marker never set fails (AGB_VERB_FAILED).
+ * AGB_HEAP_CHECKED adds nothing here. */
 
 #include <stdint.h>
 

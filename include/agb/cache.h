@@ -90,12 +90,14 @@ int agb_cache_init(agb_cache *c, agb_machine *m, const struct agb_heap_core *cor
  * resident and locked (once more), loading it if needed: allocate from the core, evicting
  * unlocked entries least recently used first until the allocation succeeds. Returns AGB_NULL
  * ("nope", nothing changed but the evictions) when no evictable entry is left, or when the entry
- * holds AGB_CACHE_MAX_LOCKS locks already. The caller keeps `size` the same for a key. *res
- * says what happened. O(resident) per eviction + the core's alloc and frees. */
+ * holds AGB_CACHE_MAX_LOCKS locks already, or when key >= keys (no entry: refused, nothing
+ * changed, in every build). The caller keeps `size` the same for a key. *res says what
+ * happened. O(resident) per eviction + the core's alloc and frees. */
 uint32_t agb_cache_lock(agb_cache *c, uint32_t key, uint32_t size, struct agb_cache_result *res);
 
 /* Drops one lock of `key`; at zero locks the entry stays resident, evictable. Returns
- * AGB_VERB_DONE, or AGB_VERB_BAD (nothing changed) when `key` holds no lock. O(1). */
+ * AGB_VERB_DONE, or AGB_VERB_BAD (nothing changed) when `key` holds no lock or is >= keys.
+ * O(1). */
 int agb_cache_unlock(agb_cache *c, uint32_t key);
 
 /* Touch protocol: as agb_cache_lock without taking a lock. Evicts any entry not locked (the
@@ -106,7 +108,8 @@ uint32_t agb_cache_touch(agb_cache *c, uint32_t key, uint32_t size, struct agb_c
 /* One displayed frame: the clock thrashing is judged by. O(1). */
 void agb_cache_frame(agb_cache *c);
 
-/* Address of `key`'s block (AGB_NULL: not resident) and its lock count. Uncounted. O(1). */
+/* Address of `key`'s block (AGB_NULL: not resident, or key >= keys) and its lock count.
+ * Uncounted. O(1). */
 uint32_t agb_cache_entry(agb_cache *c, uint32_t key, uint32_t *locks);
 
 /* Handles of the resident entries from most to least recently used: calls fn(ctx, key, addr,

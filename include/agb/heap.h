@@ -54,11 +54,12 @@ typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_r
 /* Abuse: freeing or reallocating an address that is not a live block - a double free, an
  * interior or foreign address, one outside the pool. In every build, each core refuses,
  * silently and untouched (free does nothing, realloc returns AGB_NULL), what it can see in O(1)
- * from its own map or headers: all of it for the cores whose map lives outside the blocks
- * (buddy, slots, obj, obj-fast, oam), all but a payload that forges a header for the
- * boundary-tag cores (tlsf, firstfit), all but an address inside a long used run or inside a
- * free run left by a split for `tree` and `bestfit` (their 2-bit map's inner entries are stale
- * there; src/core/map2.h). Each core's header says what it detects.
+ * (O(log runs) for `tree`) from its own map or headers: all of it for the cores whose map lives
+ * outside the blocks (buddy, slots, obj, obj-fast, oam) and for `tree` (its map keeps every
+ * inner entry clear); for the boundary-tag cores (tlsf, firstfit) all but a payload word that
+ * is exactly the header, address tag included, that a used block there would have (or a
+ * stale one a reuse left in place); `bestfit` all of it, like `tree` (src/core/map2.h). Each
+ * core's header says what it detects.
  * Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1): the
  * cores with a free (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first
  * look the address up among their used blocks with their own walk() (uncounted, O(blocks)); an

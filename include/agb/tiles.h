@@ -113,9 +113,10 @@ typedef struct agb_tiles {
 int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
 
 /* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead): the
- * upload of a first ref, O(bpp * 8) bytes copied; the release of a last unref, O(1). */
+ * upload of a first ref, O(bpp * 8) bytes copied; the release of a last unref, O(1), which
+ * returns 0 with nothing changed when block does not hold a tile of depth bpp. */
 uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map, uint32_t *detail);
-void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp);
+uint32_t agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp);
 
 /* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
  * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block
@@ -142,14 +143,17 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 
 /* One screen-map cell showing VRAM block `block` (what agb_tiles_ref returned; the game reads it
  * from its screen map) at depth `bpp` stops showing it. Returns 1 when this was the last ref (the
- * slot is free again), else 0. The block must be one of the pool's blocks holding a live tile
- * of that depth; blocks 0-1 (the transparent pair) and blocks with no refs (a free block: an
- * unref after the last) are ignored. O(1): three metadata accesses inline unless the last
+ * slot is free again), else 0. Ignored, in every build and with nothing changed: blocks 0-1
+ * (the transparent pair), blocks past the pool, blocks with no refs (a free block: an unref
+ * after the last; an 8bpp tile's second block) and, on the last ref, a depth that is not the
+ * tile's (an 8bpp tile's block unreffed as 4bpp or the other way round, or a bpp other than 4
+ * or 8). An unref of a live tile that is not the one the cell showed cannot be told from a
+ * right one: it drops that tile's count. O(1): three metadata accesses inline unless the last
  * ref. */
 static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t c;
-	if (block < 2u)
+	if (block - 2u >= t->blocks - 2u)
 		return 0;
 	c = AGB_LD16(t->m, t->refc + 2u * block);
 	if (c > 1u) {
@@ -158,8 +162,7 @@ static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint3
 		AGB_ST16(t->m, t->refc + 2u * block, c - 1u);
 		return 0;
 	}
-	agb_tiles_release(t, block, bpp);
-	return 1;
+	return c == 1u ? agb_tiles_release(t, block, bpp) : 0u;
 }
 
 /* The same by ROM tile (a game that knows the level map's tile number of the cell leaving the

@@ -48,6 +48,8 @@ uint32_t agb_bump_realloc(agb_bump *b, uint32_t addr, uint32_t size, uint32_t *g
 	uint32_t need = (size + 3u) & ~3u, to, n;
 	if (addr == AGB_NULL)
 		return agb_bump_alloc(b, size, 4u, granted);
+	if ((addr & 3u) != 0u || addr - b->start >= b->top - b->start)
+		return AGB_NULL; /* not in a block: nothing to copy from (agb/bump.h) */
 	if (need == 0 || need < size) /* 0, or a size within 3 of 2^32 that wrapped: as alloc */
 		need = size == 0 ? 4u : 0xFFFFFFFCu;
 	if (addr == b->last && addr >= b->floor) {

@@ -81,6 +81,8 @@ int agb_firstfit_init(agb_firstfit *f, agb_machine *m, const struct agb_heap_con
 	uint32_t end = cfg->arena_addr + cfg->arena_bytes;
 	if ((cfg->arena_addr & 3u) != 0)
 		return AGB_HEAP_BAD_ALIGNMENT;
+	if (cfg->arena_bytes >= TAGS_MAX_ARENA)
+		return AGB_HEAP_ARENA_TOO_LARGE; /* sizes must leave the header room for its tag */
 	if (cfg->arena_bytes < 40u)
 		return AGB_HEAP_ARENA_TOO_SMALL;
 	f->m = m;
@@ -115,13 +117,13 @@ static uint32_t carve(agb_firstfit *f, uint32_t b, uint32_t s, uint32_t need, ui
 {
 	agb_machine *m = f->m;
 	if (s - need >= MIN_BLOCK) {
-		AGB_ST32(m, b, need | prev_free);
+		AGB_ST32(m, b, need | tag_of(b) | prev_free);
 		tag_free(f, b + need, s - need);
 		link_between(f, b + need, p, n);
 		count_add(f, s - need);
 		return need;
 	}
-	AGB_ST32(m, b, s | prev_free);
+	AGB_ST32(m, b, s | tag_of(b) | prev_free);
 	AGB_ST32(m, b + s, AGB_LD32(m, b + s) & ~HDR_PREV_FREE);
 	return s;
 }
@@ -193,6 +195,7 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	if ((h & HDR_PREV_FREE) != 0) {
 		/* Grow the free predecessor: it keeps its list position. */
 		AGB_WORK(m, 1);
+		AGB_ST32(m, b, 0u); /* inside a free block now: no used header is left behind */
 		b -= ps;
 		count_sub(f, ps);
 		s += ps;
@@ -297,7 +300,7 @@ void agb_firstfit_walk(agb_firstfit *f, agb_walk_fn fn, void *ctx)
 	if (f->first > f->arena)
 		fn(ctx, f->arena, f->first - f->arena, AGB_RUN_META);
 	for (uint32_t b = f->first; b < f->sentinel;) {
-		uint32_t h = AGB_PEEK32(f->m, b), s = h & ~HDR_FLAGS;
+		uint32_t h = AGB_PEEK32(f->m, b), s = h & HDR_SIZE;
 		if (s == 0)
 			break;
 		fn(ctx, b, s, (h & HDR_FREE) != 0 ? AGB_RUN_FREE : AGB_RUN_USED);
@@ -317,11 +320,13 @@ int agb_firstfit_check(agb_firstfit *f, const char **why)
 	/* Walk blocks and the list together: the list must visit exactly the free blocks, in
 	 * address order. */
 	while (b < f->sentinel) {
-		uint32_t h = AGB_PEEK32(m, b), s = h & ~HDR_FLAGS;
+		uint32_t h = AGB_PEEK32(m, b), s = h & HDR_SIZE;
 		if (s < MIN_BLOCK || (s & 7u) != 0 || s > f->sentinel - b)
 			FAIL("firstfit: block size out of range or misaligned");
 		if (((h & HDR_PREV_FREE) != 0) != (prev_free != 0))
 			FAIL("firstfit: PREV_FREE bit disagrees with the previous block");
+		if ((h & (HDR_TAG | 4u)) != ((h & HDR_FREE) != 0 ? 0u : tag_of(b)))
+			FAIL("firstfit: header's address tag wrong (a used block's is tag_of its address, a free one has none)");
 		if ((h & HDR_FREE) != 0) {
 			if (prev_free)
 				FAIL("firstfit: two adjacent free blocks (missed coalescing)");

@@ -1,14 +1,16 @@
 /* map2.h — the refusal of bad frees that `tree` and `bestfit` make in every build, on the 2-bit
- * block map they share (include/agb/tree.h: 0 free first/last block of a free run, 1 used,
- * 2 start of a long used run, 3 last block of a used run; 8 entries per halfword).
+ * block map they share (include/agb/tree.h: 0 free (every block of a free run), 1 used, 2 start
+ * of a long used run, 3 last block of a used run; 8 entries per halfword).
  *
  * An address is refused when it is off the 8-byte grid or outside the pool (agb_map2_off_pool),
- * when its entry is free (a double free, or an address inside a freed short run: the cores'
- * free leaves every entry of a short run, and a long run's first, free), or when its left
- * neighbour's entry starts or continues a used run (an interior address of a short run)
- * (agb_map2_not_a_start). Not seen: an address inside a long used run, or inside a free run
- * made by a split or by a long run's free (their inner entries are stale). O(1). Internal to
- * src/core; freestanding. */
+ * when its entry is free (a double free, or an address inside a free run or a long used run:
+ * both cores keep every entry of a free run, and every inner entry of a long used run, 0), or
+ * when its left neighbour's entry starts or continues a used run (an interior address of a
+ * short run) (agb_map2_not_a_start). A long run's length halfword is encoded so that the
+ * halfword before it tells it apart (agb_map2_len_encode, agb_map2_starts_long). Each core adds
+ * one check of its own: the last block of a long run against a one-block run after a free run
+ * (refused() in src/core/tree.c and src/core/bestfit.c). O(1). Internal to src/core;
+ * freestanding. */
 #ifndef AGB_CORE_MAP2_H
 #define AGB_CORE_MAP2_H
 

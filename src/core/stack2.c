@@ -65,6 +65,9 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	uint32_t need = round_size(size), to, n;
 	if (addr == AGB_NULL)
 		return agb_stack2_alloc(s, size, 4u, granted);
+	if ((addr & 3u) != 0u ||
+	    (addr - s->start >= s->low - s->start && addr - s->high >= s->arena_end - s->high))
+		return AGB_NULL; /* not in a block of either side (agb/stack2.h) */
 	if (addr == s->last_low && addr >= s->floor_low && addr < s->low) {
 		if (need > s->high - addr)
 			return AGB_NULL;

@@ -208,21 +208,25 @@ uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint3
 }
 
 /* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot. */
-void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
+uint32_t agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t partner, pc;
 	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
 	 * is made whole again (unlink_c + push_pair). */
 	AGB_WORK(t->m, 2);
+	/* The depth must be the tile's: an 8bpp tile is an even block whose odd partner says TAIL8
+	 * (a 4bpp tile's partner never does). Else nothing is released. */
+	partner = block ^ 1u;
+	pc = ld(t, rc_at(t, partner));
+	if ((bpp != 4u && bpp != 8u) || (bpp == 8u) != ((block & 1u) == 0u && pc == TAIL8))
+		return 0;
 	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
 	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), UNUSED);
 	if (bpp == 8u) {
 		push_pair(t, block);
-		return;
+		return 1;
 	}
 	/* 4bpp: if the other half of the pair is a free single, the pair is whole again. */
-	partner = block ^ 1u;
-	pc = ld(t, rc_at(t, partner));
 	if ((pc & FREE_BIT) != 0) {
 		AGB_WORK(t->m, 1);
 		unlink_c(t, partner, pc);
@@ -230,6 +234,7 @@ void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	} else {
 		push_c(t, block);
 	}
+	return 1;
 }
 
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)

@@ -143,7 +143,7 @@ int agb_tlsf_init(agb_tlsf *t, agb_machine *m, const struct agb_heap_config *cfg
 	uint32_t start = cfg->arena_addr, end = cfg->arena_addr + cfg->arena_bytes;
 	if ((cfg->arena_addr & 3u) != 0 || (cfg->meta_addr & 3u) != 0)
 		return AGB_HEAP_BAD_ALIGNMENT;
-	if (cfg->arena_bytes >= (1u << 19))
+	if (cfg->arena_bytes >= TAGS_MAX_ARENA)
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	t->m = m;
 	t->arena = cfg->arena_addr;
@@ -183,7 +183,7 @@ static uint32_t block_size(uint32_t size)
 static void make_used(agb_tlsf *t, uint32_t b, uint32_t s, uint32_t prev_free)
 {
 	agb_machine *m = t->m;
-	AGB_ST32(m, b, s | prev_free);
+	AGB_ST32(m, b, s | tag_of(b) | prev_free);
 	AGB_ST32(m, b + s, AGB_LD32(m, b + s) & ~HDR_PREV_FREE);
 }
 
@@ -247,7 +247,7 @@ uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *gr
 	 * b was a listed free block, so fully coalesced). */
 	if (s - need >= MIN_BLOCK) {
 		AGB_WORK(m, 1);
-		AGB_ST32(m, b, need | prev_free);
+		AGB_ST32(m, b, need | tag_of(b) | prev_free);
 		make_free(t, b + need, s - need);
 		s = need;
 	} else {
@@ -278,6 +278,7 @@ void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 	n = b + s;
 	if ((h & HDR_PREV_FREE) != 0) {
 		AGB_WORK(m, 1);
+		AGB_ST32(m, b, 0u); /* inside a free block now: no used header is left behind */
 		b -= ps;
 		list_remove(t, b, ps);
 		s += ps;
@@ -319,7 +320,7 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 		}
 		if (s - need >= MIN_BLOCK) {
 			AGB_WORK(m, 1);
-			AGB_ST32(m, b, need | (h & HDR_PREV_FREE));
+			AGB_ST32(m, b, need | tag_of(b) | (h & HDR_PREV_FREE));
 			make_free(t, b + need, s - need);
 			s = need;
 		} else {
@@ -367,7 +368,7 @@ void agb_tlsf_walk(agb_tlsf *t, agb_walk_fn fn, void *ctx)
 	if (t->first > t->arena)
 		fn(ctx, t->arena, t->first - t->arena, AGB_RUN_META);
 	for (uint32_t b = t->first; b < t->sentinel;) {
-		uint32_t h = AGB_PEEK32(m, b), s = h & ~HDR_FLAGS;
+		uint32_t h = AGB_PEEK32(m, b), s = h & HDR_SIZE;
 		if (s == 0)
 			break; /* corrupt: check() reports it */
 		fn(ctx, b, s, (h & HDR_FREE) != 0 ? AGB_RUN_FREE : AGB_RUN_USED);
@@ -385,11 +386,13 @@ int agb_tlsf_check(agb_tlsf *t, const char **why)
 	uint64_t sq = 0;
 	uint32_t b = t->first;
 	while (b < t->sentinel) {
-		uint32_t h = AGB_PEEK32(m, b), s = h & ~HDR_FLAGS;
+		uint32_t h = AGB_PEEK32(m, b), s = h & HDR_SIZE;
 		if (s < MIN_BLOCK || (s & 7u) != 0 || s > t->sentinel - b)
 			FAIL("tlsf: block size out of range or misaligned");
 		if (((h & HDR_PREV_FREE) != 0) != (prev_free != 0))
 			FAIL("tlsf: PREV_FREE bit disagrees with the previous block");
+		if ((h & (HDR_TAG | 4u)) != ((h & HDR_FREE) != 0 ? 0u : tag_of(b)))
+			FAIL("tlsf: header's address tag wrong (a used block's is tag_of its address, a free one has none)");
 		if ((h & HDR_FREE) != 0) {
 			uint32_t fl, sl, x;
 			if (prev_free)

@@ -26,8 +26,9 @@
 #define E_LONG 2u
 #define E_END 3u
 
-/* Beyond this many blocks sizes and indices no longer fit the u16 fields (0xFFFF is NIL). */
-#define MAX_BLOCKS 0xFFFEu
+/* Beyond this many blocks a long run's length no longer fits its encoding (map2.h agb_map2_len_encode): 15 bits,
+ * about 256 KiB of blocks, all of EWRAM. */
+#define MAX_BLOCKS 0x7FFFu
 
 /* The hot helpers are forced inline: from ROM a Thumb call with its register saves costs some
  * 20 instructions, about as much as three levels of a tree walk. */
@@ -106,6 +107,9 @@ static inline int is_long(uint32_t b, uint32_t len)
 	return len >= 17u - (b & 7u);
 }
 
+/* A long run's length halfword is encoded (src/core/map2.h agb_map2_len_encode) so that the
+ * halfword before it tells it apart (agb_map2_starts_long), and a run whose last block follows
+ * it has that block refused as a start by its E_USED top entry. */
 /* Index of the lowest set bit; ARMv4T has no CLZ, so a de Bruijn multiply and a ROM table. */
 static const uint8_t debruijn32[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
 				       15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
@@ -440,20 +444,18 @@ HOT void make_free(agb_tree *t, uint32_t x, uint32_t size)
 	runs_add(t, size);
 }
 
-/* Writes the map for a used run [b, b+len); with clear_after also sets entry b+len to E_FREE
- * (the first entry of a run carved off behind it), in the same halfword write when possible. */
-HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
+/* Writes the map for a used run [b, b+len) carved from entries that are all E_FREE (a free run,
+ * or a run realloc cleared): a short run's 1...1 3, or a long run's E_LONG, length halfword and
+ * E_END, its other entries left E_FREE. */
+HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len)
 {
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
 		/* The two entry writes go first: the length halfword may share a word with them but
 		 * halfword accesses never overlap it. */
 		map_set(t, b, E_LONG);
-		if (clear_after)
-			map_set2(t, b + len - 1u, E_END, b + len, E_FREE);
-		else
-			map_set(t, b + len - 1u, E_END);
-		AGB_ST16(t->m, a + 2u, len);
+		map_set(t, b + len - 1u, E_END);
+		AGB_ST16(t->m, a + 2u, agb_map2_len_encode(len));
 		return;
 	}
 	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
@@ -461,32 +463,35 @@ HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len, int clear_after)
 	AGB_WORK(t->m, 1);
 	uint32_t lo = (b & 7u) << 1;
 	uint32_t hi = lo + (len << 1); /* <= 32 */
-	uint32_t clear = 0;
-	int spill = 0;
-	if (clear_after) {
-		if (hi < 32u)
-			clear = 3u << hi;
-		else
-			spill = 1;
-	}
 	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
 	uint32_t val = (0x55555555u | (2u << (hi - 2u))) & mask;
-	mask |= clear;
 	uint32_t m0 = mask & 0xFFFFu, m1 = mask >> 16;
 	if (m0 == 0xFFFFu) {
 		AGB_ST16(t->m, a, val);
 	} else if (m0 != 0u) {
 		uint32_t w = AGB_LD16(t->m, a);
-		AGB_ST16(t->m, a, (w & ~m0) | (val & 0xFFFFu));
+		AGB_ST16(t->m, a, w | (val & 0xFFFFu));
 	}
 	if (m1 == 0xFFFFu) {
 		AGB_ST16(t->m, a + 2u, val >> 16);
 	} else if (m1 != 0u) {
 		uint32_t w = AGB_LD16(t->m, a + 2u);
-		AGB_ST16(t->m, a + 2u, (w & ~m1) | (val >> 16));
+		AGB_ST16(t->m, a + 2u, w | (val >> 16));
 	}
-	if (spill)
-		map_set(t, b + len, E_FREE);
+}
+
+/* Sets every entry of the used run [b, b+len) back to E_FREE: all of a short run; a long run's
+ * first, its length halfword and its last (the others are E_FREE already). */
+HOT void clear_used(agb_tree *t, uint32_t b, uint32_t len)
+{
+	if (!is_long(b, len)) {
+		agb_map2_clear_short(t->m, t->map, b, len);
+		return;
+	}
+	uint32_t a = map_hw(t, b);
+	AGB_ST16(t->m, a, AGB_LD16(t->m, a) & ~(3u << ((b & 7u) << 1)));
+	AGB_ST16(t->m, a + 2u, 0u);
+	map_set(t, b + len - 1u, E_FREE);
 }
 
 /* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
@@ -502,7 +507,7 @@ HOT uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *h
 	if (e == E_LONG) {
 		*w1 = AGB_LD16(t->m, a + 2u);
 		*have1 = 1;
-		return *w1;
+		return agb_map2_len_decode(*w1);
 	}
 	/* Short: the end is the first entry with its high bit set. */
 	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
@@ -523,7 +528,7 @@ static uint32_t used_len_quiet(const agb_tree *t, uint32_t b)
 	if (e == E_END)
 		return 1u;
 	if (e == E_LONG)
-		return AGB_PEEK16(t->m, a + 2u);
+		return agb_map2_len_decode(AGB_PEEK16(t->m, a + 2u));
 	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
 	if (hb != 0u)
 		return (lowbit_quiet(hb) >> 1) + 1u;
@@ -539,11 +544,9 @@ HOT void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len
 	tree_remove_inl(t, p);
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - len);
-	mark_used(t, s, len, tail != 0u);
-	if (head != 0u) {
-		map_set(t, s - 1u, E_FREE);
+	mark_used(t, s, len); /* head and tail keep their E_FREE entries */
+	if (head != 0u)
 		make_free(t, p, head);
-	}
 	if (tail != 0u)
 		make_free(t, s + len, tail);
 }
@@ -635,7 +638,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 			runs_drop(t, best_size);
 			runs_add(t, tail);
 			blocks_add(t, 0u - want);
-			mark_used(t, best, want, 1);
+			mark_used(t, best, want);
 			if (granted != NULL)
 				*granted = want << 3;
 			return node(t, best);
@@ -677,25 +680,20 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 	return node(t, start);
 }
 
-HOT void tree_free(agb_tree *t, uint32_t addr)
+/* Frees the used run at block b, given w0 = its map halfword and el = its left neighbour's entry
+ * (E_END for block 0), both read by refused(). */
+HOT void tree_free(agb_tree *t, uint32_t b, uint32_t w0, uint32_t el)
 {
-	if (addr == AGB_NULL)
-		return;
-	uint32_t b = (addr - t->blocks) >> 3;
 	uint32_t h0 = b >> 3;
 	uint32_t a0 = map_hw(t, b);
-	uint32_t w0 = AGB_LD16(t->m, a0), w1 = 0;
+	uint32_t w1 = 0, we = 0;
 	int have1 = 0;
 	uint32_t len = used_len(t, b, w0, &w1, &have1);
 	uint32_t end = b + len; /* first block after the run */
 
-	int left = 0, right = 0;
-	if (b != 0u) {
-		uint32_t wl = (b & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 - 2u);
-		left = ((wl >> (((b & 7u) * 2u - 2u) & 15u)) & 3u) == E_FREE;
-	}
+	int left = el == E_FREE, right = 0;
 	if (end < t->nblocks) {
-		uint32_t he = end >> 3, we;
+		uint32_t he = end >> 3;
 		if (he == h0)
 			we = w0;
 		else if (he == h0 + 1u && have1)
@@ -705,29 +703,21 @@ HOT void tree_free(agb_tree *t, uint32_t addr)
 		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
 	}
 
-	/* A short run's entries all become E_FREE, a long run's first and (unless the right
-	 * neighbour's is) last: the merged run's first and last entries are then right, and a second
-	 * free of addr, or of an address inside a freed short run, is refused (src/core/map2.h). */
+	/* Every entry of the run becomes E_FREE (a long run's inner ones are already): every entry
+	 * of the merged free run is then E_FREE, which is what lets free refuse a second free of
+	 * addr or any address inside the run (refused(), agb/tree.h). */
 	if (!is_long(b, len)) {
 		agb_map2_clear_short(t->m, t->map, b, len);
 		goto cleared;
 	}
-	w0 &= ~(3u << ((b & 7u) << 1));
-	int dirty0 = 1;
-	if (!right) {
-		uint32_t z = end - 1u, hz = z >> 3;
-		uint32_t mz = ~(3u << ((z & 7u) << 1));
-		if (hz == h0) {
-			w0 &= mz;
-			dirty0 = 1;
-		} else if (hz == h0 + 1u && have1) {
-			AGB_ST16(t->m, a0 + 2u, w1 & mz);
-		} else {
-			map_set(t, z, E_FREE);
-		}
-	}
-	if (dirty0)
-		AGB_ST16(t->m, a0, w0);
+	AGB_ST16(t->m, a0, w0 & ~(3u << ((b & 7u) << 1)));
+	AGB_ST16(t->m, a0 + 2u, 0u);
+	/* The last entry is never in h0 or h0 + 1 (a long run covers h0 + 1); it shares `end`'s
+	 * halfword, already read, unless `end` starts a halfword or the pool. */
+	if (end < t->nblocks && (end & 7u) != 0u)
+		AGB_ST16(t->m, map_hw(t, end), we & ~(3u << (((end - 1u) & 7u) << 1)));
+	else
+		map_set(t, end - 1u, E_FREE);
 cleared:
 	/* One unit for a merge with the free run above (its size load and boundary tag). */
 	AGB_WORK(t->m, (uint32_t)right);
@@ -773,6 +763,61 @@ cleared:
 	make_free(t, b, len);
 }
 
+/* 1 when the free run that ends at block b - 1 (whose entry is E_FREE) is in the tree: its size
+ * is the boundary tag in b - 1 (the node's own size field when it is one block), and a key
+ * search finds its node. Only tree nodes are trusted, never a payload. O(log runs). */
+static int free_run_ends_before(agb_tree *t, uint32_t b)
+{
+	uint32_t size = ld(t, b - 1u, N_SIZE), s = b - size;
+	if (size == 0u || size > b)
+		return 0;
+	for (uint32_t y = root_get(t); y != NIL;) {
+		uint32_t ys = ld(t, y, N_SIZE);
+		AGB_WORK(t->m, 1);
+		if (y == s)
+			return ys == size;
+		y = key_less(size, s, ys, y) ? ld(t, y, N_SMALLER) : ld(t, y, N_LARGER);
+	}
+	return 0;
+}
+
+/* The refusal of every build: 1 when addr (not AGB_NULL) is not a used run's start.
+ * - off the 8-byte grid or outside the pool (src/core/map2.h);
+ * - its entry is E_FREE: every entry of a free run, and the inner entries of a long used run
+ *   outside its length halfword, are E_FREE (a double free, an address inside a free run or
+ *   inside a long used run);
+ * - its halfword is a long run's length (the halfword before it agb_map2_starts_long());
+ * - its left neighbour's entry is E_USED or E_LONG (inside a short run, or the second block of
+ *   a long run) - a length halfword's top entry is E_USED or E_END, and a long run whose last
+ *   block follows its length halfword has a length under 2^14, so E_USED (agb_map2_len_encode);
+ * - it reads E_END with an E_FREE left neighbour (a one-block run after a free run, or the last
+ *   block of a long run) and no free run in the tree ends just before it.
+ * One or two map loads, which free reuses (*w_out: addr's map halfword, *left_out: its left
+ * neighbour's entry, E_END for block 0); the last case adds a key search, O(log runs). */
+HOT int refused(agb_tree *t, uint32_t addr, uint32_t *w_out, uint32_t *left_out)
+{
+	if (agb_map2_off_pool(t->blocks, t->nblocks, addr))
+		return 1;
+	uint32_t b = (addr - t->blocks) >> 3, a = map_hw(t, b), sh = (b & 7u) << 1;
+	uint32_t w = AGB_LD16(t->m, a), e = (w >> sh) & 3u, wl = 0, left = E_END;
+	if (e == E_FREE)
+		return 1;
+	if (b >= 8u) {
+		wl = AGB_LD16(t->m, a - 2u);
+		if (agb_map2_starts_long(wl))
+			return 1;
+	}
+	if (sh != 0u)
+		left = (w >> (sh - 2u)) & 3u;
+	else if (b != 0u)
+		left = wl >> 14;
+	if (agb_map2_not_a_start(e, left))
+		return 1;
+	*w_out = w;
+	*left_out = left;
+	return e == E_END && left == E_FREE && !free_run_ends_before(t, b);
+}
+
 uint32_t agb_tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	return tree_alloc(t, size, align, granted);
@@ -787,9 +832,10 @@ void agb_tree_free(agb_tree *t, uint32_t addr)
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "free", t, addr, 0u, );
 #endif
-	if (agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr))
-		return; /* the refusal of every build (src/core/map2.h) */
-	tree_free(t, addr);
+	uint32_t w, left;
+	if (addr == AGB_NULL || refused(t, addr, &w, &left))
+		return; /* the refusal of every build (agb/tree.h) */
+	tree_free(t, (addr - t->blocks) >> 3, w, left);
 }
 
 uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *granted)
@@ -797,10 +843,11 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tree", "realloc", t, addr, 0u, AGB_NULL);
 #endif
-	if (agb_map2_not_a_block(t->m, t->map, t->blocks, t->nblocks, addr)) {
+	uint32_t w0 = 0, left = 0;
+	if (addr != AGB_NULL && refused(t, addr, &w0, &left)) {
 		if (granted != NULL)
 			*granted = 0;
-		return AGB_NULL; /* the refusal of every build (src/core/map2.h) */
+		return AGB_NULL; /* the refusal of every build (agb/tree.h) */
 	}
 	if (addr == AGB_NULL)
 		return agb_tree_alloc(t, size, 8u, granted);
@@ -815,7 +862,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 	uint32_t b = (addr - t->blocks) >> 3;
 	uint32_t w1 = 0;
 	int have1 = 0;
-	uint32_t len = used_len(t, b, AGB_LD16(t->m, map_hw(t, b)), &w1, &have1);
+	uint32_t len = used_len(t, b, w0, &w1, &have1);
 	if (want == len) {
 		if (granted != NULL)
 			*granted = len << 3;
@@ -833,10 +880,11 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 			tree_remove(t, end);
 			runs_drop(t, rs);
 		}
+		/* The old run's entries go back to E_FREE first, so the new run is written over
+		 * E_FREE entries and whatever is left over is all E_FREE, as a free run must be. */
 		uint32_t rest = len + rs - want;
-		mark_used(t, b, want, rest != 0u);
-		if (rs == 0u && want + 1u < len)
-			map_set(t, end - 1u, E_FREE);
+		clear_used(t, b, len);
+		mark_used(t, b, want);
 		blocks_add(t, len - want);
 		if (rest != 0u)
 			make_free(t, b + want, rest);
@@ -938,6 +986,15 @@ static int tree_holds(const agb_tree *t, uint32_t root, uint32_t b, uint32_t siz
 
 #define FAIL(msg) AGB_CHECK_FAIL(why, msg)
 
+/* 1 when any entry of [from, to) is not E_FREE. */
+static int any_entry_set(const agb_tree *t, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++)
+		if (entry_peek(t, i) != E_FREE)
+			return 1;
+	return 0;
+}
+
 int agb_tree_check(agb_tree *t, const char **why)
 {
 	const uint32_t n = t->nblocks;
@@ -962,8 +1019,8 @@ int agb_tree_check(agb_tree *t, const char **why)
 			len = pk(t, b, N_SIZE);
 			if (len == 0u || len > n - b)
 				FAIL("free run size out of range");
-			if (entry_peek(t, b + len - 1u) != E_FREE)
-				FAIL("last map entry of a free run is not free");
+			if (any_entry_set(t, b, b + len))
+				FAIL("map entry inside a free run is not free");
 			if (pk(t, b + len - 1u, N_SIZE) != len)
 				FAIL("boundary tag disagrees with the node size");
 			if (!tree_holds(t, root, b, len))
@@ -976,13 +1033,19 @@ int agb_tree_check(agb_tree *t, const char **why)
 			if (e == E_END) {
 				len = 1;
 			} else if (e == E_LONG) {
-				len = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+				uint32_t w = AGB_PEEK16(t->m, map_hw(t, b) + 2u);
+				len = agb_map2_len_decode(w);
+				if (agb_map2_len_encode(len) != w)
+					FAIL("long used run's length halfword is not an encoded length");
 				if (len > n - b)
 					FAIL("long used run runs past the pool");
 				if (!is_long(b, len))
 					FAIL("long used run too short for its encoding");
 				if (entry_peek(t, b + len - 1u) != E_END)
 					FAIL("long used run does not end with an end entry");
+				if (any_entry_set(t, b + 1u, (b | 7u) + 1u) ||
+				    any_entry_set(t, ((b >> 3) + 2u) << 3, b + len - 1u))
+					FAIL("map entry inside a long used run is not free");
 			} else {
 				len = 0;
 				for (uint32_t i = b;; i++) {

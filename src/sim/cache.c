@@ -140,6 +140,10 @@ static uint32_t use(agb_cache *c, uint32_t key, uint32_t size, uint32_t add_lock
 {
 	uint32_t e = entry(c, key), addr, state;
 	*res = (struct agb_cache_result){0, 0, 0, 0, AGB_CACHE_NEVER};
+	if (key >= c->keys) {
+		res->flags = AGB_CACHE_NOPE; /* no entry: the table ends before it */
+		return AGB_NULL;
+	}
 	state = AGB_LD32(c->m, e + E_STATE);
 	if (LOCKS(state) + add_lock > AGB_CACHE_MAX_LOCKS) {
 		res->flags = AGB_CACHE_NOPE;
@@ -173,6 +177,8 @@ uint32_t agb_cache_touch(agb_cache *c, uint32_t key, uint32_t size, struct agb_c
 int agb_cache_unlock(agb_cache *c, uint32_t key)
 {
 	uint32_t e = entry(c, key) + E_STATE;
+	if (key >= c->keys)
+		return AGB_VERB_BAD;
 	uint32_t state = AGB_LD32(c->m, e);
 	if (LOCKS(state) == 0)
 		return AGB_VERB_BAD;
@@ -193,6 +199,9 @@ void agb_cache_frame(agb_cache *c)
 uint32_t agb_cache_entry(agb_cache *c, uint32_t key, uint32_t *locks)
 {
 	uint32_t e = entry(c, key);
+	*locks = 0;
+	if (key >= c->keys)
+		return AGB_NULL;
 	*locks = LOCKS(AGB_PEEK32(c->m, e + E_STATE));
 	return AGB_PEEK32(c->m, e + E_ADDR);
 }

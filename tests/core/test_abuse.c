@@ -1,10 +1,12 @@
 /* test_abuse: the cores under abuse in a NORMAL build (issue 12 item 4: "never corrupts its
- * metadata in any build"). Each core with a free is handed a double free (before and after
- * the freed block merged with a neighbour), an interior address, addresses past the pool, in ROM and off the core's grid,
- * and a realloc of a freed or interior address; after each call its own check() must pass,
- * its walk must still tile the pool, and the memory must come back whole once the live blocks
- * are freed. The checking build's record of refused calls (test_checked) is not linked here:
- * a normal build refuses silently, in O(1), from its own map or headers. */
+ * metadata in any build"). Each core with a free is handed a double free (before and after the
+ * freed block merged with a neighbour), an interior address, addresses past the pool, in ROM
+ * and off the core's grid, and a realloc of a freed or interior address; then, from random live
+ * pools, random addresses that are not live blocks. After each call its own check() must pass,
+ * its walk must be unchanged, and the memory must come back whole once the live blocks are
+ * freed. A normal build refuses silently, in O(1) or O(log n), from its own map or headers.
+ * test_abuse_checked is the same source linked with the checking build (AGB_HEAP_CHECKED),
+ * which must refuse all of it on every core. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,15 +191,14 @@ static void abuse_flag_payloads(void **st)
 }
 
 /* Payload words that each look like the header of a used 16-byte block, with a successor that
- * says so too: a boundary-tag core (tlsf, firstfit) cannot tell such an interior address from
- * a block in O(1) - only its checking build can (agb/tlsf.h) - so this runs on the cores that
- * keep their map outside the blocks, which refuse every interior address. */
+ * says so too, but without the address tag of a boundary-tag core's used header (tlsf,
+ * firstfit: src/core/tags.h), which refuses them for that; the other cores keep their map
+ * outside the blocks. */
 static void abuse_forged_payloads(void **st)
 {
 	(void)st;
 	for (size_t i = 0; i < NCORES; i++)
-		if (strcmp(cores[i], "tlsf") != 0 && strcmp(cores[i], "firstfit") != 0)
-			abuse_core(cores[i], 0x00000010u);
+		abuse_core(cores[i], 0x00000010u);
 }
 
 /* ---- randomised abuse ---------------------------------------------------------------------- */
@@ -522,11 +523,23 @@ static void block_bad_arguments(void **st)
 		assert_true(g >= 40);
 		sound(&p, "calls at the edges of the contracts");
 		assert_true(free_bytes(&p) < p.free0);
+		/* realloc of an address in no block (foreign, in ROM, past the blocks, off the grid)
+		 * changes nothing; bump and stack2 have no headers, so this is all they can see */
+		const uint32_t foreign[] = {0x08000000u, MEM_EWRAM + 65536u + 64u, MEM_EWRAM + 32768u,
+					    a + 2u, MEM_EWRAM - 8u};
+		for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+			uint32_t fb = free_bytes(&p), used = sound(&p, "a realloc in no block");
+			g = 7;
+			assert_int_equal(c->realloc(state, foreign[k], 16, &g), AGB_NULL);
+			assert_int_equal(free_bytes(&p), fb);
+			assert_int_equal(sound(&p, "a realloc in no block"), used);
+		}
 	}
 }
 
-/* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last) or of
- * the transparent pair changes nothing; the unref verb skips a tile that is not resident. */
+/* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last), of the
+ * transparent pair, past the pool or at a depth that is not the tile's changes nothing; the
+ * unref verb skips a tile that is not resident. */
 static void tiles_abuse(void **st)
 {
 	(void)st;
@@ -540,7 +553,20 @@ static void tiles_abuse(void **st)
 	b = agb_tiles_ref(t, 5, 4, &d);
 	assert_int_equal(d, AGB_VERB_UPLOADED);
 	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
-	assert_int_equal(agb_tiles_ref(t, 9, 8, &d) % 2u, 0); /* another live tile */
+	uint32_t b8 = agb_tiles_ref(t, 9, 8, &d); /* another live tile */
+	assert_int_equal(b8 % 2u, 0);
+	/* each with one ref: unrefs at the wrong depth, past the pool or with a bpp other than
+	 * 4 or 8 are ignored (before, the first two released the wrong number of blocks) */
+	uint32_t b4 = agb_tiles_ref(t, 11, 4, &d);
+	fb = free_bytes(&p);
+	const uint32_t wrong[][2] = {{b8, 4}, {b8 + 1u, 8}, {b8 + 1u, 4}, {b4, 8}, {b4, 5},
+				     {t->blocks, 4}, {t->blocks + 1u, 8}, {0xFFFFFFFFu, 4}};
+	for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+		assert_int_equal(agb_tiles_unref_block(t, wrong[k][0], wrong[k][1]), 0);
+		sound(&p, "an unref at the wrong depth or past the pool");
+		assert_int_equal(free_bytes(&p), fb);
+	}
+	assert_int_equal(agb_tiles_unref_block(t, b4, 4), 1);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 0);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 1); /* the last ref */
 	sound(&p, "the last unref");

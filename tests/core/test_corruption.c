@@ -139,16 +139,16 @@ static struct tags tags_state(const char *name)
 	t.ha = a - 4u;
 	t.hb = b - 4u;
 	t.hc = c - 4u;
-	t.sb = peek32(t.hb) & ~7u;
-	t.tail = t.hc + (peek32(t.hc) & ~7u);
+	t.sb = peek32(t.hb) & 0x7FFF8u; /* the size bits: a used header also carries its tag */
+	t.tail = t.hc + (peek32(t.hc) & 0x7FFF8u);
 	intact();
 	return t;
 }
 
 /* The damage both boundary-tag checkers see in the block chain, with their own messages: a
  * size out of range (the walk still ends), a wrong PREV_FREE bit, two free neighbours, a footer
- * that disagrees with its header. */
-static void tags_chain_damage(const char *name, const char *const msg[4])
+ * that disagrees with its header, a used header whose address tag is not its address's. */
+static void tags_chain_damage(const char *name, const char *const msg[5])
 {
 	struct tags t = tags_state(name);
 	poke32(t.ha, 8);
@@ -160,22 +160,32 @@ static void tags_chain_damage(const char *name, const char *const msg[4])
 	poke32(t.ha, peek32(t.ha) | 2u);
 	damaged(msg[1]);
 	t = tags_state(name);
-	poke32(t.hc, peek32(t.hc) | 1u);
+	poke32(t.hc, (peek32(t.hc) & 0x7FFFFu) | 1u); /* a free header: no address tag */
 	damaged(msg[2]);
 	t = tags_state(name);
 	poke32(t.hb + t.sb - 4u, t.sb + 8u);
 	damaged(msg[3]);
+	t = tags_state(name);
+	poke32(t.ha, peek32(t.ha) ^ 0x00080000u);
+	damaged(msg[4]);
+	t = tags_state(name);
+	poke32(t.hb, peek32(t.hb) | 0x80000000u);
+	damaged(msg[4]);
 }
 
-static const char *const tlsf_chain[4] = {
+static const char *const tlsf_chain[5] = {
 	"tlsf: block size out of range or misaligned",
 	"tlsf: PREV_FREE bit disagrees with the previous block",
 	"tlsf: two adjacent free blocks (missed coalescing)",
-	"tlsf: free block footer disagrees with its header"};
-static const char *const firstfit_chain[4] = {
+	"tlsf: free block footer disagrees with its header",
+	"tlsf: header's address tag wrong (a used block's is tag_of its address, a free one has none)"};
+static const char *const firstfit_chain[5] = {
 	"firstfit: block size out of range or misaligned",
 	"firstfit: PREV_FREE bit disagrees with the previous block",
-	"firstfit: two adjacent free blocks (missed coalescing)", "firstfit: footer disagrees with header"};
+	"firstfit: two adjacent free blocks (missed coalescing)",
+	"firstfit: footer disagrees with header",
+	"firstfit: header's address tag wrong (a used block's is tag_of its address, a free one has "
+	"none)"};
 
 static void tlsf_damage(void **st)
 {
@@ -693,6 +703,10 @@ static void init_refusals(void **st)
 		{"tlsf", {MEM_EWRAM, 880u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
 		{"firstfit", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
 		{"firstfit", {MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+		/* the size bits leave the used header room for its address tag (src/core/tags.h) */
+		{"firstfit", {MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+		/* over 32767 blocks: a long run's length no longer fits its encoding */
+		{"tree", {MEM_EWRAM, 0x44000u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
 		{"buddy", {MEM_EWRAM + 8u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
 		{"buddy", {MEM_EWRAM, 8u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
 		{"buddy", {MEM_EWRAM, 0x40010u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},

@@ -202,6 +202,33 @@ static void test_check_finds_damage(void **state)
 }
 
 /* A core without a single-block free cannot carry a cache; nor can an unaligned table. */
+/* A handle past the table (a game's bad resource index) is refused by every call, and the
+ * bytes after the table are not touched. */
+static void test_keys_past_the_table(void **state)
+{
+	(void)state;
+	struct agb_cache_result r;
+	uint32_t locks = 7;
+	fresh();
+	assert_int_not_equal(lock(1, K1, &r), AGB_NULL);
+	for (uint32_t i = 0; i < 4u * AGB_CACHE_ENTRY_BYTES; i += 4u)
+		AGB_ST32(M, TABLE + KEYS * AGB_CACHE_ENTRY_BYTES + i, 0x5A5A0000u + i);
+	const uint32_t bad[] = {KEYS, KEYS + 1u, AGB_CACHE_MAX_KEYS, 0xFFFFFFFFu};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		assert_int_equal(lock(bad[k], K1, &r), AGB_NULL);
+		assert_int_equal(r.flags, AGB_CACHE_NOPE);
+		assert_int_equal(touch(bad[k], K1, &r), AGB_NULL);
+		assert_int_equal(r.flags, AGB_CACHE_NOPE);
+		assert_int_equal(agb_cache_unlock(&C, bad[k]), AGB_VERB_BAD);
+		assert_int_equal(agb_cache_entry(&C, bad[k], &locks), AGB_NULL);
+		assert_int_equal(locks, 0);
+	}
+	for (uint32_t i = 0; i < 4u * AGB_CACHE_ENTRY_BYTES; i += 4u)
+		assert_int_equal(AGB_LD32(M, TABLE + KEYS * AGB_CACHE_ENTRY_BYTES + i), 0x5A5A0000u + i);
+	assert_int_equal(C.resident, 1);
+	checked();
+}
+
 static void test_init_refusals(void **state)
 {
 	agb_stack2 s2;
@@ -229,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_since_evicted),
 		cmocka_unit_test(test_check_finds_damage),
 		cmocka_unit_test(test_init_refusals),
+		cmocka_unit_test(test_keys_past_the_table),
 	};
 	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }
