@@ -490,6 +490,8 @@ HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len)
  * first, its length halfword and its last (the others are E_FREE already). */
 HOT void clear_used(agb_tree *t, uint32_t b, uint32_t len)
 {
+	if (len == 0u)
+		return; /* no run is empty; this tells the analyser (a clear of 0 entries shifts by 32) */
 	if (!is_long(b, len)) {
 		agb_map2_clear_short(t->m, t->map, b, len);
 		return;
