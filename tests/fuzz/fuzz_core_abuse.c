@@ -6,12 +6,13 @@
  * were and a refused realloc return AGB_NULL. Anything else aborts.
  *
  * What each core promises decides what it is handed (the headers say it): the cores whose map
- * lives outside the blocks (buddy, slots, obj, obj-fast, oam) get any address at all - interior
- * ones, freed ones, random words; the boundary-tag cores (tlsf, firstfit) get what they refuse
- * by contract: addresses off the payload grid or outside the pool, and double frees while the
- * freed block's memory has not been handed out again (an interior address there may meet a
- * payload word that forges a header, which only the checking build sees). `tree` and `bestfit`
- * refuse only in the checking build (test_checked). */
+ * lives outside the blocks (buddy, slots, obj, obj-fast, oam) and `tree` (whose map keeps every
+ * inner entry clear) get any address at all - interior ones, freed ones, random words; the
+ * boundary-tag cores (tlsf, firstfit) get what they refuse by contract: addresses off the
+ * payload grid or outside the pool, and double frees while the freed block's memory has not
+ * been handed out again (an interior address there may meet a payload word that is exactly a
+ * tagged header, which only the checking build sees). `bestfit` refuses every address only in
+ * the checking build (test_checked, test_abuse_checked). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,9 @@ struct blk {
 	uint32_t addr, bytes;
 };
 
-static const char *const cores[] = {"buddy", "slots", "obj", "obj-fast", "oam", "tlsf", "firstfit"};
-#define COMPLETE 5u /* cores[0..4] refuse every address that is not a live block */
+static const char *const cores[] = {"buddy", "slots",  "obj",  "obj-fast",
+				    "oam",   "tree",   "tlsf", "firstfit"};
+#define COMPLETE 6u /* cores[0..5] refuse every address that is not a live block */
 
 struct run {
 	const struct agb_heap_core *c;
@@ -138,8 +140,9 @@ static void do_free(struct run *r, uint8_t a)
 	struct blk b;
 	if (r->nlive == 0)
 		return;
-	b = r->live[a % r->nlive];
-	r->live[a % r->nlive] = r->live[--r->nlive];
+	uint32_t i = a % r->nlive;
+	b = r->live[i];
+	r->live[i] = r->live[--r->nlive]; /* the index first: the two were unsequenced */
 	r->c->free(r->state, b.addr);
 	if (r->nfreed < MAX_FREED)
 		r->freed[r->nfreed++] = b;
