@@ -16,7 +16,7 @@
  * free and realloc refuse untouched an address off the payload grid or outside the pool, a
  * double free while the block's memory is still free, and an interior or never-returned
  * address unless the word before it is exactly the header, address tag included, that a used
- * block there would have (odds 1 in 8192 for any other word; measured 40-48 more cycles per
+ * block there would have (odds 1 in 8192 for any other word; measured 38-56 more cycles per
  * alloc and 8-23 per free in ROM Thumb). Not seen without a side structure, as in `tlsf`: a
  * payload that writes that exact header on purpose, or a stale header left in a reused block
  * by an earlier free. Pools are below 512 KiB (the size bits leave room for the tag).

@@ -31,7 +31,7 @@
  * loads free makes anyway, one multiply, plus the predecessor's header when it is free. Not
  * seen without a side structure (a bitmap of block starts: 1/64 of the pool and a
  * read-modify-write per alloc and free, where the tag costs no memory and measured 14 cycles
- * per alloc and 32 per free in ROM Thumb): a payload that writes that exact header on
+ * per alloc and 32-36 per free in ROM Thumb): a payload that writes that exact header on
  * purpose, and a double free after the memory went to new blocks that left the old header
  * word in place with a successor that still fits it. Nothing in the block format tells those
  * from a live block.
