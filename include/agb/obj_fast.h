@@ -1,20 +1,23 @@
 /* `obj-fast`: the placement rule of `obj` (agb/obj.h) found with word operations on free-block
  * bitmaps and summary words instead of a byte-per-block scan. Every decision equals `obj`'s.
  *
- * Bookkeeping in the meta area, 32 blocks per 32-bit word (bit i of word w is block 32w + i):
+ * Bookkeeping, 32 blocks per 32-bit word (bit i of word w is block 32w + i): in the meta area
  *   free[w]     1 = block free (blocks outside the usable range are never free);
  *   start[w]    1 = first block of an allocation (free needs the length: it runs to the next
  *               start bit or free bit, the role the CONTINUE value plays in `obj`);
- *   summary[L]  seven nested levels, in this order: c0, EVEN, c1, .., c5. Class k: bit w set
- *               when word w holds an aligned free run of 2^k blocks; EVEN: bit w set when word w
- *               has a free block at an even index (the 8bpp one-block tile). Each level implies
- *               the ones before it, so an update flips one contiguous range of levels.
- * A sprite shape (n = 2^k <= 32 blocks, no larger align) is: the lowest set bit of its level's
- * summary is the first word with a candidate, and in that word the lowest all-free field of
- * 2^k blocks. Strips (n not a power of two, up to 32 blocks: animation frames of 3, 6, 12, 24
- * tiles) look only at words that hold a free run of half their rounded size, up to the first
- * word that holds a whole rounded-size run (which always fits), each tested with a few word
- * operations. 64+ blocks are runs of wholly free words, found on class 5's summary. */
+ * and, in the state (IWRAM),
+ *   summary[L]  eleven nested levels, in this order: c0, EVEN, c1, q2, c2, q3, c3, q4, c4, q5, c5.
+ *               Class k: bit w set when word w holds an aligned free run of 2^k blocks; EVEN: a
+ *               free block at an even index (the 8bpp one-block tile); strip level qk: the first
+ *               three quarters (3 * 2^(k-2) blocks) of a 2^k-aligned field free. Each level
+ *               implies the ones before it, so an update flips one contiguous range of levels.
+ * A sprite shape (n = 2^k <= 32 blocks, no larger align) or an animation strip of 3, 6, 12 or 24
+ * tiles (n = 3 * 2^(k-2), placed at multiples of 2^k) is: the lowest set bit of its level's
+ * summary is the first word with a candidate, and in that word the lowest all-free field of n
+ * blocks. Other sizes up to 32 blocks look only at words that hold a free run of half their
+ * rounded size, up to the first word that holds a whole rounded-size run (which always fits),
+ * each tested with a few word operations. 64+ blocks are runs of wholly free words, found on
+ * class 5's summary. */
 #ifndef AGB_OBJ_FAST_H
 #define AGB_OBJ_FAST_H
 
@@ -31,18 +34,22 @@
 #include "agb/heap.h"
 #include "agb/obj.h"
 
-#define AGB_OBJ_FAST_LEVELS 7u /* c0, EVEN, c1 .. c5 */
+#define AGB_OBJ_FAST_LEVELS 11u /* c0, EVEN, c1, q2, c2, .. q5, c5 */
 
-/* Meta-area bytes for an arena of `nblocks` 32-byte blocks: free and start bitmaps, summaries. */
-#define AGB_OBJ_FAST_META_BYTES(nblocks) (8u * (((uint32_t)(nblocks) + 31u) / 32u) + 4u * AGB_OBJ_FAST_LEVELS)
+/* Meta-area bytes for an arena of `nblocks` 32-byte blocks: the free and start bitmaps. */
+#define AGB_OBJ_FAST_META_BYTES(nblocks) (8u * (((uint32_t)(nblocks) + 31u) / 32u))
 
 /* `obj-fast`'s state (IWRAM globals in a game). */
 typedef struct agb_obj_fast {
 	agb_machine *m;
+	/* The summary words, here rather than in the meta area: an alloc or free reads one and
+	 * flips up to all eleven, which costs 1 cycle per access in IWRAM against 6 for a word in
+	 * EWRAM (where OBJ metadata usually goes). First, so that Thumb code reaches each with an
+	 * immediate offset. */
+	uint32_t sum[AGB_OBJ_FAST_LEVELS];
 	uint32_t arena;   /* GBA address of block 0 */
 	uint32_t free;    /* meta: nwords words */
 	uint32_t start;   /* meta: nwords words */
-	uint32_t summary; /* meta: AGB_OBJ_FAST_LEVELS words */
 	uint32_t first;   /* first usable block */
 	uint32_t nblocks;
 	uint32_t nwords;
