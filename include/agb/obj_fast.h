@@ -58,6 +58,9 @@ typedef struct agb_obj_fast {
 	 * bit), kept here so the fast paths load them from the state, not ROM. */
 	uint32_t lvl_lo[AGB_OBJ_FAST_LEVELS];
 	uint32_t lvl_hi[AGB_OBJ_FAST_LEVELS];
+	/* Per free word, how many nested levels it holds (0..11): the summaries' bits of word w
+	 * are levels 0 .. cnt[w]-1, so an update reads the old count instead of testing for it. */
+	uint8_t cnt[AGB_OBJ_MAX_BLOCKS / 32u];
 } agb_obj_fast;
 
 /* As agb_obj_init, with a meta area of AGB_OBJ_FAST_META_BYTES(arena / 32) bytes, 4-byte aligned

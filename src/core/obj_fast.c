@@ -98,6 +98,16 @@ static inline int has_field(uint32_t x, uint32_t g, uint32_t lo, uint32_t hi)
 	return ((g - lo) & x & hi) != 0;
 }
 
+/* Levels word value f holds (they nest: the first one missing ends the count). Init and check
+ * only: no work units. */
+static uint32_t count_levels(const agb_obj_fast *st, uint32_t f)
+{
+	uint32_t k = 0;
+	while (k < SUMMARIES && has_field(f, ~f, st->lvl_lo[k], st->lvl_hi[k]))
+		k++;
+	return k;
+}
+
 /* Mask of blocks lo..hi-1 within one word (0 <= lo < hi <= 32). */
 static uint32_t span(uint32_t lo, uint32_t hi)
 {
@@ -149,9 +159,9 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 			f = span(lo - w * 32u, hi - w * 32u);
 		AGB_ST32(m, FREE_W(st, w), f);
 		AGB_ST32(m, START_W(st, w), 0);
-		for (uint32_t k = 0; k < SUMMARIES; k++)
-			if (has_field(f, ~f, st->lvl_lo[k], st->lvl_hi[k]))
-				sum[k] |= 1u << w;
+		st->cnt[w] = (uint8_t)count_levels(st, f);
+		for (uint32_t k = 0; k < st->cnt[w]; k++)
+			sum[k] |= 1u << w;
 	}
 	for (uint32_t k = 0; k < SUMMARIES; k++)
 		st->sum[k] = sum[k];
@@ -197,12 +207,15 @@ static inline void flip_levels(agb_obj_fast *st, uint32_t bit, uint32_t lo, uint
 		SUM_FLIP(st, lo, bit);
 }
 
-/* Writes word w's new free value and brings the summaries along. */
+/* Writes word w's new free value and brings the summaries and its level count along. */
 __attribute__((noinline)) static void set_free_word(agb_obj_fast *st, uint32_t w,
 						    uint32_t old, uint32_t new_)
 {
+	uint32_t l = levels(st, new_);
+	(void)old;
 	AGB_ST32(st->m, FREE_W(st, w), new_);
-	flip_levels(st, 1u << w, levels(st, old), levels(st, new_));
+	flip_levels(st, 1u << w, st->cnt[w], l);
+	st->cnt[w] = (uint8_t)l;
 }
 
 /* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
@@ -284,8 +297,10 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		sb = lb >> (q - 1u);
 		w = agb_ctz_bit(m, sb);
 		AGB_WORK(m, q);
-		for (uint32_t v = w; v < w + q; v++)
+		for (uint32_t v = w; v < w + q; v++) {
 			AGB_ST32(m, FREE_W(st, v), 0);
+			st->cnt[v] = 0;
+		}
 		flip_all(st, (lb << 1) - sb);
 		AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
 		*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -359,8 +374,10 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
 		AGB_WORK(m, a);
-		for (uint32_t v = w; v < w + a; v++)
+		for (uint32_t v = w; v < w + a; v++) {
 			AGB_ST32(m, FREE_W(st, v), 0);
+			st->cnt[v] = 0;
+		}
 		flip_all(st, bits);
 		b = w * 32u;
 	}
@@ -382,7 +399,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, l;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, l, a;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
@@ -415,9 +432,9 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	/* Levels lost: from the new word's level count up to the old one's (each level below
 	 * the old count is present in f; the allocated level j always is). */
 	l = levels(st, nf);
-	for (; l <= j; l++)
-		SUM_FLIP(st, l, bit);
-	for (; l < SUMMARIES && has_level(st, f, ~f, l); l++)
+	a = st->cnt[w];
+	st->cnt[w] = (uint8_t)l;
+	for (; l < a; l++)
 		SUM_FLIP(st, l, bit);
 	return ret;
 }
@@ -447,6 +464,7 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 			break;
 		}
 		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
+		st->cnt[v] = SUMMARIES;
 		full |= 1u << v;
 	}
 	if (full != 0)
@@ -552,7 +570,7 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 		uint32_t f = AGB_PEEK32(st->m, FREE_W(st, w)), s = AGB_PEEK32(st->m, START_W(st, w));
 		uint32_t lo = w * 32u < st->first ? st->first - w * 32u : 0u;
 		uint32_t hi = st->nblocks - w * 32u >= 32u ? 32u : st->nblocks - w * 32u;
-		uint32_t usable = lo >= 32u ? 0u : span(lo, hi);
+		uint32_t usable = lo >= 32u ? 0u : span(lo, hi), c;
 		if ((f | s) & ~usable) {
 			*why = "obj-fast: free or start bit outside the usable blocks";
 			return 1;
@@ -561,9 +579,13 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 			*why = "obj-fast: start bit on a free block";
 			return 1;
 		}
-		for (uint32_t k = 0; k < SUMMARIES; k++)
-			if (has_field(f, ~f, st->lvl_lo[k], st->lvl_hi[k]))
-				sum[k] |= 1u << w;
+		c = count_levels(st, f);
+		if (st->cnt[w] != c) {
+			*why = "obj-fast: level count does not match the free bitmap";
+			return 1;
+		}
+		for (uint32_t k = 0; k < c; k++)
+			sum[k] |= 1u << w;
 	}
 	for (uint32_t k = 0; k < SUMMARIES; k++) {
 		if (st->sum[k] != sum[k]) {

@@ -484,6 +484,11 @@ static void obj_fast_damage(void **st)
 
 	start("obj-fast", &objvram);
 	take(128);
+	F->cnt[0]++;
+	damaged_as("obj-fast: level count does not match the free bitmap", 0);
+
+	start("obj-fast", &objvram);
+	take(128);
 	poke32(F->start, 0); /* block 0 used, but no allocation starts there */
 	damaged_as("obj-fast: used block after a free one without a start bit", 0);
 
