@@ -194,35 +194,84 @@ static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 	return has_level(st, x, g, 1) ? 2u : 1u;
 }
 
-/* Flips bit `bit` of the summaries lo .. hi-1 (or hi .. lo-1): the levels a word gained or
- * lost. The summaries always match the old values, so flipping is the update. */
-static inline void flip_levels(agb_obj_fast *st, uint32_t bit, uint32_t lo, uint32_t hi)
+#if defined(__GNUC__)
+#define FALLTHROUGH __attribute__((fallthrough))
+#else
+#define FALLTHROUGH ((void)0)
+#endif
+
+/* Flips `bits` in summaries lo .. 10 (up) or 0 .. hi-1 (down): a jump into an unrolled chain,
+ * three Thumb instructions per level and no bound test. */
+static void flip_up(agb_obj_fast *st, uint32_t bits, uint32_t lo)
 {
+	switch (lo) {
+	case 0: SUM_FLIP(st, 0, bits); FALLTHROUGH;
+	case 1: SUM_FLIP(st, 1, bits); FALLTHROUGH;
+	case 2: SUM_FLIP(st, 2, bits); FALLTHROUGH;
+	case 3: SUM_FLIP(st, 3, bits); FALLTHROUGH;
+	case 4: SUM_FLIP(st, 4, bits); FALLTHROUGH;
+	case 5: SUM_FLIP(st, 5, bits); FALLTHROUGH;
+	case 6: SUM_FLIP(st, 6, bits); FALLTHROUGH;
+	case 7: SUM_FLIP(st, 7, bits); FALLTHROUGH;
+	case 8: SUM_FLIP(st, 8, bits); FALLTHROUGH;
+	case 9: SUM_FLIP(st, 9, bits); FALLTHROUGH;
+	case 10: SUM_FLIP(st, 10, bits); FALLTHROUGH;
+	default: break;
+	}
+}
+
+static void flip_down(agb_obj_fast *st, uint32_t bits, uint32_t hi)
+{
+	switch (hi) {
+	case 11: SUM_FLIP(st, 10, bits); FALLTHROUGH;
+	case 10: SUM_FLIP(st, 9, bits); FALLTHROUGH;
+	case 9: SUM_FLIP(st, 8, bits); FALLTHROUGH;
+	case 8: SUM_FLIP(st, 7, bits); FALLTHROUGH;
+	case 7: SUM_FLIP(st, 6, bits); FALLTHROUGH;
+	case 6: SUM_FLIP(st, 5, bits); FALLTHROUGH;
+	case 5: SUM_FLIP(st, 4, bits); FALLTHROUGH;
+	case 4: SUM_FLIP(st, 3, bits); FALLTHROUGH;
+	case 3: SUM_FLIP(st, 2, bits); FALLTHROUGH;
+	case 2: SUM_FLIP(st, 1, bits); FALLTHROUGH;
+	case 1: SUM_FLIP(st, 0, bits); FALLTHROUGH;
+	default: break;
+	}
+}
+
+_Static_assert(SUMMARIES == 11u, "flip_up and flip_down unroll eleven levels");
+
+/* Word w's free value became x: its summary bits follow its new level count (levels gained or
+ * lost are one contiguous range; a word that became wholly used or wholly free takes a chain). */
+__attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint32_t x)
+{
+	uint32_t bit = 1u << w, lo = levels(st, x), hi = st->cnt[w];
+	st->cnt[w] = (uint8_t)lo;
 	if (lo > hi) {
 		uint32_t t = lo;
 		lo = hi;
 		hi = t;
 	}
-	for (; lo < hi; lo++)
-		SUM_FLIP(st, lo, bit);
+	if (lo == 0)
+		flip_down(st, bit, hi);
+	else if (hi == SUMMARIES)
+		flip_up(st, bit, lo);
+	else
+		for (; lo < hi; lo++)
+			SUM_FLIP(st, lo, bit);
 }
 
 /* Writes word w's new free value and brings the summaries and its level count along. */
-__attribute__((noinline)) static void set_free_word(agb_obj_fast *st, uint32_t w,
-						    uint32_t old, uint32_t new_)
+static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t old, uint32_t new_)
 {
-	uint32_t l = levels(st, new_);
 	(void)old;
 	AGB_ST32(st->m, FREE_W(st, w), new_);
-	flip_levels(st, 1u << w, st->cnt[w], l);
-	st->cnt[w] = (uint8_t)l;
+	relevel(st, w, new_);
 }
 
-/* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
+/* Clears (or sets) `bits` in all eleven summaries: words that became wholly used (or free). */
 static inline void flip_all(agb_obj_fast *st, uint32_t bits)
 {
-	for (uint32_t k = 0; k < SUMMARIES; k++)
-		SUM_FLIP(st, k, bits);
+	flip_up(st, bits, 0);
 }
 
 /* First candidate for n blocks at multiples of s <= 32 where n is not s (a strip of 3, 6, 12 or
@@ -399,7 +448,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, l, a;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
@@ -429,13 +478,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
 	ret = st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
-	/* Levels lost: from the new word's level count up to the old one's (each level below
-	 * the old count is present in f; the allocated level j always is). */
-	l = levels(st, nf);
-	a = st->cnt[w];
-	st->cnt[w] = (uint8_t)l;
-	for (; l < a; l++)
-		SUM_FLIP(st, l, bit);
+	relevel(st, w, nf); /* the levels lost */
 	return ret;
 }
 
