@@ -355,11 +355,14 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		*granted = n * AGB_OBJ_BLOCK_BYTES;
 		return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
 	}
-	s = 1;
-	while (s < n) {
-		AGB_WORK(m, 1);
-		s <<= 1;
-	}
+	/* s: n rounded up to a power of two (n <= 1024 here: the bits smear in four steps). */
+	AGB_WORK(m, 1);
+	s = n - 1u;
+	s |= s >> 1;
+	s |= s >> 2;
+	s |= s >> 4;
+	s |= s >> 8;
+	s++;
 	align /= AGB_OBJ_BLOCK_BYTES;
 	if (align > s)
 		s = align;
