@@ -83,11 +83,11 @@ void agb_obj_fast_stats(agb_obj_fast *h, struct agb_heap_stats *out);
 void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx);
 
 /* Returns 0 when no free or start bit lies outside the usable blocks, start bits are on used
- * blocks only, each allocation obeys the placement rule and every summary word matches the
- * free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
+ * blocks only, each allocation obeys the placement rule and every summary word and level count
+ * matches the free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
 int agb_obj_fast_check(agb_obj_fast *h, const char **why);
 
-/* The bitmaps and summary words (outside the arena). O(1). */
+/* The bitmaps, summary words and level counts (outside the arena). O(1). */
 uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h);
 
 extern const struct agb_heap_core agb_obj_fast_core;

@@ -11,8 +11,8 @@
  *                  lists are threaded through the counts, as in the article;
  *   ram2rom[B]     per block: the ROM tile held there; for a block on list-c, its previous link
  *                  (list-c needs O(1) unlinking when a 4bpp free re-forms a pair);
- *   rom2ram4[N]    per 4bpp ROM tile: its VRAM block, or 0xFFFF;
- *   rom2ram8[N]    per 8bpp ROM tile: its VRAM block (even), or 0xFFFF;
+ *   rom2ram4[N]    per 4bpp ROM tile: its VRAM block, or 1 (not resident; tile 0 maps to 0);
+ *   rom2ram8[N]    per 8bpp ROM tile: its VRAM block (even), or 1 (likewise);
  *   3 list heads.
  *
  * B = tile bytes / 32 (1792 for the default 56 KiB), N = the largest ROM tile number + 1 the

@@ -662,11 +662,12 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 	return 0;
 }
 
-/* Contract: the free and start bitmaps and the summary words (outside the arena). */
+/* Contract: the free and start bitmaps (meta area), the summary words and level counts (state),
+ * all outside the arena. */
 uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 {
 	const agb_obj_fast *st = h;
-	return 8u * st->nwords + 4u * SUMMARIES;
+	return 9u * st->nwords + 4u * SUMMARIES;
 }
 
 AGB_BLOCK_CORE_ADAPTERS(obj_fast)
