@@ -142,11 +142,10 @@ int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *c
  * a tile that is not resident (O(bpp * 8) bytes copied), returns 0 for tile 0 and
  * AGB_TILES_BAD_TILE for a full count. agb_tiles_unref_slow: an unref whose count `c` of block
  * `b` is not above 1: releases the last ref (returns AGB_VERB_RELEASED), else returns
- * AGB_VERB_SKIPPED for a tile that is not resident and 0 for tile 0. agb_tiles_release: frees
- * block `block` whose last ref went. All O(1) apart from the copy. */
+ * AGB_VERB_SKIPPED for a tile that is not resident and 0 for tile 0. Both O(1) apart from the
+ * copy. */
 uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b);
 uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp);
-void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp);
 
 /* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
  * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block

@@ -235,19 +235,9 @@ uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint3
 	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
 
-uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
-{
-	if (c <= 1u) {
-		agb_tiles_release(t, b, bpp);
-		return AGB_VERB_RELEASED;
-	}
-	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
-	 * any other is a free block (agb_tiles_unref_block after the last unref). */
-	return b == NOT_RES ? AGB_VERB_SKIPPED : 0u;
-}
-
-/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot. */
-void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
+/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot.
+ * Inline in agb_tiles_unref_slow: one call per release, not two. */
+static inline void release(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t partner, pc;
 	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
@@ -269,6 +259,17 @@ void agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	} else {
 		push_c(t, block);
 	}
+}
+
+uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
+{
+	if (c <= 1u) {
+		release(t, b, bpp);
+		return AGB_VERB_RELEASED;
+	}
+	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
+	 * any other is a free block (agb_tiles_unref_block after the last unref). */
+	return b == NOT_RES ? AGB_VERB_SKIPPED : 0u;
 }
 
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)
