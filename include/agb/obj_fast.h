@@ -58,8 +58,15 @@ typedef struct agb_obj_fast {
 	 * bit), kept here so the fast paths load them from the state, not ROM. */
 	uint32_t lvl_lo[AGB_OBJ_FAST_LEVELS];
 	uint32_t lvl_hi[AGB_OBJ_FAST_LEVELS];
-	/* Per free word, how many nested levels it holds (0..11): the summaries' bits of word w
-	 * are levels 0 .. cnt[w]-1, so an update reads the old count instead of testing for it. */
+	/* Bit w: word w is partly free (part) or wholly free (full). Level k's words are
+	 * (sum[k] & part) | full: a word that becomes wholly used or wholly free changes one mask
+	 * bit, not eleven summaries; its summary bits stay as they were ("stale") until it is
+	 * partly free again. */
+	uint32_t part, full;
+	/* Per word, the level count its summary bits stand at (0..10): sum[k] bit w is set exactly
+	 * for k < cnt[w]. For a partly free word that is the levels it holds, so an update reads
+	 * the old count instead of testing for it; a wholly free word starts at 9, the count most
+	 * first allocations in it leave, so they flip no summary. */
 	uint8_t cnt[AGB_OBJ_MAX_BLOCKS / 32u];
 } agb_obj_fast;
 

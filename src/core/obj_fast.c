@@ -17,6 +17,8 @@
 /* Summary index (level) of class k: the classes, EVEN and the strip levels are nested as
  * c0 > EVEN > c1 > q2 > c2 > q3 > .. > q5 > c5, so the summaries are kept in that order. */
 #define LV(k) (2u * (k))
+/* The level count a wholly free word's summary bits stand at (see agb_obj_fast). */
+#define FULL_STALE 9u
 
 /* Field width and spacing (blocks) of each level: a word holds the level when some field of
  * `width` blocks at a multiple of `step` is all free. Read at init only. */
@@ -29,7 +31,9 @@ _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 #define START_W(st, w) ((st)->start + 4u * (w))
 /* Summary words live in the state (a game's IWRAM globals): one work unit per read or flip,
  * no bus access on the host. */
-#define SUM_LD(st, k) (AGB_WORK((st)->m, 1), (st)->sum[k])
+/* A level's words: the partial words whose count covers it, and every wholly free word (see
+ * agb_obj_fast in agb/obj_fast.h). */
+#define SUM_LD(st, k) (AGB_WORK((st)->m, 1), ((st)->sum[k] & (st)->part) | (st)->full)
 #define SUM_FLIP(st, k, bits) (AGB_WORK((st)->m, 1), (st)->sum[k] ^= (bits))
 
 /* Bit i set where i is a multiple of s (s a power of two <= 32). */
@@ -142,6 +146,8 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 	st->nblocks = nblocks;
 	st->nwords = nwords;
 	st->tail = span(0, nblocks - 32u * (nwords - 1u));
+	st->part = 0;
+	st->full = 0;
 	for (uint32_t j = 0; j < SUMMARIES; j++) {
 		uint32_t lo = 0;
 		for (uint32_t p = 0; p < 32u; p += level_step[j])
@@ -159,7 +165,13 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 			f = span(lo - w * 32u, hi - w * 32u);
 		AGB_ST32(m, FREE_W(st, w), f);
 		AGB_ST32(m, START_W(st, w), 0);
-		st->cnt[w] = (uint8_t)count_levels(st, f);
+		/* A wholly free word's summary bits stand at FULL_STALE: most first allocs in it
+		 * leave nine levels (see agb_obj_fast), so they flip none. */
+		st->cnt[w] = (uint8_t)(~f == 0 ? FULL_STALE : f == 0 ? 0u : count_levels(st, f));
+		if (~f == 0)
+			st->full |= 1u << w;
+		else if (f != 0)
+			st->part |= 1u << w;
 		for (uint32_t k = 0; k < st->cnt[w]; k++)
 			sum[k] |= 1u << w;
 	}
@@ -194,70 +206,30 @@ static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 	return has_level(st, x, g, 1) ? 2u : 1u;
 }
 
-#if defined(__GNUC__)
-#define FALLTHROUGH __attribute__((fallthrough))
-#else
-#define FALLTHROUGH ((void)0)
-#endif
-
-/* Flips `bits` in summaries lo .. 10 (up) or 0 .. hi-1 (down): a jump into an unrolled chain,
- * three Thumb instructions per level and no bound test. */
-static void flip_up(agb_obj_fast *st, uint32_t bits, uint32_t lo)
-{
-	switch (lo) {
-	case 0: SUM_FLIP(st, 0, bits); FALLTHROUGH;
-	case 1: SUM_FLIP(st, 1, bits); FALLTHROUGH;
-	case 2: SUM_FLIP(st, 2, bits); FALLTHROUGH;
-	case 3: SUM_FLIP(st, 3, bits); FALLTHROUGH;
-	case 4: SUM_FLIP(st, 4, bits); FALLTHROUGH;
-	case 5: SUM_FLIP(st, 5, bits); FALLTHROUGH;
-	case 6: SUM_FLIP(st, 6, bits); FALLTHROUGH;
-	case 7: SUM_FLIP(st, 7, bits); FALLTHROUGH;
-	case 8: SUM_FLIP(st, 8, bits); FALLTHROUGH;
-	case 9: SUM_FLIP(st, 9, bits); FALLTHROUGH;
-	case 10: SUM_FLIP(st, 10, bits); FALLTHROUGH;
-	default: break;
-	}
-}
-
-static void flip_down(agb_obj_fast *st, uint32_t bits, uint32_t hi)
-{
-	switch (hi) {
-	case 11: SUM_FLIP(st, 10, bits); FALLTHROUGH;
-	case 10: SUM_FLIP(st, 9, bits); FALLTHROUGH;
-	case 9: SUM_FLIP(st, 8, bits); FALLTHROUGH;
-	case 8: SUM_FLIP(st, 7, bits); FALLTHROUGH;
-	case 7: SUM_FLIP(st, 6, bits); FALLTHROUGH;
-	case 6: SUM_FLIP(st, 5, bits); FALLTHROUGH;
-	case 5: SUM_FLIP(st, 4, bits); FALLTHROUGH;
-	case 4: SUM_FLIP(st, 3, bits); FALLTHROUGH;
-	case 3: SUM_FLIP(st, 2, bits); FALLTHROUGH;
-	case 2: SUM_FLIP(st, 1, bits); FALLTHROUGH;
-	case 1: SUM_FLIP(st, 0, bits); FALLTHROUGH;
-	default: break;
-	}
-}
-
-_Static_assert(SUMMARIES == 11u, "flip_up and flip_down unroll eleven levels");
-
-/* Word w's free value became x: its summary bits follow its new level count (levels gained or
- * lost are one contiguous range; a word that became wholly used or wholly free takes a chain). */
+/* Word w's free value became x: the partial and full masks follow it, and a partial word's
+ * summary bits follow its new level count (the levels gained or lost since its last count are
+ * one contiguous range). A word that became wholly used or wholly free keeps its bits: the
+ * masks override them. */
 __attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint32_t x)
 {
-	uint32_t bit = 1u << w, lo = levels(st, x), hi = st->cnt[w];
-	st->cnt[w] = (uint8_t)lo;
-	if (lo > hi) {
-		uint32_t t = lo;
-		lo = hi;
-		hi = t;
-	}
-	if (lo == 0)
-		flip_down(st, bit, hi);
-	else if (hi == SUMMARIES)
-		flip_up(st, bit, lo);
-	else
+	uint32_t bit = 1u << w;
+	if (x + 1u > 1u) { /* neither 0 nor all ones */
+		uint32_t lo = st->cnt[w], hi = levels(st, x);
+		st->cnt[w] = (uint8_t)hi;
+		if (lo > hi) {
+			uint32_t t = lo;
+			lo = hi;
+			hi = t;
+		}
 		for (; lo < hi; lo++)
 			SUM_FLIP(st, lo, bit);
+		st->part |= bit;
+		st->full &= ~bit;
+		return;
+	}
+	AGB_WORK(st->m, 1);
+	st->part &= ~bit;
+	st->full = x != 0 ? st->full | bit : st->full & ~bit;
 }
 
 /* Writes word w's new free value and brings the summaries and its level count along. */
@@ -268,10 +240,11 @@ static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t old, uin
 	relevel(st, w, new_);
 }
 
-/* Clears (or sets) `bits` in all eleven summaries: words that became wholly used (or free). */
+/* Words `bits` went from wholly free to wholly used or back: only the full mask changes. */
 static inline void flip_all(agb_obj_fast *st, uint32_t bits)
 {
-	flip_up(st, bits, 0);
+	AGB_WORK(st->m, 1);
+	st->full ^= bits;
 }
 
 /* First candidate for n blocks at multiples of s <= 32 where n is not s (a strip of 3, 6, 12 or
@@ -319,6 +292,36 @@ static const uint8_t level_of_n[33] = {
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 9, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 10,
 };
 
+/* A strip of 33..63 blocks (48 tiles: a 6-frame 16x16 8bpp strip...) with no align above 64
+ * blocks: alloc_slow's rule for it in a few operations. Candidates are even words wholly free
+ * (the first 32 blocks) whose next word's first n - 32 blocks are free. */
+__attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, uint32_t n,
+							       uint32_t *granted)
+{
+	agb_machine *m = st->m;
+	uint32_t need = (1u << (n - 32u)) - 1u, cand = SUM_LD(st, LV(5u)) & 0x55555555u, w, f;
+	AGB_WORK(m, 1);
+	for (;;) {
+		uint32_t bit = cand & (0u - cand);
+		if (bit == 0)
+			return AGB_NULL;
+		AGB_WORK(m, 1);
+		cand ^= bit;
+		w = agb_ctz_bit(m, bit);
+		if (w + 1u < st->nwords) {
+			f = AGB_LD32(m, FREE_W(st, w + 1u));
+			if ((f & need) == need)
+				break;
+		}
+	}
+	AGB_ST32(m, FREE_W(st, w), 0);
+	flip_all(st, 1u << w);
+	set_free_word(st, w + 1u, f, f & ~need);
+	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
+	*granted = n * AGB_OBJ_BLOCK_BYTES;
+	return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
+}
+
 /* Every request agb_obj_fast_alloc's fast path does not take: sizes that are not a power of two of at
  * most 32 blocks, a larger align, size 0 or past the arena. Same rule, same decisions. */
 __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t size,
@@ -330,6 +333,8 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
+	if (n - 33u < 31u && align <= 64u * AGB_OBJ_BLOCK_BYTES)
+		return alloc_word_and_part(st, n, granted);
 	if ((n & (n - 1u)) == 0 && n > 32u && align <= n * AGB_OBJ_BLOCK_BYTES) {
 		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
 		 * q-word-aligned run of q wholly free words, by the zero-field test on the
@@ -346,10 +351,8 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		sb = lb >> (q - 1u);
 		w = agb_ctz_bit(m, sb);
 		AGB_WORK(m, q);
-		for (uint32_t v = w; v < w + q; v++) {
+		for (uint32_t v = w; v < w + q; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
-			st->cnt[v] = 0;
-		}
 		flip_all(st, (lb << 1) - sb);
 		AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
 		*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -426,10 +429,8 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
 		AGB_WORK(m, a);
-		for (uint32_t v = w; v < w + a; v++) {
+		for (uint32_t v = w; v < w + a; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
-			st->cnt[v] = 0;
-		}
 		flip_all(st, bits);
 		b = w * 32u;
 	}
@@ -510,7 +511,6 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 			break;
 		}
 		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
-		st->cnt[v] = SUMMARIES;
 		full |= 1u << v;
 	}
 	if (full != 0)
@@ -626,11 +626,15 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 			return 1;
 		}
 		c = count_levels(st, f);
-		if (st->cnt[w] != c) {
+		if (((st->part >> w) & 1u) != (f + 1u > 1u) || ((st->full >> w) & 1u) != (~f == 0)) {
+			*why = "obj-fast: partial or full word mask does not match the free bitmap";
+			return 1;
+		}
+		if (st->cnt[w] >= SUMMARIES || (f + 1u > 1u && st->cnt[w] != c)) {
 			*why = "obj-fast: level count does not match the free bitmap";
 			return 1;
 		}
-		for (uint32_t k = 0; k < c; k++)
+		for (uint32_t k = 0; k < st->cnt[w]; k++)
 			sum[k] |= 1u << w;
 	}
 	for (uint32_t k = 0; k < SUMMARIES; k++) {
