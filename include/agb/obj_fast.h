@@ -41,28 +41,28 @@
 
 /* `obj-fast`'s state (IWRAM globals in a game). */
 typedef struct agb_obj_fast {
+	/* Field order: what the paths read with a constant offset first, within the 128 bytes a
+	 * Thumb load reaches with an immediate; the summaries are indexed by a register anyway. */
 	agb_machine *m;
-	/* The summary words, here rather than in the meta area: an alloc or free reads one and
-	 * flips up to all eleven, which costs 1 cycle per access in IWRAM against 6 for a word in
-	 * EWRAM (where OBJ metadata usually goes). First, so that Thumb code reaches each with an
-	 * immediate offset. */
-	uint32_t sum[AGB_OBJ_FAST_LEVELS];
 	uint32_t arena;   /* GBA address of block 0 */
 	uint32_t free;    /* meta: nwords words */
 	uint32_t start;   /* meta: nwords words */
-	uint32_t first;   /* first usable block */
 	uint32_t nblocks;
 	uint32_t nwords;
-	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
-	/* Zero-field constants of the nested levels (lvl_lo: low bit of every field, lvl_hi: high
-	 * bit), kept here so the fast paths load them from the state, not ROM. */
-	uint32_t lvl_lo[AGB_OBJ_FAST_LEVELS];
-	uint32_t lvl_hi[AGB_OBJ_FAST_LEVELS];
 	/* Bit w: word w is partly free (part) or wholly free (full). Level k's words are
 	 * (sum[k] & part) | full: a word that becomes wholly used or wholly free changes one mask
 	 * bit, not eleven summaries; its summary bits stay as they were ("stale") until it is
 	 * partly free again. */
 	uint32_t part, full;
+	/* Zero-field constants of the nested levels ([0]: low bit of every field, [1]: high bit),
+	 * kept here so the fast paths load them from the state, not ROM. */
+	uint32_t lvl[AGB_OBJ_FAST_LEVELS][2];
+	/* The summary words, here rather than in the meta area: an alloc or free reads one and
+	 * flips up to all eleven, which costs 1 cycle per access in IWRAM against 6 for a word in
+	 * EWRAM (where OBJ metadata usually goes). */
+	uint32_t sum[AGB_OBJ_FAST_LEVELS];
+	uint32_t first; /* first usable block */
+	uint32_t tail;  /* usable-block mask of the last word (all ones unless nblocks % 32) */
 	/* Per word, the level count its summary bits stand at (0..10): sum[k] bit w is set exactly
 	 * for k < cnt[w]. For a partly free word that is the levels it holds, so an update reads
 	 * the old count instead of testing for it; a wholly free word starts at 9, the count most

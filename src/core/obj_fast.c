@@ -107,7 +107,7 @@ static inline int has_field(uint32_t x, uint32_t g, uint32_t lo, uint32_t hi)
 static uint32_t count_levels(const agb_obj_fast *st, uint32_t f)
 {
 	uint32_t k = 0;
-	while (k < SUMMARIES && has_field(f, ~f, st->lvl_lo[k], st->lvl_hi[k]))
+	while (k < SUMMARIES && has_field(f, ~f, st->lvl[k][0], st->lvl[k][1]))
 		k++;
 	return k;
 }
@@ -152,8 +152,8 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 		uint32_t lo = 0;
 		for (uint32_t p = 0; p < 32u; p += level_step[j])
 			lo |= 1u << p;
-		st->lvl_lo[j] = lo;
-		st->lvl_hi[j] = lo << (level_width[j] - 1u);
+		st->lvl[j][0] = lo;
+		st->lvl[j][1] = lo << (level_width[j] - 1u);
 	}
 	for (uint32_t w = 0; w < nwords; w++) {
 		uint32_t lo = w * 32u, hi = lo + 32u, f = 0;
@@ -184,7 +184,7 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
 	AGB_WORK(st->m, 1);
-	return has_field(x, g, st->lvl_lo[j], st->lvl_hi[j]);
+	return has_field(x, g, st->lvl[j][0], st->lvl[j][1]);
 }
 
 /* Number of nested levels (c0, EVEN, c1, q2, .., q5, c5) word value x holds: 0..11, a binary
@@ -344,7 +344,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			j += 2u; /* the level of q-block fields (class log2 q): LV(log2 q) */
 		AGB_WORK(m, j);
 		uint32_t full = SUM_LD(st, LV(5u));
-		uint32_t t = (~full - st->lvl_lo[j]) & full & st->lvl_hi[j], lb, sb;
+		uint32_t t = (~full - st->lvl[j][0]) & full & st->lvl[j][1], lb, sb;
 		if (t == 0)
 			return AGB_NULL;
 		lb = t & (0u - t);
@@ -474,7 +474,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	w = agb_ctz_bit(m, bit);
 	fa = FREE_W(st, w);
 	f = AGB_LD32(m, fa);
-	t = (~f - st->lvl_lo[j]) & f & st->lvl_hi[j];
+	t = (~f - st->lvl[j][0]) & f & st->lvl[j][1];
 	lb = t & (0u - t);         /* top block of the lowest free field */
 	sb = lb >> (n - 1u);       /* its first block */
 	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
