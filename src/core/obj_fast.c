@@ -452,7 +452,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
@@ -479,11 +479,12 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	sb = lb >> (n - 1u);       /* its first block */
 	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
 	AGB_ST32(m, fa, nf);
+	/* The levels lost first: then only st, w and sb live across the call (no high registers
+	 * to save in Thumb). */
+	relevel(st, w, nf);
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
-	ret = st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
-	relevel(st, w, nf); /* the levels lost */
-	return ret;
+	return st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
 }
 
 /* The rest of agb_obj_fast_free when the allocation runs to the end of its first word w (whose free
