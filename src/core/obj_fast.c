@@ -295,11 +295,17 @@ static const uint8_t level_of_n[33] = {
 /* A strip of 33..63 blocks (48 tiles: a 6-frame 16x16 8bpp strip...) with no align above 64
  * blocks: alloc_slow's rule for it in a few operations. Candidates are even words wholly free
  * (the first 32 blocks) whose next word's first n - 32 blocks are free. */
-__attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, uint32_t n,
-							       uint32_t *granted)
+static uint32_t alloc_slow(agb_obj_fast *st, uint32_t size, uint32_t align, uint32_t *granted);
+
+__attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, uint32_t size,
+							       uint32_t align, uint32_t *granted)
 {
 	agb_machine *m = st->m;
-	uint32_t need = (1u << (n - 32u)) - 1u, cand = SUM_LD(st, LV(5u)) & 0x55555555u, w, f;
+	uint32_t n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES, need, cand, w, f;
+	if (align > 64u * AGB_OBJ_BLOCK_BYTES || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
+		return alloc_slow(st, size, align, granted);
+	need = (1u << (n - 32u)) - 1u;
+	cand = SUM_LD(st, LV(5u)) & 0x55555555u;
 	AGB_WORK(m, 1);
 	for (;;) {
 		uint32_t bit = cand & (0u - cand);
@@ -333,8 +339,6 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return AGB_NULL;
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
-	if (n - 33u < 31u && align <= 64u * AGB_OBJ_BLOCK_BYTES)
-		return alloc_word_and_part(st, n, granted);
 	if ((n & (n - 1u)) == 0 && n > 32u && align <= n * AGB_OBJ_BLOCK_BYTES) {
 		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
 		 * q-word-aligned run of q wholly free words, by the zero-field test on the
@@ -457,7 +461,8 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
 	if (n - 1u >= 32u)
-		return alloc_slow(st, size, align, granted);
+		return n - 33u < 31u ? alloc_word_and_part(st, size, align, granted)
+				     : alloc_slow(st, size, align, granted);
 	j = AGB_ROM_LD8(m, level_of_n, n);
 	if (align > n * AGB_OBJ_BLOCK_BYTES) {
 		if (n != 1u || align != 2u * AGB_OBJ_BLOCK_BYTES)
