@@ -682,9 +682,11 @@ uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 
 AGB_BLOCK_CORE_ADAPTERS(obj_fast)
 
-/* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
- * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
- * cycles each from ROM: alloc_base 180; per counted access ~4 more cycles of address arithmetic. */
+/* Model (the first estimate; agbsim uses the fitted table): the sprite-shape path is about 120
+ * Thumb instructions (size rounding, two de Bruijn lookups, the zero-field test, the level
+ * search of relevel and its summary flips, which live in the state and are no bus accesses)
+ * at ~2.5 cycles each from ROM: alloc_base 300; free about 90: free_base 220; per counted
+ * access ~4 more cycles of address arithmetic. */
 const struct agb_heap_core agb_obj_fast_core = {
 	.name = "obj-fast",
 	.summary = "OBJ VRAM: obj's placement via free bitmap + per-size summary words, O(1) for sprite sizes",
@@ -692,5 +694,5 @@ const struct agb_heap_core agb_obj_fast_core = {
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_obj_fast),
 	AGB_BLOCK_CORE_MEMBERS,
-	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
+	.model = {.alloc_base = 300, .free_base = 220, .realloc_base = 400, .per_access = 64},
 };
