@@ -11,13 +11,16 @@
  *               free block at an even index (the 8bpp one-block tile); strip level qk: the first
  *               three quarters (3 * 2^(k-2) blocks) of a 2^k-aligned field free. Each level
  *               implies the ones before it, so an update flips one contiguous range of levels.
+ *               Wholly used and wholly free words are kept apart (part and full masks, see
+ *               agb_obj_fast), so filling or emptying a word flips one mask bit, not 11 levels.
  * A sprite shape (n = 2^k <= 32 blocks, no larger align) or an animation strip of 3, 6, 12 or 24
  * tiles (n = 3 * 2^(k-2), placed at multiples of 2^k) is: the lowest set bit of its level's
  * summary is the first word with a candidate, and in that word the lowest all-free field of n
  * blocks. Other sizes up to 32 blocks look only at words that hold a free run of half their
  * rounded size, up to the first word that holds a whole rounded-size run (which always fits),
- * each tested with a few word operations. 64+ blocks are runs of wholly free words, found on
- * class 5's summary. */
+ * each tested with a few word operations. 33..63 blocks (48-tile strips) are an even wholly free
+ * word and the start of the next, found on the full mask; 64+ blocks are runs of wholly free
+ * words, found on the same mask. */
 #ifndef AGB_OBJ_FAST_H
 #define AGB_OBJ_FAST_H
 

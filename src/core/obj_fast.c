@@ -30,9 +30,8 @@ _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 #define FREE_W(st, w) ((st)->free + 4u * (w))
 #define START_W(st, w) ((st)->start + 4u * (w))
 /* Summary words live in the state (a game's IWRAM globals): one work unit per read or flip,
- * no bus access on the host. */
-/* A level's words: the partial words whose count covers it, and every wholly free word (see
- * agb_obj_fast in agb/obj_fast.h). */
+ * no bus access on the host. A level's words are the partial words whose count covers it and
+ * every wholly free word (see agb_obj_fast in agb/obj_fast.h). */
 #define SUM_LD(st, k) (AGB_WORK((st)->m, 1), ((st)->sum[k] & (st)->part) | (st)->full)
 #define SUM_FLIP(st, k, bits) (AGB_WORK((st)->m, 1), (st)->sum[k] ^= (bits))
 
@@ -233,9 +232,8 @@ __attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint
 }
 
 /* Writes word w's new free value and brings the summaries and its level count along. */
-static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t old, uint32_t new_)
+static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
 {
-	(void)old;
 	AGB_ST32(st->m, FREE_W(st, w), new_);
 	relevel(st, w, new_);
 }
@@ -322,7 +320,7 @@ __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, 
 	}
 	AGB_ST32(m, FREE_W(st, w), 0);
 	flip_all(st, 1u << w);
-	set_free_word(st, w + 1u, f, f & ~need);
+	set_free_word(st, w + 1u, f & ~need);
 	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
@@ -400,7 +398,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			b %= 32u;
 		}
 		nf = f & ~((n == 32u ? 0xFFFFFFFFu : (1u << n) - 1u) << b);
-		set_free_word(st, w, f, nf);
+		set_free_word(st, w, nf);
 		b += w * 32u;
 	} else {
 		/* s > 32: candidates are word-aligned at multiples of q = s / 32 words, the first a
@@ -428,7 +426,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 				if (cand == 0)
 					return AGB_NULL;
 			}
-			set_free_word(st, w + a, f, f & ~need);
+			set_free_word(st, w + a, f & ~need);
 		}
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
@@ -500,7 +498,7 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 	agb_machine *m = st->m;
 	uint32_t last = st->nwords - 1u, full = 0;
 	AGB_WORK(m, 1);
-	set_free_word(st, w, f0, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
+	set_free_word(st, w, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
 	for (uint32_t v = w + 1u; v <= last; v++) {
 		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
 		AGB_WORK(m, 1);
@@ -508,12 +506,12 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 		if (x != 0) {
 			uint32_t mask = (x & (0u - x)) - 1u;
 			if (mask != 0)
-				set_free_word(st, v, fv, fv | mask);
+				set_free_word(st, v, fv | mask);
 			break;
 		}
 		/* Wholly inside the allocation: all used before, all usable blocks free now. */
 		if (v == last && st->tail != 0xFFFFFFFFu) {
-			set_free_word(st, v, 0, st->tail);
+			set_free_word(st, v, st->tail);
 			break;
 		}
 		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
@@ -557,7 +555,7 @@ void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 		return;
 	}
 	/* Ends inside this word, just below the lowest such bit. */
-	set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
+	set_free_word(st, w, f0 | ((y & (0u - y)) - lb));
 }
 
 static int is_free(agb_obj_fast *st, uint32_t b)
