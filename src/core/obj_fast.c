@@ -16,7 +16,7 @@
 #define EVEN 1u
 /* Summary index (level) of class k: the classes, EVEN and the strip levels are nested as
  * c0 > EVEN > c1 > q2 > c2 > q3 > .. > q5 > c5, so the summaries are kept in that order. */
-#define LV(k) (2u * (k))
+#define LV(k) ((k) << 1)
 /* The level count a wholly free word's summary bits stand at (see agb_obj_fast). */
 #define FULL_STALE 9u
 
