@@ -1,20 +1,26 @@
 /* `obj-fast`: the placement rule of `obj` (agb/obj.h) found with word operations on free-block
  * bitmaps and summary words instead of a byte-per-block scan. Every decision equals `obj`'s.
  *
- * Bookkeeping in the meta area, 32 blocks per 32-bit word (bit i of word w is block 32w + i):
+ * Bookkeeping, 32 blocks per 32-bit word (bit i of word w is block 32w + i): in the meta area
  *   free[w]     1 = block free (blocks outside the usable range are never free);
  *   start[w]    1 = first block of an allocation (free needs the length: it runs to the next
  *               start bit or free bit, the role the CONTINUE value plays in `obj`);
- *   summary[L]  seven nested levels, in this order: c0, EVEN, c1, .., c5. Class k: bit w set
- *               when word w holds an aligned free run of 2^k blocks; EVEN: bit w set when word w
- *               has a free block at an even index (the 8bpp one-block tile). Each level implies
- *               the ones before it, so an update flips one contiguous range of levels.
- * A sprite shape (n = 2^k <= 32 blocks, no larger align) is: the lowest set bit of its level's
- * summary is the first word with a candidate, and in that word the lowest all-free field of
- * 2^k blocks. Strips (n not a power of two, up to 32 blocks: animation frames of 3, 6, 12, 24
- * tiles) look only at words that hold a free run of half their rounded size, up to the first
- * word that holds a whole rounded-size run (which always fits), each tested with a few word
- * operations. 64+ blocks are runs of wholly free words, found on class 5's summary. */
+ * and, in the state (IWRAM),
+ *   summary[L]  eleven nested levels, in this order: c0, EVEN, c1, q2, c2, q3, c3, q4, c4, q5, c5.
+ *               Class k: bit w set when word w holds an aligned free run of 2^k blocks; EVEN: a
+ *               free block at an even index (the 8bpp one-block tile); strip level qk: the first
+ *               three quarters (3 * 2^(k-2) blocks) of a 2^k-aligned field free. Each level
+ *               implies the ones before it, so an update flips one contiguous range of levels.
+ *               Wholly used and wholly free words are kept apart (part and full masks, see
+ *               agb_obj_fast), so filling or emptying a word flips one mask bit, not 11 levels.
+ * A sprite shape (n = 2^k <= 32 blocks, no larger align) or an animation strip of 3, 6, 12 or 24
+ * tiles (n = 3 * 2^(k-2), placed at multiples of 2^k) is: the lowest set bit of its level's
+ * summary is the first word with a candidate, and in that word the lowest all-free field of n
+ * blocks. Other sizes up to 32 blocks look only at words that hold a free run of half their
+ * rounded size, up to the first word that holds a whole rounded-size run (which always fits),
+ * each tested with a few word operations. 33..63 blocks (48-tile strips) are an even wholly free
+ * word and the start of the next, found on the full mask; 64+ blocks are runs of wholly free
+ * words, found on the same mask. */
 #ifndef AGB_OBJ_FAST_H
 #define AGB_OBJ_FAST_H
 
@@ -31,26 +37,40 @@
 #include "agb/heap.h"
 #include "agb/obj.h"
 
-#define AGB_OBJ_FAST_LEVELS 7u /* c0, EVEN, c1 .. c5 */
+#define AGB_OBJ_FAST_LEVELS 11u /* c0, EVEN, c1, q2, c2, .. q5, c5 */
 
-/* Meta-area bytes for an arena of `nblocks` 32-byte blocks: free and start bitmaps, summaries. */
-#define AGB_OBJ_FAST_META_BYTES(nblocks) (8u * (((uint32_t)(nblocks) + 31u) / 32u) + 4u * AGB_OBJ_FAST_LEVELS)
+/* Meta-area bytes for an arena of `nblocks` 32-byte blocks: the free and start bitmaps. */
+#define AGB_OBJ_FAST_META_BYTES(nblocks) (8u * (((uint32_t)(nblocks) + 31u) / 32u))
 
 /* `obj-fast`'s state (IWRAM globals in a game). */
 typedef struct agb_obj_fast {
+	/* Field order: what the paths read with a constant offset first, within the 128 bytes a
+	 * Thumb load reaches with an immediate; the summaries are indexed by a register anyway. */
 	agb_machine *m;
 	uint32_t arena;   /* GBA address of block 0 */
 	uint32_t free;    /* meta: nwords words */
 	uint32_t start;   /* meta: nwords words */
-	uint32_t summary; /* meta: AGB_OBJ_FAST_LEVELS words */
-	uint32_t first;   /* first usable block */
 	uint32_t nblocks;
 	uint32_t nwords;
-	uint32_t tail; /* usable-block mask of the last word (all ones unless nblocks % 32) */
-	/* Zero-field constants of the nested levels (lvl_lo: low bit of every field, lvl_hi: high
-	 * bit), kept here so the fast paths load them from the state, not ROM. */
-	uint32_t lvl_lo[AGB_OBJ_FAST_LEVELS];
-	uint32_t lvl_hi[AGB_OBJ_FAST_LEVELS];
+	/* Bit w: word w is partly free (part) or wholly free (full). Level k's words are
+	 * (sum[k] & part) | full: a word that becomes wholly used or wholly free changes one mask
+	 * bit, not eleven summaries; its summary bits stay as they were ("stale") until it is
+	 * partly free again. */
+	uint32_t part, full;
+	/* Zero-field constants of the nested levels ([0]: low bit of every field, [1]: high bit),
+	 * kept here so the fast paths load them from the state, not ROM. */
+	uint32_t lvl[AGB_OBJ_FAST_LEVELS][2];
+	/* The summary words, here rather than in the meta area: an alloc or free reads one and
+	 * flips up to all eleven, which costs 1 cycle per access in IWRAM against 6 for a word in
+	 * EWRAM (where OBJ metadata usually goes). */
+	uint32_t sum[AGB_OBJ_FAST_LEVELS];
+	uint32_t first; /* first usable block */
+	uint32_t tail;  /* usable-block mask of the last word (all ones unless nblocks % 32) */
+	/* Per word, the level count its summary bits stand at (0..10): sum[k] bit w is set exactly
+	 * for k < cnt[w]. For a partly free word that is the levels it holds, so an update reads
+	 * the old count instead of testing for it; a wholly free word starts at 9, the count most
+	 * first allocations in it leave, so they flip no summary. */
+	uint8_t cnt[AGB_OBJ_MAX_BLOCKS / 32u];
 } agb_obj_fast;
 
 /* As agb_obj_init, with a meta area of AGB_OBJ_FAST_META_BYTES(arena / 32) bytes, 4-byte aligned
@@ -73,11 +93,11 @@ void agb_obj_fast_stats(agb_obj_fast *h, struct agb_heap_stats *out);
 void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx);
 
 /* Returns 0 when no free or start bit lies outside the usable blocks, start bits are on used
- * blocks only, each allocation obeys the placement rule and every summary word matches the
- * free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
+ * blocks only, each allocation obeys the placement rule and every summary word and level count
+ * matches the free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
 int agb_obj_fast_check(agb_obj_fast *h, const char **why);
 
-/* The bitmaps and summary words (outside the arena). O(1). */
+/* The bitmaps, summary words and level counts (outside the arena). O(1). */
 uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h);
 
 extern const struct agb_heap_core agb_obj_fast_core;

@@ -14,15 +14,26 @@
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
 #define SUMMARIES AGB_OBJ_FAST_LEVELS
 #define EVEN 1u
-/* Summary index (level) of class k: the classes and EVEN are nested as c0 > EVEN > c1 > .. > c5,
- * so the summaries are kept in that order: c0, EVEN, c1, .., c5. */
-#define LV(k) ((k) + ((k) != 0u))
+/* Summary index (level) of class k: the classes, EVEN and the strip levels are nested as
+ * c0 > EVEN > c1 > q2 > c2 > q3 > .. > q5 > c5, so the summaries are kept in that order. */
+#define LV(k) ((k) << 1)
+/* The level count a wholly free word's summary bits stand at (see agb_obj_fast). */
+#define FULL_STALE 9u
+
+/* Field width and spacing (blocks) of each level: a word holds the level when some field of
+ * `width` blocks at a multiple of `step` is all free. Read at init only. */
+static const uint8_t level_width[SUMMARIES] = {1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+static const uint8_t level_step[SUMMARIES] = {1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32};
 
 _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 
 #define FREE_W(st, w) ((st)->free + 4u * (w))
 #define START_W(st, w) ((st)->start + 4u * (w))
-#define SUMMARY(st, k) ((st)->summary + 4u * (k))
+/* Summary words live in the state (a game's IWRAM globals): one work unit per read or flip,
+ * no bus access on the host. A level's words are the partial words whose count covers it and
+ * every wholly free word (see agb_obj_fast in agb/obj_fast.h). */
+#define SUM_LD(st, k) (AGB_WORK((st)->m, 1), ((st)->sum[k] & (st)->part) | (st)->full)
+#define SUM_FLIP(st, k, bits) (AGB_WORK((st)->m, 1), (st)->sum[k] ^= (bits))
 
 /* Bit i set where i is a multiple of s (s a power of two <= 32). */
 static inline uint32_t multiples(uint32_t s)
@@ -80,30 +91,24 @@ static inline uint32_t aligned_runs(uint32_t f, uint32_t k)
 	return r & (r >> 16);
 }
 
-/* Which classes (bit k) word value f has an aligned free run of, and bit EVEN. The classes are
- * nested (a run of 2^(k+1) holds one of 2^k), so the first empty level ends the chain. */
-static inline uint32_t classes_of(uint32_t f)
+/* Whether word value x (g = ~x) has an all-free field of the level with low bits lo and high
+ * bits hi (the level's first and last block of every field). The zero-field test on the used
+ * bits g: (g - lo) & ~g & hi is nonzero exactly when some field of g is zero (a borrow only
+ * leaves a field that is zero, and only reaches fields above it); gaps between fields (the
+ * strip levels' last quarter) only absorb or pass on borrows from below. */
+static inline int has_field(uint32_t x, uint32_t g, uint32_t lo, uint32_t hi)
 {
-	uint32_t c, r;
-	if (f == 0)
-		return 0;
-	c = (f & 0x55555555u) != 0 ? (1u << EVEN) | 1u : 1u;
-	r = f & (f >> 1) & 0x55555555u;
-	if (r == 0)
-		return c;
-	r &= (r >> 2) & 0x11111111u;
-	if (r == 0)
-		return c | 0x04u;
-	r &= (r >> 4) & 0x01010101u;
-	if (r == 0)
-		return c | 0x0Cu;
-	r &= (r >> 8) & 0x00010001u;
-	if (r == 0)
-		return c | 0x1Cu;
-	r &= r >> 16;
-	if (r == 0)
-		return c | 0x3Cu;
-	return c | 0x7Cu;
+	return ((g - lo) & x & hi) != 0;
+}
+
+/* Levels word value f holds (they nest: the first one missing ends the count). Init and check
+ * only: no work units. */
+static uint32_t count_levels(const agb_obj_fast *st, uint32_t f)
+{
+	uint32_t k = 0;
+	while (k < SUMMARIES && has_field(f, ~f, st->lvl[k][0], st->lvl[k][1]))
+		k++;
+	return k;
 }
 
 /* Mask of blocks lo..hi-1 within one word (0 <= lo < hi <= 32). */
@@ -113,8 +118,8 @@ static uint32_t span(uint32_t lo, uint32_t hi)
 	return upto & ~((1u << lo) - 1u);
 }
 
-/* Contract: as obj_init (agb/obj.h); meta needs 8 bytes per 32 blocks plus 28 bytes of summary,
- * 4-byte aligned. O(words). */
+/* Contract: as obj_init (agb/obj.h); meta needs 8 bytes per 32 blocks (the summaries are in the
+ * state), 4-byte aligned. O(words). */
 int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_config *cfg)
 {
 	agb_obj_fast *st = h;
@@ -136,22 +141,21 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 	st->arena = cfg->arena_addr;
 	st->free = cfg->meta_addr;
 	st->start = cfg->meta_addr + 4u * nwords;
-	st->summary = cfg->meta_addr + 8u * nwords;
 	st->first = first;
 	st->nblocks = nblocks;
 	st->nwords = nwords;
 	st->tail = span(0, nblocks - 32u * (nwords - 1u));
+	st->part = 0;
+	st->full = 0;
 	for (uint32_t j = 0; j < SUMMARIES; j++) {
-		/* Level j: fields of 2^(j-1) blocks at multiples of their width (c0: single
-		 * blocks; EVEN: single blocks at even indices). */
-		uint32_t width = j < 2u ? 1u : 1u << (j - 1u), step = j == 1u ? 2u : width, lo = 0;
-		for (uint32_t p = 0; p < 32u; p += step)
+		uint32_t lo = 0;
+		for (uint32_t p = 0; p < 32u; p += level_step[j])
 			lo |= 1u << p;
-		st->lvl_lo[j] = lo;
-		st->lvl_hi[j] = lo << (width - 1u);
+		st->lvl[j][0] = lo;
+		st->lvl[j][1] = lo << (level_width[j] - 1u);
 	}
 	for (uint32_t w = 0; w < nwords; w++) {
-		uint32_t lo = w * 32u, hi = lo + 32u, f = 0, c;
+		uint32_t lo = w * 32u, hi = lo + 32u, f = 0;
 		if (lo < first)
 			lo = first;
 		if (hi > nblocks)
@@ -160,72 +164,85 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 			f = span(lo - w * 32u, hi - w * 32u);
 		AGB_ST32(m, FREE_W(st, w), f);
 		AGB_ST32(m, START_W(st, w), 0);
-		c = classes_of(f);
-		for (uint32_t k = 0; k < SUMMARIES; k++)
-			if (c & (1u << k))
-				sum[k] |= 1u << w;
+		/* A wholly free word's summary bits stand at FULL_STALE: most first allocs in it
+		 * leave nine levels (see agb_obj_fast), so they flip none. */
+		st->cnt[w] = (uint8_t)(~f == 0 ? FULL_STALE : f == 0 ? 0u : count_levels(st, f));
+		if (~f == 0)
+			st->full |= 1u << w;
+		else if (f != 0)
+			st->part |= 1u << w;
+		for (uint32_t k = 0; k < st->cnt[w]; k++)
+			sum[k] |= 1u << w;
 	}
 	for (uint32_t k = 0; k < SUMMARIES; k++)
-		AGB_ST32(m, SUMMARY(st, k), sum[k]);
+		st->sum[k] = sum[k];
 	return AGB_HEAP_OK;
 }
 
-/* Whether word value x (g = ~x) holds a free field of level j: an all-free field of 2^(j-1)
- * blocks at a multiple of its width (c0, EVEN: one block, anywhere or at an even index). The
- * zero-field test on the used bits g: (g - lo) & ~g & hi is nonzero exactly when some field
- * of g is zero (a borrow only reaches fields above a zero one). */
+/* Whether word value x (g = ~x) holds a free field of level j (see has_field). */
 static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
 	AGB_WORK(st->m, 1);
-	return ((g - st->lvl_lo[j]) & x & st->lvl_hi[j]) != 0;
+	return has_field(x, g, st->lvl[j][0], st->lvl[j][1]);
 }
 
-/* Number of nested levels (c0, EVEN, c1, .., c5) word value x holds: 0..7, three tests. */
+/* Number of nested levels (c0, EVEN, c1, q2, .., q5, c5) word value x holds: 0..11, a binary
+ * search of at most four tests (c0 is x != 0, c5 is x all ones). */
 static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 {
 	uint32_t g = ~x;
-	if (has_level(st, x, g, 3)) {
-		if (has_level(st, x, g, 5))
-			return g == 0 ? 7u : 6u;
-		return has_level(st, x, g, 4) ? 5u : 4u;
+	if (has_level(st, x, g, 5)) {
+		if (has_level(st, x, g, 8))
+			return g == 0 ? 11u : has_level(st, x, g, 9) ? 10u : 9u;
+		if (has_level(st, x, g, 6))
+			return has_level(st, x, g, 7) ? 8u : 7u;
+		return 6u;
 	}
-	if (has_level(st, x, g, 1))
-		return has_level(st, x, g, 2) ? 3u : 2u;
-	return x != 0 ? 1u : 0u;
+	if (has_level(st, x, g, 2))
+		return has_level(st, x, g, 3) ? (has_level(st, x, g, 4) ? 5u : 4u) : 3u;
+	if (x == 0)
+		return 0u;
+	return has_level(st, x, g, 1) ? 2u : 1u;
 }
 
-/* Flips bit `bit` of the summaries lo .. hi-1 (or hi .. lo-1): the levels a word gained or
- * lost. The summaries always match the old values, so flipping is the update. */
-static inline void flip_levels(const agb_obj_fast *st, uint32_t bit, uint32_t lo, uint32_t hi)
+/* Word w's free value became x: the partial and full masks follow it, and a partial word's
+ * summary bits follow its new level count (the levels gained or lost since its last count are
+ * one contiguous range). A word that became wholly used or wholly free keeps its bits: the
+ * masks override them. */
+__attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint32_t x)
 {
-	agb_machine *m = st->m;
-	uint32_t a;
-	if (lo > hi) {
-		uint32_t t = lo;
-		lo = hi;
-		hi = t;
+	uint32_t bit = 1u << w;
+	if (x + 1u > 1u) { /* neither 0 nor all ones */
+		uint32_t lo = st->cnt[w], hi = levels(st, x);
+		st->cnt[w] = (uint8_t)hi;
+		if (lo > hi) {
+			uint32_t t = lo;
+			lo = hi;
+			hi = t;
+		}
+		for (; lo < hi; lo++)
+			SUM_FLIP(st, lo, bit);
+		st->part |= bit;
+		st->full &= ~bit;
+		return;
 	}
-	AGB_WORK(m, hi - lo);
-	for (a = SUMMARY(st, lo); lo < hi; lo++, a += 4u)
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
+	AGB_WORK(st->m, 1);
+	st->part &= ~bit;
+	st->full = x != 0 ? st->full | bit : st->full & ~bit;
 }
 
-/* Writes word w's new free value and brings the summaries along. */
-__attribute__((noinline)) static void set_free_word(const agb_obj_fast *st, uint32_t w,
-						    uint32_t old, uint32_t new_)
+/* Writes word w's new free value and brings the summaries and its level count along. */
+static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
 {
 	AGB_ST32(st->m, FREE_W(st, w), new_);
-	flip_levels(st, 1u << w, levels(st, old), levels(st, new_));
+	relevel(st, w, new_);
 }
 
-/* Clears (or sets) `bits` in all seven summaries: words that became wholly used (or free). */
-static inline void flip_all(const agb_obj_fast *st, uint32_t bits)
+/* Words `bits` went from wholly free to wholly used or back: only the full mask changes. */
+static inline void flip_all(agb_obj_fast *st, uint32_t bits)
 {
-	agb_machine *m = st->m;
-	uint32_t a = SUMMARY(st, 0);
-	AGB_WORK(m, SUMMARIES);
-	for (uint32_t k = 0; k < SUMMARIES; k++, a += 4u)
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bits);
+	AGB_WORK(st->m, 1);
+	st->full ^= bits;
 }
 
 /* First candidate for n blocks at multiples of s <= 32 where n is not s (a strip of 3, 6, 12 or
@@ -236,7 +253,7 @@ static inline void flip_all(const agb_obj_fast *st, uint32_t bits)
  * of s and P = the n-block prefix of every field, ((f & P) + lo) carries into bit n of a field
  * exactly when the field's first n blocks are free. Returns the block index or nblocks;
  * *wordval receives the chosen word's free bits. */
-static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wordval)
+static uint32_t find_slow(agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wordval)
 {
 	agb_machine *m = st->m;
 	uint32_t kf = 0, ks, cand, fit, lo = multiples(s), pre, top;
@@ -245,10 +262,10 @@ static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32
 	AGB_WORK(m, kf);
 	pre = lo * ((1u << n) - 1u); /* n < s <= 32 */
 	top = lo << n;
-	cand = AGB_LD32(m, SUMMARY(st, LV(kf)));
+	cand = SUM_LD(st, LV(kf));
 	if (kf + 1u < CLASSES && (1u << (kf + 1u)) == s) {
 		ks = LV(kf + 1u);
-		fit = AGB_LD32(m, SUMMARY(st, ks));
+		fit = SUM_LD(st, ks);
 		if (fit != 0)
 			cand &= ((fit & (0u - fit)) << 1) - 1u; /* up to the first sure word */
 	}
@@ -269,9 +286,45 @@ static uint32_t find_slow(const agb_obj_fast *st, uint32_t n, uint32_t s, uint32
 /* Summary level of an n-block request (n a power of two <= 32, no extra align), 0xFF for other
  * n: index n. */
 static const uint8_t level_of_n[33] = {
-	0xFF, 0, 2, 0xFF, 3, 0xFF, 0xFF, 0xFF, 4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 5,
-	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 6,
+	0xFF, 0, 2, 3, 4, 0xFF, 5, 0xFF, 6, 0xFF, 0xFF, 0xFF, 7, 0xFF, 0xFF, 0xFF, 8,
+	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 9, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 10,
 };
+
+/* A strip of 33..63 blocks (48 tiles: a 6-frame 16x16 8bpp strip...) with no align above 64
+ * blocks: alloc_slow's rule for it in a few operations. Candidates are even words wholly free
+ * (the first 32 blocks) whose next word's first n - 32 blocks are free. */
+static uint32_t alloc_slow(agb_obj_fast *st, uint32_t size, uint32_t align, uint32_t *granted);
+
+__attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, uint32_t size,
+							       uint32_t align, uint32_t *granted)
+{
+	agb_machine *m = st->m;
+	uint32_t n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES, need, cand, w, f;
+	if (align > 64u * AGB_OBJ_BLOCK_BYTES || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
+		return alloc_slow(st, size, align, granted);
+	need = (1u << (n - 32u)) - 1u;
+	cand = SUM_LD(st, LV(5u)) & 0x55555555u;
+	AGB_WORK(m, 1);
+	for (;;) {
+		uint32_t bit = cand & (0u - cand);
+		if (bit == 0)
+			return AGB_NULL;
+		AGB_WORK(m, 1);
+		cand ^= bit;
+		w = agb_ctz_bit(m, bit);
+		if (w + 1u < st->nwords) {
+			f = AGB_LD32(m, FREE_W(st, w + 1u));
+			if ((f & need) == need)
+				break;
+		}
+	}
+	AGB_ST32(m, FREE_W(st, w), 0);
+	flip_all(st, 1u << w);
+	set_free_word(st, w + 1u, f & ~need);
+	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
+	*granted = n * AGB_OBJ_BLOCK_BYTES;
+	return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
+}
 
 /* Every request agb_obj_fast_alloc's fast path does not take: sizes that are not a power of two of at
  * most 32 blocks, a larger align, size 0 or past the arena. Same rule, same decisions. */
@@ -288,12 +341,12 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
 		 * q-word-aligned run of q wholly free words, by the zero-field test on the
 		 * wholly-free summary (no bits past nwords, so no run leaves the arena). */
-		uint32_t q = n / 32u, j = 1u;
+		uint32_t q = n / 32u, j = 0u;
 		for (uint32_t x = q; x > 1u; x >>= 1)
-			j++; /* the level of q-block fields: 1 + log2 q */
+			j += 2u; /* the level of q-block fields (class log2 q): LV(log2 q) */
 		AGB_WORK(m, j);
-		uint32_t full = AGB_LD32(m, SUMMARY(st, LV(5u)));
-		uint32_t t = (~full - st->lvl_lo[j]) & full & st->lvl_hi[j], lb, sb;
+		uint32_t full = SUM_LD(st, LV(5u));
+		uint32_t t = (~full - st->lvl[j][0]) & full & st->lvl[j][1], lb, sb;
 		if (t == 0)
 			return AGB_NULL;
 		lb = t & (0u - t);
@@ -307,11 +360,14 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		*granted = n * AGB_OBJ_BLOCK_BYTES;
 		return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
 	}
-	s = 1;
-	while (s < n) {
-		AGB_WORK(m, 1);
-		s <<= 1;
-	}
+	/* s: n rounded up to a power of two (n <= 1024 here: the bits smear in four steps). */
+	AGB_WORK(m, 1);
+	s = n - 1u;
+	s |= s >> 1;
+	s |= s >> 2;
+	s |= s >> 4;
+	s |= s >> 8;
+	s++;
 	align /= AGB_OBJ_BLOCK_BYTES;
 	if (align > s)
 		s = align;
@@ -320,7 +376,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		if (n == s) {
 			/* Power of two, no extra align: the first word with the class holds the
 			 * answer, at its lowest aligned run. */
-			uint32_t k = agb_ctz32(m, n), cand = AGB_LD32(m, SUMMARY(st, LV(k)));
+			uint32_t k = agb_ctz32(m, n), cand = SUM_LD(st, LV(k));
 			if (cand == 0)
 				return AGB_NULL;
 			w = agb_ctz32(m, cand);
@@ -328,7 +384,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			b = agb_ctz32(m, aligned_runs(f, k));
 		} else if (n == 1u && s == 2u) {
 			/* One block at an even index (an 8bpp tile): the EVEN summary. */
-			uint32_t cand = AGB_LD32(m, SUMMARY(st, EVEN));
+			uint32_t cand = SUM_LD(st, EVEN);
 			if (cand == 0)
 				return AGB_NULL;
 			w = agb_ctz32(m, cand);
@@ -342,13 +398,13 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			b %= 32u;
 		}
 		nf = f & ~((n == 32u ? 0xFFFFFFFFu : (1u << n) - 1u) << b);
-		set_free_word(st, w, f, nf);
+		set_free_word(st, w, nf);
 		b += w * 32u;
 	} else {
 		/* s > 32: candidates are word-aligned at multiples of q = s / 32 words, the first a
 		 * words wholly free, then rem blocks at the start of the next one. */
 		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u, full, cand, bits;
-		full = AGB_LD32(m, SUMMARY(st, LV(5u)));
+		full = SUM_LD(st, LV(5u));
 		cand = (a != 0 ? run_mask(m, full, a) : 0xFFFFFFFFu) & multiples(q);
 		if (cand == 0)
 			return AGB_NULL;
@@ -370,7 +426,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 				if (cand == 0)
 					return AGB_NULL;
 			}
-			set_free_word(st, w + a, f, f & ~need);
+			set_free_word(st, w + a, f & ~need);
 		}
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
@@ -387,23 +443,24 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 }
 
 /* Contract: as agb_obj_alloc (same decision on every state). The fast path is every sprite shape (a
- * power of two of n <= 32 blocks with no align above it) and the 8bpp one-block tile: summary
- * level j holds the first word with a candidate; in it the lowest candidate is the lowest
- * all-free field of the zero-field test (exact for the lowest field). Cost: one summary read,
- * one free-word read, two ROM reads for the lowest bits (plus one for the level), the
- * free-word store, the start-word load/store, three level tests per word value and a
- * load/store per summary level that changed. */
+ * power of two of n <= 32 blocks with no align above it), the strips of 3, 6, 12 and 24 blocks
+ * and the 8bpp one-block tile: summary level j holds the first word with a candidate; in it the
+ * lowest candidate is the lowest all-free field of the zero-field test (exact for the lowest
+ * field). Cost: one summary read, one free-word read, two ROM reads for the lowest bits (plus
+ * one for the level), the free-word store, the start-word load/store, up to four level tests
+ * per word value and a flip per summary level that changed (state words, IWRAM). */
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, ret, a, l;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa;
 	*granted = 0;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
 	if (n - 1u >= 32u)
-		return alloc_slow(st, size, align, granted);
+		return n - 33u < 31u ? alloc_word_and_part(st, size, align, granted)
+				     : alloc_slow(st, size, align, granted);
 	j = AGB_ROM_LD8(m, level_of_n, n);
 	if (align > n * AGB_OBJ_BLOCK_BYTES) {
 		if (n != 1u || align != 2u * AGB_OBJ_BLOCK_BYTES)
@@ -412,7 +469,7 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	}
 	if (j >= SUMMARIES)
 		return alloc_slow(st, size, align, granted);
-	cand = AGB_LD32(m, SUMMARY(st, j));
+	cand = SUM_LD(st, j);
 	if (cand == 0)
 		return AGB_NULL;
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -420,25 +477,17 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	w = agb_ctz_bit(m, bit);
 	fa = FREE_W(st, w);
 	f = AGB_LD32(m, fa);
-	t = (~f - st->lvl_lo[j]) & f & st->lvl_hi[j];
+	t = (~f - st->lvl[j][0]) & f & st->lvl[j][1];
 	lb = t & (0u - t);         /* top block of the lowest free field */
 	sb = lb >> (n - 1u);       /* its first block */
 	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
 	AGB_ST32(m, fa, nf);
+	/* The levels lost first: then only st, w and sb live across the call (no high registers
+	 * to save in Thumb). */
+	relevel(st, w, nf);
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
-	ret = st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
-	/* Levels lost: from the new word's level count up to the old one's (each level below
-	 * the old count is present in f; the allocated level j always is). */
-	l = levels(st, nf);
-	a = SUMMARY(st, l);
-	for (; l <= j; l++, a += 4u) {
-		AGB_WORK(m, 1);
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
-	}
-	for (; l < SUMMARIES && has_level(st, f, ~f, l); l++, a += 4u)
-		AGB_ST32(m, a, AGB_LD32(m, a) ^ bit);
-	return ret;
+	return st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
 }
 
 /* The rest of agb_obj_fast_free when the allocation runs to the end of its first word w (whose free
@@ -449,7 +498,7 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 	agb_machine *m = st->m;
 	uint32_t last = st->nwords - 1u, full = 0;
 	AGB_WORK(m, 1);
-	set_free_word(st, w, f0, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
+	set_free_word(st, w, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
 	for (uint32_t v = w + 1u; v <= last; v++) {
 		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
 		AGB_WORK(m, 1);
@@ -457,12 +506,12 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 		if (x != 0) {
 			uint32_t mask = (x & (0u - x)) - 1u;
 			if (mask != 0)
-				set_free_word(st, v, fv, fv | mask);
+				set_free_word(st, v, fv | mask);
 			break;
 		}
 		/* Wholly inside the allocation: all used before, all usable blocks free now. */
 		if (v == last && st->tail != 0xFFFFFFFFu) {
-			set_free_word(st, v, 0, st->tail);
+			set_free_word(st, v, st->tail);
 			break;
 		}
 		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
@@ -506,7 +555,7 @@ void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 		return;
 	}
 	/* Ends inside this word, just below the lowest such bit. */
-	set_free_word(st, w, f0, f0 | ((y & (0u - y)) - lb));
+	set_free_word(st, w, f0 | ((y & (0u - y)) - lb));
 }
 
 static int is_free(agb_obj_fast *st, uint32_t b)
@@ -571,8 +620,7 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 		uint32_t f = AGB_PEEK32(st->m, FREE_W(st, w)), s = AGB_PEEK32(st->m, START_W(st, w));
 		uint32_t lo = w * 32u < st->first ? st->first - w * 32u : 0u;
 		uint32_t hi = st->nblocks - w * 32u >= 32u ? 32u : st->nblocks - w * 32u;
-		uint32_t usable = lo >= 32u ? 0u : span(lo, hi);
-		uint32_t c = classes_of(f);
+		uint32_t usable = lo >= 32u ? 0u : span(lo, hi), c;
 		if ((f | s) & ~usable) {
 			*why = "obj-fast: free or start bit outside the usable blocks";
 			return 1;
@@ -581,12 +629,20 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 			*why = "obj-fast: start bit on a free block";
 			return 1;
 		}
-		for (uint32_t k = 0; k < SUMMARIES; k++)
-			if (c & (1u << k))
-				sum[k] |= 1u << w;
+		c = count_levels(st, f);
+		if (((st->part >> w) & 1u) != (f + 1u > 1u) || ((st->full >> w) & 1u) != (~f == 0)) {
+			*why = "obj-fast: partial or full word mask does not match the free bitmap";
+			return 1;
+		}
+		if (st->cnt[w] >= SUMMARIES || (f + 1u > 1u && st->cnt[w] != c)) {
+			*why = "obj-fast: level count does not match the free bitmap";
+			return 1;
+		}
+		for (uint32_t k = 0; k < st->cnt[w]; k++)
+			sum[k] |= 1u << w;
 	}
 	for (uint32_t k = 0; k < SUMMARIES; k++) {
-		if (AGB_PEEK32(st->m, SUMMARY(st, k)) != sum[k]) {
+		if (st->sum[k] != sum[k]) {
 			*why = "obj-fast: summary word does not match the free bitmap";
 			return 1;
 		}
@@ -614,18 +670,21 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 	return 0;
 }
 
-/* Contract: the free and start bitmaps and the summary words (outside the arena). */
+/* Contract: the free and start bitmaps (meta area), the summary words and level counts (state),
+ * all outside the arena. */
 uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h)
 {
 	const agb_obj_fast *st = h;
-	return 8u * st->nwords + 4u * SUMMARIES;
+	return 9u * st->nwords + 4u * SUMMARIES;
 }
 
 AGB_BLOCK_CORE_ADAPTERS(obj_fast)
 
-/* Model: the power-of-two path is about 90 Thumb instructions straight-line (size rounding,
- * two de Bruijn lookups, the aligned-run mask, old/new class masks, summary updates) at ~2
- * cycles each from ROM: alloc_base 180; per counted access ~4 more cycles of address arithmetic. */
+/* Model (the first estimate; agbsim uses the fitted table): the sprite-shape path is about 120
+ * Thumb instructions (size rounding, two de Bruijn lookups, the zero-field test, the level
+ * search of relevel and its summary flips, which live in the state and are no bus accesses)
+ * at ~2.5 cycles each from ROM: alloc_base 300; free about 90: free_base 220; per counted
+ * access ~4 more cycles of address arithmetic. */
 const struct agb_heap_core agb_obj_fast_core = {
 	.name = "obj-fast",
 	.summary = "OBJ VRAM: obj's placement via free bitmap + per-size summary words, O(1) for sprite sizes",
@@ -633,5 +692,5 @@ const struct agb_heap_core agb_obj_fast_core = {
 	.unit = AGB_OBJ_BLOCK_BYTES,
 	.state_bytes = sizeof(agb_obj_fast),
 	AGB_BLOCK_CORE_MEMBERS,
-	.model = {.alloc_base = 180, .free_base = 120, .realloc_base = 240, .per_access = 64},
+	.model = {.alloc_base = 300, .free_base = 220, .realloc_base = 400, .per_access = 64},
 };

@@ -12,7 +12,8 @@
 #define RESERVED 0xFFFCu          /* pair 0: the transparent tile */
 #define PAIR_TAIL 0xFFFDu         /* odd block of a free pair that sits on list-a or list-b */
 #define TAIL8 0xFFFEu             /* odd block of a used 8bpp tile */
-#define UNUSED AGB_TILES_NOT_RESIDENT /* rom2ram: not resident; ram2rom: no link */
+#define UNUSED 0xFFFFu             /* ram2rom: no tile / no list-c link */
+#define NOT_RES AGB_TILES_NOT_RESIDENT /* rom2ram: not resident (block 1, reserved) */
 #define IS_LINK(v) (((v) & FREE_BIT) != 0 && ((v) & END) < 0x7FF0u) /* links name blocks < 2048 */
 #define IS_LINK_OR_END(v) (((v) & FREE_BIT) != 0 && (((v) & END) == END || ((v) & END) < 0x7FF0u))
 
@@ -107,9 +108,12 @@ int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *c
 	st(t, t->meta + HEAD_B, t->blocks > t->shared ? t->shared : END);
 	st(t, t->meta + HEAD_C, END);
 	st(t, t->meta + 6u, 0);
-	/* Word stores: the maps are 2 N halfwords and N is a multiple of 256. */
+	/* Word stores: the maps are 2 N halfwords and N is a multiple of 256. Tile 0 of each depth
+	 * maps to block 0 (see NOT_RES in agb/tiles.h). */
 	for (uint32_t a = t->map4; a < t->map8 + 2u * rom; a += 4u)
-		AGB_ST32(m, a, 0xFFFFFFFFu);
+		AGB_ST32(m, a, NOT_RES << 16 | NOT_RES);
+	st(t, t->map4, 0);
+	st(t, t->map8, 0);
 	/* The transparent tile (64 bytes of colour 0, for both depths) and empty screen maps. */
 	for (uint32_t a = 0; a < 64u; a += 4u)
 		AGB_ST32(m, t->vram + a, 0);
@@ -165,6 +169,13 @@ static void push_pair(const agb_tiles *t, uint32_t b)
 	st(t, head, b);
 }
 
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+/* One 4bpp tile: a plain struct copy, which the compiler turns into ldmia/stmia bursts. */
+struct tile_words {
+	uint32_t w[AGB_TILES_BLOCK_BYTES / 4u];
+};
+#endif
+
 /* The real per-upload cost: the tile's bytes read from ROM and stored to VRAM a word at a time
  * (what an ldmia/stmia loop or DMA does; VRAM takes no byte stores). */
 static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
@@ -173,12 +184,23 @@ static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t
 	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
 	uint32_t dst = t->vram + block * AGB_TILES_BLOCK_BYTES;
 	AGB_WORK(t->m, bytes / 4u); /* one unit per word copied (docs/design.md, "Cycle figures") */
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+	/* Word bursts instead of a volatile load and store per word: a third of the instructions. */
+	{
+		struct tile_words *d = (struct tile_words *)(uintptr_t)dst;
+		const struct tile_words *sw = (const struct tile_words *)(uintptr_t)src;
+		d[0] = sw[0];
+		if (bpp == 8u)
+			d[1] = sw[1];
+	}
+#else
 	for (uint32_t i = 0; i < bytes; i += 4u)
 		AGB_ST32(t->m, dst + i, AGB_LD32(t->m, src + i));
+#endif
 }
 
 /* A ref of a tile that is not resident (map: its rom2ram entry): take a slot and upload. */
-uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map, uint32_t *detail)
+static uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map)
 {
 	uint32_t b;
 	if (bpp == 8u) {
@@ -203,12 +225,20 @@ uint32_t agb_tiles_ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint3
 	st(t, r2r_at(t, b), rom_tile);
 	st(t, map, b);
 	upload(t, rom_tile, bpp, b);
-	*detail = AGB_VERB_UPLOADED;
 	return b;
 }
 
-/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot. */
-uint32_t agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
+uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
+{
+	if (b == NOT_RES)
+		return ref_miss(t, rom_tile, bpp, map_at(t, rom_tile, bpp));
+	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
+}
+
+/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot.
+ * Returns 1, or 0 with nothing changed when the block does not hold a tile of depth bpp.
+ * Inline in agb_tiles_unref_slow: one call per release, not two. */
+static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	uint32_t partner, pc;
 	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
@@ -221,7 +251,7 @@ uint32_t agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	if ((bpp != 4u && bpp != 8u) || (bpp == 8u) != ((block & 1u) == 0u && pc == TAIL8))
 		return 0;
 	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
-	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), UNUSED);
+	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), NOT_RES);
 	if (bpp == 8u) {
 		push_pair(t, block);
 		return 1;
@@ -235,6 +265,15 @@ uint32_t agb_tiles_release(agb_tiles *t, uint32_t block, uint32_t bpp)
 		push_c(t, block);
 	}
 	return 1;
+}
+
+uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
+{
+	if (c <= 1u)
+		return release(t, b, bpp) != 0u ? AGB_VERB_RELEASED : 0u;
+	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
+	 * any other is a free block (agb_tiles_unref_block after the last unref). */
+	return b == NOT_RES ? AGB_VERB_SKIPPED : 0u;
 }
 
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)
@@ -428,9 +467,14 @@ int agb_tiles_check(agb_tiles *t, const char **why)
 	/* Every ROM->RAM entry must belong to a resident tile (the other direction is above). */
 	for (uint32_t r = 0; r < 2u * t->rom_tiles; r++) {
 		uint32_t b = AGB_PEEK16(t->m, t->map4 + 2u * r);
-		if (b == UNUSED)
+		if (r == 0 || r == t->rom_tiles) {
+			if (b != 0)
+				FAIL("tiles: tile 0 does not map to the transparent block");
 			continue;
-		if (r == 0 || r == t->rom_tiles || b < 2u || b >= t->blocks)
+		}
+		if (b == NOT_RES)
+			continue;
+		if (b < 2u || b >= t->blocks)
 			FAIL("tiles: ROM->RAM entry points outside the tile blocks");
 		mapped++;
 	}

@@ -489,8 +489,13 @@ static void obj_fast_damage(void **st)
 
 	start("obj-fast", &objvram);
 	take(128);
-	poke32(F->summary, 0);
+	F->sum[0] = 0;
 	damaged_as("obj-fast: summary word does not match the free bitmap", 0);
+
+	start("obj-fast", &objvram);
+	take(128);
+	F->cnt[0]++;
+	damaged_as("obj-fast: level count does not match the free bitmap", 0);
 
 	start("obj-fast", &objvram);
 	take(128);
@@ -547,7 +552,7 @@ static void oam_damage(void **st)
 	/* obj-fast's damage is oam's too */
 	start("oam", &objvram);
 	take(64);
-	poke32(O->vram.summary, 0);
+	O->vram.sum[0] = 0;
 	damaged_as("obj-fast: summary word does not match the free bitmap", 0);
 }
 
