@@ -212,8 +212,7 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	} else {
 		/* No free neighbour: find the first free block above b. */
 		uint32_t p = AGB_NULL, x = f->head;
-		while (x != AGB_NULL && x < b) {
-			AGB_WORK(m, 1);
+		while (x != AGB_NULL && x < b) { /* one access per step: no unit */
 			p = x;
 			x = AGB_LD32(m, NEXT(x));
 		}
@@ -254,8 +253,7 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 		} else if (s - need >= MIN_BLOCK) {
 			/* A new free tail with used neighbours: find its list place. */
 			nn = f->head;
-			while (nn != AGB_NULL && nn < b) {
-				AGB_WORK(m, 1);
+			while (nn != AGB_NULL && nn < b) { /* one access per step: no unit */
 				p = nn;
 				nn = AGB_LD32(m, NEXT(nn));
 			}

@@ -150,6 +150,7 @@ static uint32_t use(agb_cache *c, uint32_t key, uint32_t size, uint32_t add_lock
 		res->flags = AGB_CACHE_HIT;
 		list_remove(c, key);
 	} else {
+		AGB_WORK(c->m, 1); /* the miss arm: the load and the core's call */
 		addr = load(c, key, size, res);
 		if (addr == AGB_NULL)
 			return AGB_NULL;
