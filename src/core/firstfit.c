@@ -140,7 +140,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 	for (b = f->head; b != AGB_NULL; b = AGB_LD32(m, NEXT(b))) {
 		uint32_t s = AGB_LD32(m, b) & ~HDR_FLAGS;
 		uint32_t gap = 0, p, n, prev_free = 0;
-		AGB_WORK(m, 1);
+		/* Two counted loads a step and a compare: no unit. */
 		if (s < need)
 			continue;
 		if (align > 8u) {
