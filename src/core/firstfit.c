@@ -6,8 +6,10 @@
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
-/* AGB_WORK: one unit per loop iteration and per data-dependent branch taken (docs/design.md,
- * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too. */
+/* AGB_WORK: one unit per data-dependent branch taken (a split, a coalesce) (docs/design.md,
+ * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too. The list
+ * walks (alloc's search, free's and realloc's search for the list place) are nothing but counted
+ * loads and a compare a step, so their loads count them and they declare no unit. */
 /* x * x as 64 bits from three 32-bit multiplies of the 16-bit halves: Thumb has no UMULL, and
  * GCC's 64-bit multiply is a library call (__muldi3) that took a quarter of this core's GBA
  * cycles. */
