@@ -77,9 +77,12 @@ static void list_push_head(agb_cache *c, uint32_t key)
 	c->head = key + 1u;
 }
 
-/* ---- the core calls (counted apart for the cycle model, host only) ---- */
+/* ---- the core calls (counted apart for the cycle model, host only) ----
+ * The cycle model prices a lock's or touch's core calls with the core's own alloc and free rows
+ * (agb/cycle_model.h, agb_cycle_model_eval_op), so the host sums their inputs per kind. Plain
+ * calls on the GBA and in the plain-memory baseline, which count nothing. */
 
-#ifdef AGB_TARGET_GBA
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
 #define CORE_ALLOC(c, size, granted) (c)->core->alloc((c)->core_state, (size), 4u, (granted))
 #define CORE_FREE(c, addr) (c)->core->free((c)->core_state, (addr))
 #else
