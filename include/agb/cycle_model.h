@@ -14,6 +14,11 @@
  * against another). Fitted by scripts/fit-cycle-model against mGBA measurements of the bench ROM
  * (cores as Thumb in ROM, WAITCNT=4317h) on traces/calib/, and written to src/sim/cycle_model.c.
  * An op without a fitted row (`fitted` 0) uses the core's own agb_cost_model.
+ * The resource cache's lock and touch call the core (a load's alloc, each eviction's free and
+ * retried alloc): their rows cover the cache's own part of the inputs only, and the core calls
+ * inside (agb_replay_obs.nest) are priced by the core's own alloc and free rows, each call at
+ * the op's size_log2 (agb_cycle_model_eval_op). A hit and a miss then differ by the core's
+ * calls, as they do on the GBA, instead of by weights one row would have to share.
  * Each row also keeps its calibration range: the largest size_log2, work units and accesses of
  * one calibration call. A call beyond any of them (or an op with no row that did work) is
  * extrapolated: the replay counts it, and the CLI says so and suggests --cycles=mgba.
@@ -68,6 +73,52 @@ static inline uint32_t agb_cycle_model_eval(const struct agb_cycle_coeffs *k, ui
 		    (int64_t)k->st * stores + (int64_t)k->rom * rom_reads + (int64_t)k->lg * size_log2 +
 		    (int64_t)k->wk * work;
 	return c <= 0 ? 0u : (uint32_t)((c + 8) >> 4);
+}
+
+/* Whether op's model prices the core calls nested in it (agb_replay_obs.nest: na the alloc calls, nf the free calls) apart: lock and
+ * touch, when the core's alloc and free rows are fitted. */
+static inline int agb_cycle_nests(const struct agb_cycle_model *fit, unsigned op)
+{
+	return (op == AGB_OP_LOCK || op == AGB_OP_TOUCH) && fit->op[AGB_OP_ALLOC].fitted &&
+	       fit->op[AGB_OP_FREE].fitted;
+}
+
+/* Field f (1 bus, 2 accesses, 3 stores, 4 rom_reads, 5 work) of the nested core calls that
+ * agb_cycle_model_eval_op prices apart; 0 when the op's row takes them. */
+static inline uint32_t agb_cycle_nested(const struct agb_cycle_model *fit, unsigned op,
+					const uint32_t *nest_alloc, const uint32_t *nest_free, unsigned f)
+{
+	return agb_cycle_nests(fit, op) ? nest_alloc[f] + nest_free[f] : 0u;
+}
+
+/* n[0] calls of row k with the summed inputs n[1..5], each at size_log2 (1/16 cycle). */
+static inline int64_t agb_cycle_model_sum(const struct agb_cycle_coeffs *k, const uint32_t n[6],
+					  uint32_t size_log2)
+{
+	return ((int64_t)k->base + (int64_t)k->lg * size_log2) * n[0] + (int64_t)k->bus * n[1] +
+	       (int64_t)k->acc * n[2] + (int64_t)k->st * n[3] + (int64_t)k->rom * n[4] +
+	       (int64_t)k->wk * n[5];
+}
+
+/* One op's model cycles: its row over its inputs; for lock and touch (agb_cycle_nests) the row
+ * over the cache's own part of them, plus the core calls the cache made, priced by the core's
+ * alloc and free rows at the op's size_log2. O(1). */
+static inline uint32_t agb_cycle_model_eval_op(const struct agb_cycle_model *fit, unsigned op,
+					       uint32_t bus, uint32_t accesses, uint32_t stores,
+					       uint32_t rom_reads, uint32_t size_log2, uint32_t work,
+					       const uint32_t *na, const uint32_t *nf)
+{
+	int64_t c;
+	uint32_t own = agb_cycle_model_eval(&fit->op[op], bus - agb_cycle_nested(fit, op, na, nf, 1),
+					    accesses - agb_cycle_nested(fit, op, na, nf, 2),
+					    stores - agb_cycle_nested(fit, op, na, nf, 3),
+					    rom_reads - agb_cycle_nested(fit, op, na, nf, 4), size_log2,
+					    work - agb_cycle_nested(fit, op, na, nf, 5));
+	if (!agb_cycle_nests(fit, op))
+		return own;
+	c = agb_cycle_model_sum(&fit->op[AGB_OP_ALLOC], na, size_log2) +
+	    agb_cycle_model_sum(&fit->op[AGB_OP_FREE], nf, size_log2);
+	return own + (c <= 0 ? 0u : (uint32_t)((c + 8) >> 4));
 }
 
 #endif

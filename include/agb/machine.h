@@ -37,6 +37,12 @@ enum agb_access {
 	AGB_ACCESS_COUNT
 };
 
+/* The cycle model's counted inputs (host only; agb_machine_inputs): bus cycles, accesses,
+ * stores, ROM loads and declared work units. */
+struct agb_inputs {
+	uint32_t bus, accesses, stores, rom_reads, work;
+};
+
 #ifdef AGB_TARGET_GBA
 
 typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is the machine */
@@ -135,6 +141,20 @@ static inline uint32_t agb_machine_bus_cycles(const agb_machine *m)
 	uint32_t bus, n;
 	agb_machine_totals(m, &bus, &n);
 	return bus;
+}
+
+/* The cycle model's counted inputs so far (struct agb_inputs), modulo 2^32: take differences
+ * around an op or a call. O(regions). */
+static inline struct agb_inputs agb_machine_inputs(const agb_machine *m)
+{
+	struct agb_inputs in = {0, 0, 0, 0, m->work};
+	agb_machine_totals(m, &in.bus, &in.accesses);
+	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
+		in.stores += m->counts[r][AGB_STORE8] + m->counts[r][AGB_STORE16] +
+			     m->counts[r][AGB_STORE32];
+	in.rom_reads = m->counts[AGB_REGION_ROM][AGB_LOAD8] + m->counts[AGB_REGION_ROM][AGB_LOAD16] +
+		       m->counts[AGB_REGION_ROM][AGB_LOAD32];
+	return in;
 }
 
 const char *agb_region_name(enum agb_region r);

@@ -173,6 +173,20 @@ void agbsim_note_extrapolated(const struct agbsim_run *runs, size_t n)
 }
 
 /* offset and granted of a served request (offset null, granted 0 for one that failed). */
+/* lock and touch: the inputs of the core calls the cache made, per kind (agb_replay_obs.nest):
+ * [calls, bus_cycles, accesses, stores, rom_reads, work]. */
+static void member_nest(struct agbsim_json *w, const struct agb_replay_obs *o)
+{
+	static const char *const kind[2] = {"nest_alloc", "nest_free"};
+	for (unsigned k = 0; k < 2u; k++) {
+		agbsim_json_key(w, kind[k]);
+		agbsim_json_array(w, AGBSIM_JSON_INLINE);
+		for (unsigned f = 0; f < 6u; f++)
+			agbsim_json_u32(w, o->nest[k][f]);
+		agbsim_json_end(w);
+	}
+}
+
 static void member_block(struct agbsim_json *w, const struct agbsim_events_out *e,
 			 const struct agb_replay_obs *o)
 {
@@ -234,6 +248,8 @@ void agbsim_events_out_observe(void *ctx, const struct agb_replay_obs *o)
 		agbsim_json_member_u32(&w, "rom_reads", o->rom_reads);
 		agbsim_json_member_u32(&w, "size_log2", agb_cycle_size_log2(o->requested));
 		agbsim_json_member_u32(&w, "work", o->work);
+		if (o->op == AGB_OP_LOCK || o->op == AGB_OP_TOUCH)
+			member_nest(&w, o);
 	}
 	agbsim_json_end(&w);
 	agbsim_json_finish(&w);

@@ -118,8 +118,7 @@ uint32_t agb_buddy_alloc(agb_buddy *b, uint32_t size, uint32_t align, uint32_t *
 		AGB_WORK(m, 1);
 		k++;
 	}
-	for (j = k; j < b->orders; j++) {
-		AGB_WORK(m, 1);
+	for (j = k; j < b->orders; j++) { /* one counted load a step: no unit */
 		if ((x = AGB_LD32(m, b->heads + j * 4u)) != AGB_NULL)
 			break;
 	}

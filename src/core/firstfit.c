@@ -6,8 +6,10 @@
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
-/* AGB_WORK: one unit per loop iteration and per data-dependent branch taken (docs/design.md,
- * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too. */
+/* AGB_WORK: one unit per data-dependent branch taken (a split, a coalesce) (docs/design.md,
+ * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too. The list
+ * walks (alloc's search, free's and realloc's search for the list place) are nothing but counted
+ * loads and a compare a step, so their loads count them and they declare no unit. */
 /* x * x as 64 bits from three 32-bit multiplies of the 16-bit halves: Thumb has no UMULL, and
  * GCC's 64-bit multiply is a library call (__muldi3) that took a quarter of this core's GBA
  * cycles. */
@@ -142,7 +144,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 	for (b = f->head; b != AGB_NULL; b = AGB_LD32(m, NEXT(b))) {
 		uint32_t s = AGB_LD32(m, b) & ~HDR_FLAGS;
 		uint32_t gap = 0, p, n, prev_free = 0;
-		AGB_WORK(m, 1);
+		/* Two counted loads a step and a compare: no unit. */
 		if (s < need)
 			continue;
 		if (align > 8u) {
@@ -215,8 +217,7 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	} else {
 		/* No free neighbour: find the first free block above b. */
 		uint32_t p = AGB_NULL, x = f->head;
-		while (x != AGB_NULL && x < b) {
-			AGB_WORK(m, 1);
+		while (x != AGB_NULL && x < b) { /* one access per step: no unit */
 			p = x;
 			x = AGB_LD32(m, NEXT(x));
 		}
@@ -257,8 +258,7 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 		} else if (s - need >= MIN_BLOCK) {
 			/* A new free tail with used neighbours: find its list place. */
 			nn = f->head;
-			while (nn != AGB_NULL && nn < b) {
-				AGB_WORK(m, 1);
+			while (nn != AGB_NULL && nn < b) { /* one access per step: no unit */
 				p = nn;
 				nn = AGB_LD32(m, NEXT(nn));
 			}

@@ -26,7 +26,7 @@ int agb_cache_init(agb_cache *c, agb_machine *m, const struct agb_heap_core *cor
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	if (core->free == 0 || core->alloc == 0)
 		return AGB_HEAP_META_TOO_SMALL;
-	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0, 0};
+	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0, 0, {{0}}};
 	for (uint32_t k = 0; k < keys; k++) {
 		uint32_t e = entry(c, k);
 		AGB_ST32(m, e + E_ADDR, AGB_NULL);
@@ -77,6 +77,45 @@ static void list_push_head(agb_cache *c, uint32_t key)
 	c->head = key + 1u;
 }
 
+/* ---- the core calls (counted apart for the cycle model, host only) ----
+ * The cycle model prices a lock's or touch's core calls with the core's own alloc and free rows
+ * (agb/cycle_model.h, agb_cycle_model_eval_op), so the host sums their inputs per kind. Plain
+ * calls on the GBA and in the plain-memory baseline, which count nothing. */
+
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+#define CORE_ALLOC(c, size, granted) (c)->core->alloc((c)->core_state, (size), 4u, (granted))
+#define CORE_FREE(c, addr) (c)->core->free((c)->core_state, (addr))
+#else
+static void nest_add(agb_cache *c, uint32_t kind, struct agb_inputs from)
+{
+	struct agb_inputs to = agb_machine_inputs(c->m);
+	uint32_t *n = c->nest[kind];
+	n[0]++;
+	n[1] += to.bus - from.bus;
+	n[2] += to.accesses - from.accesses;
+	n[3] += to.stores - from.stores;
+	n[4] += to.rom_reads - from.rom_reads;
+	n[5] += to.work - from.work;
+}
+
+static uint32_t core_alloc(agb_cache *c, uint32_t size, uint32_t *granted)
+{
+	struct agb_inputs from = agb_machine_inputs(c->m);
+	uint32_t addr = c->core->alloc(c->core_state, size, 4u, granted);
+	nest_add(c, AGB_CACHE_NEST_ALLOC, from);
+	return addr;
+}
+
+static void core_free(agb_cache *c, uint32_t addr)
+{
+	struct agb_inputs from = agb_machine_inputs(c->m);
+	c->core->free(c->core_state, addr);
+	nest_add(c, AGB_CACHE_NEST_FREE, from);
+}
+#define CORE_ALLOC(c, size, granted) core_alloc((c), (size), (granted))
+#define CORE_FREE(c, addr) core_free((c), (addr))
+#endif
+
 /* ---- eviction and loading ---- */
 
 /* Frees the least recently used resident entry without locks. Returns 1, or 0 when every
@@ -89,7 +128,7 @@ static int evict_one(agb_cache *c)
 		AGB_WORK(c->m, 1);
 		if (LOCKS(state) == 0) {
 			uint32_t addr = AGB_LD32(c->m, e + E_ADDR);
-			c->core->free(c->core_state, addr);
+			CORE_FREE(c, addr);
 			list_remove(c, h1 - 1u);
 			c->resident--;
 			c->resident_bytes -= AGB_LD32(c->m, e + E_BYTES);
@@ -110,7 +149,7 @@ static uint32_t load(agb_cache *c, uint32_t key, uint32_t size, struct agb_cache
 	uint32_t evicted = EVICTED_AT(AGB_LD32(c->m, e + E_STATE));
 	res->since_evicted =
 		evicted == AGB_CACHE_NEVER ? AGB_CACHE_NEVER : (c->frame - evicted) & 0xFFFFFFu;
-	addr = c->core->alloc(c->core_state, size, 4u, &granted);
+	addr = CORE_ALLOC(c, size, &granted);
 	while (addr == AGB_NULL) {
 		AGB_WORK(c->m, 1);
 		if (!evict_one(c)) {
@@ -118,7 +157,7 @@ static uint32_t load(agb_cache *c, uint32_t key, uint32_t size, struct agb_cache
 			return AGB_NULL;
 		}
 		res->evictions++;
-		addr = c->core->alloc(c->core_state, size, 4u, &granted);
+		addr = CORE_ALLOC(c, size, &granted);
 		/* Did the eviction make bytes free but no run the request fits in? */
 		if (addr == AGB_NULL && c->freed_enough != 0 && c->freed_enough(c, size))
 			res->blocked++;
@@ -154,6 +193,7 @@ static uint32_t use(agb_cache *c, uint32_t key, uint32_t size, uint32_t add_lock
 		res->flags = AGB_CACHE_HIT;
 		list_remove(c, key);
 	} else {
+		AGB_WORK(c->m, 1); /* the miss arm: the load and the core's call */
 		addr = load(c, key, size, res);
 		if (addr == AGB_NULL)
 			return AGB_NULL;

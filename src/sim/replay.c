@@ -215,8 +215,9 @@ static uint32_t model_cycles(const struct agb_heap_core *core, const struct agb_
 {
 	uint32_t base = 0;
 	if (fit != NULL && fit->op[op].fitted)
-		return agb_cycle_model_eval(&fit->op[op], o->bus_cycles, o->accesses, o->stores,
-					    o->rom_reads, agb_cycle_size_log2(o->requested), o->work);
+		return agb_cycle_model_eval_op(fit, op, o->bus_cycles, o->accesses, o->stores,
+					       o->rom_reads, agb_cycle_size_log2(o->requested), o->work,
+					       o->nest[0], o->nest[1]);
 	switch (op) {
 	case AGB_OP_ALLOC:
 		base = core->model.alloc_base;
@@ -704,41 +705,38 @@ static const op_handler op_handlers[AGB_OP_COUNT] = {
 
 /* Counter totals at the end of the previous event. Between events nothing counted runs
  * (canaries use host pointers, stats and walks peek), so one snapshot per event suffices. */
-struct counters {
-	uint32_t bus, accesses, stores, rom_reads, work;
-};
-
-/* The machine's counters now (host); zeros on the GBA, where cycles are measured instead. */
-static struct counters counters_now(const agb_machine *m)
+static struct agb_inputs counters_now(const agb_machine *m)
 {
-	struct counters c = {0, 0, 0, 0, 0};
 #ifndef AGB_TARGET_GBA
-	agb_machine_totals(m, &c.bus, &c.accesses);
-	for (unsigned r = 0; r < AGB_REGION_COUNT; r++)
-		c.stores += m->counts[r][AGB_STORE8] + m->counts[r][AGB_STORE16] +
-			    m->counts[r][AGB_STORE32];
-	c.rom_reads = m->counts[AGB_REGION_ROM][AGB_LOAD8] + m->counts[AGB_REGION_ROM][AGB_LOAD16] +
-		      m->counts[AGB_REGION_ROM][AGB_LOAD32];
-	c.work = m->work;
+	return agb_machine_inputs(m);
 #else
 	(void)m;
+	return (struct agb_inputs){0, 0, 0, 0, 0};
 #endif
-	return c;
 }
 
 /* Fills the observation's cost inputs from the counters' growth since *prev, then the model's
  * estimate. Work not done costs nothing: skipped ops, and frames or extension ops (spr_* on a
  * core without a shadow OAM) that the core passes over without touching memory. */
 static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
-			 const struct agb_event *ev, struct counters *prev, struct agb_replay_obs *o)
+			 const struct agb_event *ev, struct agb_inputs *prev, struct agb_replay_obs *o)
 {
-	struct counters now = counters_now(r->m);
+	struct agb_inputs now = counters_now(r->m);
 	o->bus_cycles = now.bus - prev->bus;
 	o->accesses = now.accesses - prev->accesses;
 	o->stores = now.stores - prev->stores;
 	o->rom_reads = now.rom_reads - prev->rom_reads;
 	o->work = now.work - prev->work;
 	*prev = now;
+#ifndef AGB_TARGET_GBA
+	if (r->cache != NULL) { /* the core calls inside this op, then a fresh sum for the next */
+		for (unsigned k = 0; k < 2u; k++)
+			for (unsigned f = 0; f < AGB_CACHE_NEST_FIELDS; f++) {
+				o->nest[k][f] = r->cache->nest[k][f];
+				r->cache->nest[k][f] = 0;
+			}
+	}
+#endif
 	if (o->outcome == AGB_OUTCOME_SKIPPED ||
 	    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o->accesses == 0)) {
 		o->cycles = 0;
@@ -746,8 +744,10 @@ static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
 	}
 	o->cycles = model_cycles(r->core, fit, (enum agb_op)ev->op, o);
 	if (fit != NULL && o->accesses != 0 &&
-	    agb_cycle_model_extrapolates(&fit->op[ev->op], o->accesses,
-					 agb_cycle_size_log2(o->requested), o->work)) {
+	    agb_cycle_model_extrapolates(
+		    &fit->op[ev->op], o->accesses - agb_cycle_nested(fit, ev->op, o->nest[0], o->nest[1], 2),
+		    agb_cycle_size_log2(o->requested),
+		    o->work - agb_cycle_nested(fit, ev->op, o->nest[0], o->nest[1], 5))) {
 		if (r->out->extrapolated_ops++ == 0)
 			r->out->first_extrapolated = o->index;
 	}
@@ -910,7 +910,7 @@ int agb_replay_run(const struct agb_trace *t, const struct agb_replay_config *cf
 	struct run r = {t, cfg->core, m, NULL, NULL, NULL, (cfg->flags & AGB_REPLAY_CANARIES) != 0,
 			/* cppcheck-suppress ctuuninitvar ; *out is written at the end, never read */
 			0, 0, out, {0, 0}, {0, 0}, NULL};
-	struct counters prev = {0, 0, 0, 0, 0};
+	struct agb_inputs prev = {0, 0, 0, 0, 0};
 	int rc;
 
 	*out = (struct agb_replay_result){0};
