@@ -308,7 +308,7 @@ static void failed_ref_skips_its_unref(void **state)
 	enum { N = 300 };
 	static struct agb_event ev[N];
 	static uint32_t cycles[N];
-	static uint64_t ws[(AGB_HEAP_STATE_MAX + 64 + AGB_REPLAY_SPRITE_HANDLES) / 8];
+	static uint64_t ws[(AGB_HEAP_STATE_MAX + 512 + AGB_REPLAY_SPRITE_HANDLES) / 8];
 	uint32_t n = 0;
 	struct agb_trace t = {0};
 	struct agb_replay_config cfg = {&agb_tiles_core, 0, AGB_META_EWRAM, AGB_TILES_FLAG_MAPS(0),
@@ -328,6 +328,7 @@ static void failed_ref_skips_its_unref(void **state)
 	t.event_count = n;
 	t.frame_count = 1;
 	t.events = ev;
+	assert_true(agb_replay_workspace_bytes(&t) <= sizeof ws);
 	agb_metrics_begin(&acc, &met, &t, agb_tiles_core.unit, cycles);
 	assert_int_equal(agb_replay_run(&t, &cfg, M, ws, sizeof ws, agb_metrics_observe, &acc, &res),
 			 AGB_REPLAY_OK);
