@@ -1178,6 +1178,43 @@ HOT void mark_short(agb_bestfit *t, uint32_t b, uint32_t len)
 		AGB_ST16(t->m, a + 2u, AGB_LD16(t->m, a + 2u) | (val >> 16));
 }
 
+/* alloc_fast when no bin holds `want` blocks: with long free runs, alloc_long; else the top
+ * run's start (carve_top's work, in the Thumb path's order: top, map, the rest's bin). A top run
+ * too short (or none) leaves it to the general path, which returns AGB_NULL. */
+static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint32_t size,
+							     uint32_t align, uint32_t *granted)
+{
+	uint32_t want = (size + 7u) >> 3;
+	if (root_get(t) != NIL) {
+		uint32_t x = alloc_long(t, want);
+		if (granted != NULL)
+			*granted = x == NIL ? 0u : want << 3;
+		return x == NIL ? AGB_NULL : node(t, x);
+	}
+	const uint32_t n = t->nblocks, x = top_get(t);
+	if (n - x < want)
+		return alloc_general(t, size, align, granted);
+	uint32_t rest = n - x - want;
+	AGB_WORK(t->m, 1);
+	top_set(t, rest - 1u > SMALL - 1u ? x + want : n); /* a long rest stays the top run */
+	runs_drop(t, n - x);
+	blocks_add(t, 0u - want);
+	if (rest != 0u)
+		runs_add(t, rest);
+	if (is_long(x, want))
+		mark_used_out(t, x, want);
+	else
+		mark_short(t, x, want);
+	if (rest - 1u <= SMALL - 1u)
+		bin_push(t, t->blocks, x + want, rest);
+	if (granted != NULL)
+		*granted = want << 3;
+	return node(t, x);
+}
+
+/* The host's twin of the Thumb alloc (bestfit_thumb.S), same decisions and the same accesses in
+ * the same cases: a bin at or above want through k's bitmap word, else through the summary,
+ * else alloc_beyond_bins. */
 HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	/* want 0 (size 0, or size + 7 wrapped) and long requests take the general path. */
@@ -1187,12 +1224,21 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 		return alloc_general(t, size, align, granted);
 	const uint32_t ctrl = t->ctrl;
 	uint32_t bits = AGB_LD32(t->m, ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u);
+	uint32_t rsize;
 	AGB_WORK(t->m, 1);
-	if (UNLIKELY(bits == 0u))
-		return alloc_general(t, size, align, granted); /* next bitmap word or the treap */
+	if (LIKELY(bits != 0u)) {
+		rsize = want + lowbit(t, bits);
+	} else {
+		/* find_bin's second step: the next non-empty bitmap word through the summary. */
+		uint32_t s = AGB_LD16(t->m, ctrl + C_SUMMARY) & (0xFFFFFFFEu << (k >> 5));
+		AGB_WORK(t->m, 1);
+		if (s == 0u)
+			return alloc_beyond_bins(t, size, align, granted);
+		uint32_t wi = lowbit(t, s);
+		rsize = (wi << 5) + lowbit(t, AGB_LD32(t->m, ctrl + C_BITMAP + (wi << 2))) + 1u;
+	}
 	/* Every run of the bin is a best fit (the top run is weighed against long runs only): take
 	 * the bin's first, leave the tail free. */
-	uint32_t rsize = want + lowbit(t, bits);
 	const uint32_t blocks = t->blocks;
 	uint32_t x = bin_pop(t, blocks, rsize);
 	uint32_t tail = rsize - want;
@@ -1211,10 +1257,12 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	return blocks + (x << 3);
 }
 
-/* free's hot path works on a window of 16 map entries: the halfword holding b's entry and the
- * next one. A short run always lies in it (is_long: b's offset + length <= 16), so every free
- * but a long run's decodes its length from two loads, its neighbours' entries from them too
- * unless the run touches the window's edge. Long runs take the general path. */
+/* free's hot path, the host's twin of the Thumb free (bestfit_thumb.S): the same decisions and
+ * the same accesses in the same cases. It works on a window of 16 map entries, the halfword
+ * holding b's entry and the next: a short run always lies in it (is_long: b's offset + length
+ * <= 16), and a long run's length is the window's second halfword. The refusal (refused())
+ * comes first; a run next to the top run and a merge beyond AGB_BESTFIT_SMALL blocks take the
+ * general paths. */
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
 	const uint32_t blocks = t->blocks;
@@ -1224,55 +1272,63 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t a0 = t->map + ((b >> 3) << 1);
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t w = AGB_LD16(t->m, a0) | ((uint32_t)AGB_LD16(t->m, a0 + 2u) << 16);
-	/* High bits of entries b, b+1...: the first set one ends the run (3), or starts a long one
-	 * (2 at b itself). */
-	uint32_t v = ((w >> 1) & 0x55555555u) >> sh;
 	AGB_WORK(t->m, 1);
-	if (UNLIKELY((v & 1u) != 0u && ((w >> sh) & 1u) == 0u)) {
-		free_general(t, addr); /* E_LONG at b */
-		return;
-	}
-	uint32_t len = (lowbit(t, v) >> 1) + 1u;
-	const uint32_t end = b + len;
-	if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
-		free_general(t, addr); /* next to the top run, or the pool's last run */
-		return;
-	}
-	/* Neighbours' entries b-1 and b+len, from the window unless the run touches its edge. */
-	uint32_t eh = sh + (len << 1); /* <= 32 */
-	uint32_t wp = b >= 8u ? AGB_LD16(t->m, a0 - 2u) : 0u, left, right;
+	uint32_t left = E_END; /* block 0: as if a used run ended before it */
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
-	else
-		left = b != 0u ? wp >> 14 : E_END;
-	/* The refusal of every build (refused()): the last block of a long run and a one-block run
-	 * after a free run look alike here; the general path tells them apart. */
-	if (UNLIKELY(agb_map2_not_a_start(w >> sh, left) || agb_map2_starts_long(wp)))
+	else if (b != 0u)
+		left = (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14;
+	uint32_t e = (w >> sh) & 3u;
+	left &= 3u;
+	if (UNLIKELY(agb_map2_not_a_start(e, left)))
 		return;
-	if (UNLIKELY(((w >> sh) & 3u) == E_END && (left & 3u) == E_FREE)) {
-		free_general(t, addr);
+	if (b >= 8u && UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
 		return;
+	if (UNLIKELY(e == E_END && left == E_FREE) && !free_run_ends_at(t, b))
+		return;
+	uint32_t len, end, ls = 0, rs = 0;
+	if (UNLIKELY(e == E_LONG)) {
+		/* A long run: its first entry, length halfword and last entry become E_FREE. */
+		len = agb_map2_len_decode(w >> 16);
+		end = b + len;
+		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
+			AGB_WORK(t->m, 1);
+			free_general(t, addr); /* next to the top run, or the pool's last run */
+			return;
+		}
+		AGB_ST16(t->m, a0, w & ~(3u << sh));
+		AGB_ST16(t->m, a0 + 2u, 0u);
+		map_set(t, end - 1u, E_FREE);
+		if (map_entry(t, end) == E_FREE)
+			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+	} else {
+		/* A short run: the first entry at or after b with its high bit set ends it. */
+		len = (lowbit(t, ((w >> 1) & 0x55555555u) >> sh) >> 1) + 1u;
+		end = b + len;
+		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
+			AGB_WORK(t->m, 1);
+			free_general(t, addr); /* next to the top run, or the pool's last run */
+			return;
+		}
+		uint32_t eh = sh + (len << 1); /* <= 32 */
+		uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
+		uint32_t right = LIKELY(eh != 32u) ? w >> eh : AGB_LD16(t->m, a0 + 4u);
+		if ((right & 3u) == E_FREE)
+			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+		w &= ~clear;
+		if ((clear & 0xFFFFu) != 0u)
+			AGB_ST16(t->m, a0, w);
+		if ((clear >> 16) != 0u)
+			AGB_ST16(t->m, a0 + 2u, w >> 16);
 	}
-	if (LIKELY(eh != 32u))
-		right = w >> eh;
-	else
-		right = AGB_LD16(t->m, a0 + 4u);
-	/* Every entry of the run becomes E_FREE (refused()); the neighbours' sizes are their
+	/* Every entry of the run is E_FREE now (refused()); the neighbours' sizes are their
 	 * boundary tag and node size. */
-	uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh), ls = 0, rs = 0;
-	if ((left & 3u) == E_FREE)
+	if (left == E_FREE)
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
-	if ((right & 3u) == E_FREE)
-		rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
-	w &= ~clear;
-	if ((clear & 0xFFFFu) != 0u)
-		AGB_ST16(t->m, a0, w);
-	if ((clear >> 16) != 0u)
-		AGB_ST16(t->m, a0 + 2u, w >> 16);
 	blocks_add(t, len);
 	uint32_t total = ls + len + rs;
 	if (UNLIKELY(total > SMALL)) {
-		AGB_WORK(t->m, (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
+		AGB_WORK(t->m, 1u + (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
 		merge_out(t, b, len, ls, rs);
 		return;
 	}

@@ -13,7 +13,7 @@ few cores in IWRAM too, `agbsim measure --format=json` must
     exception, allowed at most CALL_LEVEL cycles more than the table: IWRAM placement, where the
     game's BL from ROM to the ARM code in IWRAM goes through the linker's Thumb-to-ARM
     long-branch veneer (three instructions from ROM, docs/using-agbmem.md) that the table's
-    register call skips.
+    register call skips. Not compared: tiles (inline calls) in IWRAM, see INLINE_CORES.
 
 Exit 0 when every pair passes, 1 otherwise (each failure on its own line)."""
 import json
@@ -35,6 +35,11 @@ CASES = [
     ("calib/bg-random", "tiles", "iwram"),
 ]
 CALL_LEVEL = 24
+# Cores whose calls are inline functions of the game's code (tiles' ref/unref): in the IWRAM
+# placement their fast path runs where the game's code runs (ROM, in the bench ROM) while the
+# table's call runs wholly as ARM in IWRAM, so the two means are not compared there (only the
+# decisions and the call counts are).
+INLINE_CORES = {"tiles"}
 
 
 def check(agbsim, root, trace, core, placement):
@@ -56,6 +61,8 @@ def check(agbsim, root, trace, core, placement):
         if direct is None or direct["count"] != table["count"] or direct["count"] == 0:
             errs.append("%s: %s: %s direct calls, %d through the table" %
                         (name, op, direct and direct["count"], table["count"]))
+            continue
+        if placement == "iwram" and core in INLINE_CORES:
             continue
         limit = table["mean"] + (CALL_LEVEL if placement == "iwram" else 0)
         if not direct["mean"] < limit:
