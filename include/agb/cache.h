@@ -57,10 +57,6 @@ struct agb_cache_result {
 				 * never evicted; thrashing is a reload soon after) */
 };
 
-#define AGB_CACHE_NEST_ALLOC 0u
-#define AGB_CACHE_NEST_FREE 1u
-#define AGB_CACHE_NEST_FIELDS 6u /* calls, bus, accesses, stores, rom_reads, work */
-
 typedef struct agb_cache agb_cache;
 struct agb_cache {
 	const struct agb_heap_core *core;
@@ -80,11 +76,6 @@ struct agb_cache {
 	 * core for its free space is work a game's cache would not do (and costs more than the load
 	 * on some cores), so blocked is 0 there. */
 	int (*freed_enough)(const struct agb_cache *c, uint32_t size);
-	/* Host only (the cycle model; left 0 on the GBA): the counted inputs of the core calls the
-	 * cache made since the caller last zeroed them, summed per kind (AGB_CACHE_NEST_ALLOC,
-	 * AGB_CACHE_NEST_FREE): calls, bus cycles, accesses, stores, ROM loads, work units. The model
-	 * prices them with the core's own alloc and free rows and the rest with the op's row. */
-	uint32_t nest[2][AGB_CACHE_NEST_FIELDS];
 };
 
 /* Prepares an empty cache of `keys` entries whose table is at `table` (4-aligned, keys *

@@ -16,7 +16,7 @@
  * An op without a fitted row (`fitted` 0) uses the core's own agb_cost_model.
  * The resource cache's lock and touch call the core (a load's alloc, each eviction's free and
  * retried alloc): their rows cover the cache's own part of the inputs only, and the core calls
- * inside (agb_replay_obs.nest) are priced by the core's own alloc and free rows, each call at
+ * inside (agb_replay_obs.nest, from agb_machine.nest) are priced by the core's own alloc and free rows, each call at
  * the op's size_log2 (agb_cycle_model_eval_op). A hit and a miss then differ by the core's
  * calls, as they do on the GBA, instead of by weights one row would have to share.
  * Each row also keeps its calibration range: the largest size_log2, work units and accesses of

@@ -37,6 +37,10 @@ enum agb_access {
 	AGB_ACCESS_COUNT
 };
 
+#define AGB_NEST_ALLOC 0u
+#define AGB_NEST_FREE 1u
+#define AGB_NEST_FIELDS 6u /* calls, bus, accesses, stores, rom_reads, work */
+
 /* The cycle model's counted inputs (host only; agb_machine_inputs): bus cycles, accesses,
  * stores, ROM loads and declared work units. */
 struct agb_inputs {
@@ -75,6 +79,11 @@ typedef struct agb_machine {
 	 * map words decoded...): a cycle model input, not a bus access; it changes no bus figure.
 	 * Wrap-around is fine for deltas. */
 	uint32_t work;
+	/* The counted inputs of the core calls a layer made (the resource cache's loads and
+	 * evictions, src/sim/cache.c) since the replay last zeroed them, per kind (AGB_NEST_ALLOC,
+	 * AGB_NEST_FREE): calls, bus cycles, accesses, stores, ROM loads, work units. The cycle model
+	 * prices them with the core's own alloc and free rows (agb_cycle_model_eval_op). */
+	uint32_t nest[2][AGB_NEST_FIELDS];
 
 	struct agb_page page[AGB_PAGE_COUNT];
 

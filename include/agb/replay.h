@@ -52,7 +52,7 @@ struct agb_replay_obs {
 	uint32_t work;       /* AGB_WORK units the core declared: instruction work (model feature) */
 	/* lock and touch (host only): the part of the inputs above spent in the core calls the
 	 * cache made, per kind (alloc, free): calls, bus cycles, accesses, stores, ROM loads, work
-	 * (agb_cache.nest); the model prices them with the core's alloc and free rows. */
+	 * (agb_machine.nest); the model prices them with the core's alloc and free rows. */
 	uint32_t nest[2][6];
 	uint32_t cycles; /* model estimate: bus cycles + instruction work */
 	uint32_t live_bytes;

@@ -26,7 +26,7 @@ int agb_cache_init(agb_cache *c, agb_machine *m, const struct agb_heap_core *cor
 		return AGB_HEAP_ARENA_TOO_LARGE;
 	if (core->free == 0 || core->alloc == 0)
 		return AGB_HEAP_META_TOO_SMALL;
-	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0, 0, {{0}}};
+	*c = (agb_cache){core, core_state, m, table, keys, 0, 0, 0, 0, 0, 0, 0};
 	for (uint32_t k = 0; k < keys; k++) {
 		uint32_t e = entry(c, k);
 		AGB_ST32(m, e + E_ADDR, AGB_NULL);
@@ -89,7 +89,7 @@ static void list_push_head(agb_cache *c, uint32_t key)
 static void nest_add(agb_cache *c, uint32_t kind, struct agb_inputs from)
 {
 	struct agb_inputs to = agb_machine_inputs(c->m);
-	uint32_t *n = c->nest[kind];
+	uint32_t *n = c->m->nest[kind];
 	n[0]++;
 	n[1] += to.bus - from.bus;
 	n[2] += to.accesses - from.accesses;
@@ -102,7 +102,7 @@ static uint32_t core_alloc(agb_cache *c, uint32_t size, uint32_t *granted)
 {
 	struct agb_inputs from = agb_machine_inputs(c->m);
 	uint32_t addr = c->core->alloc(c->core_state, size, 4u, granted);
-	nest_add(c, AGB_CACHE_NEST_ALLOC, from);
+	nest_add(c, AGB_NEST_ALLOC, from);
 	return addr;
 }
 
@@ -110,7 +110,7 @@ static void core_free(agb_cache *c, uint32_t addr)
 {
 	struct agb_inputs from = agb_machine_inputs(c->m);
 	c->core->free(c->core_state, addr);
-	nest_add(c, AGB_CACHE_NEST_FREE, from);
+	nest_add(c, AGB_NEST_FREE, from);
 }
 #define CORE_ALLOC(c, size, granted) core_alloc((c), (size), (granted))
 #define CORE_FREE(c, addr) core_free((c), (addr))

@@ -81,6 +81,7 @@ void agb_machine_reset_counters(agb_machine *m)
 	m->quirk_stores = 0;
 	m->work = 0;
 	memset(m->counts, 0, sizeof m->counts);
+	memset(m->nest, 0, sizeof m->nest);
 }
 
 void agb_machine_map_rom(agb_machine *m, const uint8_t *image, uint32_t size)

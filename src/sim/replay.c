@@ -731,9 +731,9 @@ static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
 #ifndef AGB_TARGET_GBA
 	if (r->cache != NULL) { /* the core calls inside this op, then a fresh sum for the next */
 		for (unsigned k = 0; k < 2u; k++)
-			for (unsigned f = 0; f < AGB_CACHE_NEST_FIELDS; f++) {
-				o->nest[k][f] = r->cache->nest[k][f];
-				r->cache->nest[k][f] = 0;
+			for (unsigned f = 0; f < AGB_NEST_FIELDS; f++) {
+				o->nest[k][f] = r->m->nest[k][f];
+				r->m->nest[k][f] = 0;
 			}
 	}
 #endif
