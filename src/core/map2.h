@@ -94,4 +94,22 @@ static inline __attribute__((always_inline)) void agb_map2_clear_short(agb_machi
 		AGB_ST16(m, a + 2u, AGB_LD16(m, a + 2u) & ~(mask >> 16));
 }
 
+/* Sets every entry of the used run [b, b+len) back to free, for a core that keeps the inner
+ * entries of a long run free (map2.h's length encoding): all of a short run's (b % 8 + len
+ * <= 16), else the first, the length halfword and the last. */
+static inline __attribute__((always_inline)) void agb_map2_clear_used(agb_machine *m, uint32_t map,
+								      uint32_t b, uint32_t len)
+{
+	if (len == 0u)
+		return; /* no run is empty; this tells the analyser (a clear of 0 entries shifts by 32) */
+	if ((b & 7u) + len < 17u) {
+		agb_map2_clear_short(m, map, b, len);
+		return;
+	}
+	uint32_t a = map + ((b >> 3) << 1), z = b + len - 1u, az = map + ((z >> 3) << 1);
+	AGB_ST16(m, a, AGB_LD16(m, a) & ~(3u << ((b & 7u) << 1)));
+	AGB_ST16(m, a + 2u, 0u);
+	AGB_ST16(m, az, AGB_LD16(m, az) & ~(3u << ((z & 7u) << 1)));
+}
+
 #endif

@@ -469,16 +469,7 @@ HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len)
  * first, its length halfword and its last (the others are E_FREE already). */
 HOT void clear_used(agb_tree *t, uint32_t b, uint32_t len)
 {
-	if (len == 0u)
-		return; /* no run is empty; this tells the analyser (a clear of 0 entries shifts by 32) */
-	if (!is_long(b, len)) {
-		agb_map2_clear_short(t->m, t->map, b, len);
-		return;
-	}
-	uint32_t a = map_hw(t, b);
-	AGB_ST16(t->m, a, AGB_LD16(t->m, a) & ~(3u << ((b & 7u) << 1)));
-	AGB_ST16(t->m, a + 2u, 0u);
-	map_set(t, b + len - 1u, E_FREE);
+	agb_map2_clear_used(t->m, t->map, b, len);
 }
 
 /* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
