@@ -120,21 +120,6 @@ HOT void map_set(agb_bestfit *t, uint32_t i, uint32_t v)
 	AGB_ST16(t->m, a, (w & ~(3u << sh)) | (v << sh));
 }
 
-/* Sets entries i and j (i < j), sharing the read-modify-write when one halfword holds both. */
-HOT void map_set2(agb_bestfit *t, uint32_t i, uint32_t vi, uint32_t j, uint32_t vj)
-{
-	if ((i >> 3) != (j >> 3)) {
-		map_set(t, i, vi);
-		map_set(t, j, vj);
-		return;
-	}
-	uint32_t a = map_hw(t, i);
-	uint32_t si = (i & 7u) << 1, sj = (j & 7u) << 1;
-	uint32_t w = AGB_LD16(t->m, a);
-	w &= ~((3u << si) | (3u << sj));
-	AGB_ST16(t->m, a, w | (vi << si) | (vj << sj));
-}
-
 /* A used run starting at b is long when the map halfword after b's lies wholly inside it. */
 static inline int is_long(uint32_t b, uint32_t len)
 {

@@ -184,8 +184,8 @@ static const char *const firstfit_chain[5] = {
 	"firstfit: PREV_FREE bit disagrees with the previous block",
 	"firstfit: two adjacent free blocks (missed coalescing)",
 	"firstfit: footer disagrees with header",
-	"firstfit: header's address tag wrong (a used block's is tag_of its address, a free one has "
-	"none)"};
+	("firstfit: header's address tag wrong (a used block's is tag_of its address, a free one "
+	 "has none)")};
 
 static void tlsf_damage(void **st)
 {
