@@ -927,6 +927,16 @@ HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 	return best;
 }
 
+/* alloc_long for a request no bin holds, as alloc returns it: the block's address (AGB_NULL) and
+ * *granted (may be NULL). */
+HOT uint32_t alloc_long_addr(agb_bestfit *t, uint32_t want, uint32_t *granted)
+{
+	uint32_t x = alloc_long(t, want);
+	if (granted != NULL)
+		*granted = x == NIL ? 0u : want << 3;
+	return x == NIL ? AGB_NULL : node(t, x);
+}
+
 HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	if (granted != NULL)
@@ -1163,12 +1173,8 @@ static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint
 							     uint32_t align, uint32_t *granted)
 {
 	uint32_t want = (size + 7u) >> 3;
-	if (root_get(t) != NIL) {
-		uint32_t x = alloc_long(t, want);
-		if (granted != NULL)
-			*granted = x == NIL ? 0u : want << 3;
-		return x == NIL ? AGB_NULL : node(t, x);
-	}
+	if (root_get(t) != NIL)
+		return alloc_long_addr(t, want, granted);
 	const uint32_t n = t->nblocks, x = top_get(t);
 	if (n - x < want)
 		return alloc_general(t, size, align, granted);
@@ -1373,10 +1379,7 @@ uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t
 
 uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *granted)
 {
-	uint32_t x = alloc_long(t, want);
-	if (granted != NULL)
-		*granted = x == NIL ? 0u : want << 3;
-	return x == NIL ? AGB_NULL : node(t, x);
+	return alloc_long_addr(t, want, granted);
 }
 
 void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr)

@@ -47,6 +47,19 @@
 	ldrb	\r, [\k, \r]
 .endm
 
+/* Sets (op orrs) or clears (op bics) the summary bit of the bitmap word at \waddr (ctrl + 4 *
+ * word index); \base receives ctrl, \idx and \bit are clobbered (\idx may be \waddr). */
+.macro SUMMARY_BIT op, base, waddr, idx, bit
+	mov	\base, lr
+	subs	\idx, \waddr, \base
+	lsrs	\idx, \idx, #2
+	movs	\bit, #1
+	lsls	\bit, \bit, \idx
+	ldrh	\idx, [\base, #C_SUMMARY]
+	\op	\idx, \bit
+	strh	\idx, [\base, #C_SUMMARY]
+.endm
+
 /* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
  * \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
@@ -62,14 +75,7 @@
 	bics	\t3, \size
 	str	\t3, [\t2, #C_BITMAP]
 	bne	1f
-	mov	\t1, lr			/* the word is empty: clear its summary bit */
-	subs	\t2, \t2, \t1
-	lsrs	\t2, \t2, #2
-	movs	\t3, #1
-	lsls	\t3, \t3, \t2
-	ldrh	\t2, [\t1, #C_SUMMARY]
-	bics	\t2, \t3
-	strh	\t2, [\t1, #C_SUMMARY]
+	SUMMARY_BIT bics, \t1, \t2, \t2, \t3	/* the word is empty: clear its summary bit */
 1:
 .endm
 
@@ -129,14 +135,7 @@
 	strh	\x, [\size]
 	cmp	\t3, #0
 	bne	5f
-	mov	\t0, lr			/* the word was empty: set its summary bit */
-	subs	\t1, \t2, \t0
-	lsrs	\t1, \t1, #2
-	movs	\size, #1
-	lsls	\size, \size, \t1
-	ldrh	\t1, [\t0, #C_SUMMARY]
-	orrs	\t1, \size
-	strh	\t1, [\t0, #C_SUMMARY]
+	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
 5:
 	orrs	\t3, \t4
 	str	\t3, [\t2, #C_BITMAP]
