@@ -46,8 +46,10 @@
 /* The largest of them: inline in Thumb; one copy in an ARM build, whose code, state and meta area
  * share 16 KiB of IWRAM (and where a call from 1-cycle memory is cheap). */
 #if defined(AGB_TARGET_GBA) && !defined(__thumb__)
+#define BF_ARM_BUILD 1
 #define HOT_WIDE static __attribute__((noinline))
 #else
+#define BF_ARM_BUILD 0
 #define HOT_WIDE HOT
 #endif
 
@@ -325,7 +327,7 @@ HOT void rotate_up(agb_bestfit *t, uint32_t x, uint32_t p)
  * caller has checked still bracket x's key: x gets from's links, then rotations restore the heap
  * order for x's own priority (expected under two, against a root-to-leaf insert). The result is
  * the one treap of that key set, exactly as remove + insert would leave it. */
-HOT void tree_replace(agb_bestfit *t, uint32_t from, uint32_t x, uint32_t size)
+HOT_WIDE void tree_replace(agb_bestfit *t, uint32_t from, uint32_t x, uint32_t size)
 {
 	uint32_t af = node(t, from), ax = node(t, x);
 	uint32_t kids = AGB_LD32(t->m, af);
@@ -976,7 +978,7 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 /* Merges freed run [b, b+len) with its free neighbours (left: ls blocks before b, right: rs
  * blocks at b+len, 0 when not free) and indexes the result. A long run that grows keeps its
  * treap node when the new key still sorts below the next one. */
-HOT void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
+HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
 {
 	uint32_t end = b + len, start = b - ls, size = ls + len + rs;
 	if (ls != 0u)
@@ -1043,8 +1045,10 @@ static int free_run_ends_at(agb_bestfit *t, uint32_t b)
  * halfword is recognised from the halfword before it (map2.h), and the last block of a long run
  * is told from a one-block run after a free run by that free run's tags (free_run_ends_at). So
  * a double free, a foreign or interior address, or an address in a free run, is refused with
- * the map untouched. O(1): two map loads, four more in the last case. */
-HOT int refused(agb_bestfit *t, uint32_t addr)
+ * the map untouched. O(1): two map loads, four more in the last case. When addr lies on the
+ * pool's grid, *w_out receives b's map halfword and *left_out its left neighbour's entry (E_END
+ * for block 0), the two reads free goes on with. */
+HOT int refused_reading(agb_bestfit *t, uint32_t addr, uint32_t *w_out, uint32_t *left_out)
 {
 	if (agb_map2_off_pool(t->blocks, t->nblocks, addr))
 		return 1;
@@ -1055,28 +1059,35 @@ HOT int refused(agb_bestfit *t, uint32_t addr)
 		left = (w >> (sh - 2u)) & 3u;
 	else if (b != 0u)
 		left = wp >> 14;
+	*w_out = w;
+	*left_out = left;
 	if (agb_map2_not_a_start(e, left) || agb_map2_starts_long(wp))
 		return 1;
 	return e == E_END && left == E_FREE && !free_run_ends_at(t, b);
 }
 
+HOT int refused(agb_bestfit *t, uint32_t addr)
+{
+	uint32_t w, left;
+	return refused_reading(t, addr, &w, &left);
+}
+
+/* The general free. The refusal's two map loads are the ones free needs: b's halfword and its
+ * left neighbour's entry, so they are read once (the IWRAM build runs this path alone). */
 HOT void bf_free(agb_bestfit *t, uint32_t addr)
 {
-	if (addr == AGB_NULL || refused(t, addr))
+	uint32_t w0, left_entry;
+	if (addr == AGB_NULL || refused_reading(t, addr, &w0, &left_entry))
 		return;
 	uint32_t b = (addr - t->blocks) >> 3;
 	uint32_t h0 = b >> 3;
-	uint32_t a0 = map_hw(t, b);
-	uint32_t w0 = AGB_LD16(t->m, a0), w1 = 0;
+	uint32_t w1 = 0;
 	int have1 = 0;
 	uint32_t len = used_len(t, b, w0, &w1, &have1);
 	uint32_t end = b + len; /* first block after the run */
 
-	int left = 0, right = 0;
-	if (b != 0u) {
-		uint32_t wl = (b & 7u) != 0u ? w0 : AGB_LD16(t->m, a0 - 2u);
-		left = ((wl >> (((b & 7u) * 2u - 2u) & 15u)) & 3u) == E_FREE;
-	}
+	const int left = left_entry == E_FREE; /* block 0 reads E_END */
+	int right = 0;
 	/* Next to the top run, or the pool's last run (then it becomes the top run). */
 	const int at_top = end == top_get(t);
 	if (at_top) {
@@ -1127,13 +1138,16 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 #define ONE_LEVEL
 #endif
 
-#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__)) && !AGB_BESTFIT_THUMB
+#if !AGB_BESTFIT_THUMB
 /* The general paths, out of line so their registers stay out of the hot ones. */
+#if !BF_ARM_BUILD
 static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t size,
 							 uint32_t align, uint32_t *granted)
 {
 	return bf_alloc(t, size, align, granted);
 }
+
+#endif
 
 static __attribute__((noinline)) void free_general(agb_bestfit *t, uint32_t addr)
 {
@@ -1146,6 +1160,7 @@ static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint
 	merge_free(t, b, len, ls, rs);
 }
 
+#if !BF_ARM_BUILD
 static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len)
 {
 	mark_used(t, b, len);
@@ -1240,6 +1255,8 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 		*granted = want << 3;
 	return blocks + (x << 3);
 }
+
+#endif
 
 /* free's hot path, the host's twin of the Thumb free (bestfit_thumb.S): the same decisions and
  * the same accesses in the same cases. It works on a window of 16 map entries, the halfword
@@ -1338,15 +1355,16 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 #endif
 
-#if !(defined(AGB_TARGET_GBA) && !defined(__thumb__))
+#if !BF_ARM_BUILD
 #define ALLOC_HOT alloc_fast
 #define FREE_HOT free_fast
 #define ENTRY_ATTR ONE_LEVEL
 #else
-/* An ARM build (the IWRAM placement) keeps one copy of each path: 32 KiB hold code, state and
- * the meta area, and from 1-cycle memory the general path is fast enough. */
+/* An ARM build (the IWRAM placement) keeps one copy of alloc's path: code, state and the meta
+ * area share 16 KiB of IWRAM, and from 1-cycle memory the general alloc is fast enough. free
+ * takes the fast path too: the general one runs some 190 ARM instructions per call. */
 #define ALLOC_HOT bf_alloc
-#define FREE_HOT bf_free
+#define FREE_HOT free_fast
 #define ENTRY_ATTR
 #endif
 
