@@ -14,15 +14,19 @@
  *    A two-level bitmap (one bit per bin, one summary bit per 32 bins) finds the smallest
  *    non-empty bin at or above a request with at most two bit scans, and every run of that bin is
  *    a best fit, so small requests are O(1);
- *  - longer runs sit in tree's treap keyed on (size, block index) (smaller 0, larger 2, parent 4,
- *    size 6), which gives the smallest run that fits and, among runs of that size, the lowest.
+ *  - longer runs sit in the list of their size class, two classes per power of two
+ *    (AGB_BESTFIT_LONG_CLASSES, a 16-bit bitmap of the non-empty ones), doubly circular through
+ *    the run's first block like the bins. Linking and unlinking are O(1), so no free walks
+ *    anything; alloc reads the request's class and the next non-empty one and takes the
+ *    smallest run that fits, among runs of that size the lowest (the choice a tree keyed on
+ *    (size, address) makes: tree's treap, which bestfit used before).
  *  - a long free run that ends the pool, the top run (dlmalloc's top chunk), is in neither: the
  *    control structure holds where it starts, so freeing a block next to it is one store and no
  *    index update. A short run at the pool's end sits in its bin, so a bin hit is still a best
- *    fit; a request no bin can serve takes the tighter of the treap's best run and the top run
- *    (on a tie the treap's, the lower address). It has no node and no tag (nothing lies after
+ *    fit; a request no bin can serve takes the tighter of the best long run and the top run
+ *    (on a tie the long run, the lower address). It has no node and no tag (nothing lies after
  *    it to read one).
- * Bin heads, bitmaps, the treap root and the top form the control structure; it lives in the meta area
+ * Bin and class heads, bitmaps and the top form the control structure; it lives in the meta area
  * when that has room (IWRAM for EWRAM pools: 1-cycle accesses), else at the arena head.
  *
  * Within a bin runs are taken first in, first out (circular lists: the head's prev is the tail):
@@ -55,15 +59,18 @@
 
 #include "agb/heap.h"
 
-/* Runs of up to this many blocks (2 KiB) live in exact-size bins; longer ones in the treap. 256
+/* Runs of up to this many blocks (2 KiB) live in exact-size bins; longer ones in class lists. 256
  * kept the free p99 lower than 128 and the minimum arena at tree's, where 512 lost 1 KiB on a
  * recorded trace. */
 #define AGB_BESTFIT_SMALL 256u
 #define AGB_BESTFIT_WORDS (AGB_BESTFIT_SMALL / 32u)
-/* Control structure: treap root u16, top run start u16, summary u16 (padded to 4), bitmap words,
- * bin heads (u16 each). The fields a free or a small alloc reads come first, within reach of
- * Thumb's short load offsets. */
-#define AGB_BESTFIT_META_BYTES (8u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL)
+/* Longer runs sit in lists by size class, two classes per power of two up to 2^15 blocks. */
+#define AGB_BESTFIT_LONG_CLASSES 14u
+/* Control structure: long-class bitmap u16, top run start u16, summary u16 (padded to 4),
+ * bitmap words, bin heads and long-class heads (u16 each). The fields a free or a small alloc
+ * reads come first, within reach of Thumb's short load offsets. */
+#define AGB_BESTFIT_META_BYTES                                                                     \
+	(8u + 4u * AGB_BESTFIT_WORDS + 2u * AGB_BESTFIT_SMALL + 2u * AGB_BESTFIT_LONG_CLASSES)
 
 /* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
 typedef struct agb_bestfit {
@@ -98,13 +105,14 @@ int agb_bestfit_init(agb_bestfit *h, agb_machine *m, const struct agb_heap_confi
  * such among long runs; aligned requests take the top run only when nothing else fits). Its
  * start is carved, the rest stays free. *granted (may be NULL)
  * receives the bytes reserved, size rounded up to 8. O(1) when a run of at most
- * AGB_BESTFIT_SMALL blocks fits, else O(log long runs) expected; an aligned request also walks
- * the runs whose size is within `align` bytes of the request. */
+ * AGB_BESTFIT_SMALL blocks fits, else O(long runs in the request's class and the next non-empty
+ * one); an aligned request also walks the short runs whose size is within `align` bytes of the
+ * request. */
 uint32_t agb_bestfit_alloc(agb_bestfit *h, uint32_t size, uint32_t align, uint32_t *granted);
 
 /* Releases a block returned by alloc/realloc and coalesces it with free neighbours. AGB_NULL is
- * ignored; anything else not allocated is undefined. O(1) when the merged run and its free
- * neighbours are short, else O(log long runs) expected. Independent of the block's size. */
+ * ignored; anything else is refused (the Abuse paragraph above). O(1) in every case, whatever
+ * the block's size and its neighbours'. */
 void agb_bestfit_free(agb_bestfit *h, uint32_t addr);
 
 /* C realloc: shrinks in place, grows in place when the next run is free and large enough, else
@@ -114,8 +122,8 @@ void agb_bestfit_free(agb_bestfit *h, uint32_t addr);
 uint32_t agb_bestfit_realloc(agb_bestfit *h, uint32_t addr, uint32_t size, uint32_t *granted);
 
 /* Free bytes, free runs and the sum of squares from the counters (a recount on the GBA); largest
- * run from the treap's rightmost node or the highest non-empty bin. Uncounted reads only.
- * O(log long runs) on the host. */
+ * run from the highest non-empty long class or bin, or the top run. Uncounted reads only.
+ * O(long runs in the highest class) on the host. */
 void agb_bestfit_stats(agb_bestfit *h, struct agb_heap_stats *out);
 
 /* Calls fn for every run in address order: META (control when in the arena, map), USED and
@@ -125,9 +133,9 @@ void agb_bestfit_walk(agb_bestfit *h, agb_walk_fn fn, void *ctx);
 
 /* Returns 0 when every invariant holds, else 1 with *why (may be NULL) set to a static message.
  * Checks the map encoding of every run, boundary tags, full coalescing, that every short free run
- * is in its size's bin and every long one in the treap exactly once, list links, both bitmap
- * levels, BST order, parent links, the treap priority order and the observation counters.
- * Uncounted reads only. O(runs log runs + blocks of short runs). */
+ * is in its size's bin and every long one in its class's list exactly once, list links, both
+ * bitmap levels, the class bitmap and the observation counters. Uncounted reads only.
+ * O(runs + blocks of free and short used runs). */
 int agb_bestfit_check(agb_bestfit *h, const char **why);
 
 /* Bookkeeping bytes: map, control structure (in the meta area or the arena) and the unusable

@@ -1,6 +1,6 @@
 /* `bestfit`: best fit over 8-byte blocks with a 2-bit map, exact-size bins for short free runs
- * and a treap for long ones. Layout and encodings are described in include/agb/bestfit.h; the map
- * code and the treap are tree's (src/core/tree.c). */
+ * and size-class lists for long ones. Layout and encodings are described in
+ * include/agb/bestfit.h; the map code is tree's (src/core/tree.c, src/core/map2.h). */
 #include "agb/bestfit.h"
 
 #include <stddef.h>
@@ -16,16 +16,16 @@
 
 /* Control structure fields (offsets from t->ctrl), in src/core/bestfit_thumb.h. */
 
-/* Node of a long free run (treap), in the run's first block. The two children share a word so
- * removal reads both with one access. N_SIZE doubles as the boundary tag in the run's last block,
- * which is why a one-block run needs no special case. */
-#define N_SMALLER 0u
-#define N_LARGER 2u
-#define N_PARENT 4u
-#define N_SIZE 6u
-/* Node of a short free run (bin list): next and prev share a word, N_SIZE as above. */
+/* Node of a free run, in its first block: next and prev of its bin or class list share a word
+ * (one access reads both), N_SIZE doubles as the boundary tag in the run's last block, which is
+ * why a one-block run needs no special case. */
 #define N_NEXT 0u
 #define N_PREV 2u
+#define N_SIZE 6u
+
+_Static_assert(C_LHEADS == C_HEADS + 2u * AGB_BESTFIT_SMALL &&
+		       C_LHEADS + 2u * AGB_BESTFIT_LONG_CLASSES == AGB_BESTFIT_META_BYTES,
+	       "bestfit_thumb.h's control layout");
 
 #define E_FREE 0u
 #define E_USED 1u
@@ -75,14 +75,10 @@ static inline uint32_t pk(const agb_bestfit *t, uint32_t i, uint32_t field)
 	return AGB_PEEK16(t->m, node(t, i) + field);
 }
 
-static inline uint32_t root_get(const agb_bestfit *t)
+/* The bitmap of non-empty long classes (0: no long free run but the top run). */
+static inline uint32_t long_bits(const agb_bestfit *t)
 {
-	return AGB_LD16(t->m, t->ctrl + C_ROOT);
-}
-
-static inline void root_set(const agb_bestfit *t, uint32_t r)
-{
-	AGB_ST16(t->m, t->ctrl + C_ROOT, r);
+	return AGB_LD16(t->m, t->ctrl + C_LONG);
 }
 
 /* Start of the top run (nblocks when the pool's last block is used). */
@@ -155,271 +151,6 @@ static inline uint32_t lowbit_quiet(uint32_t x)
 }
 
 
-/* Treap priority: a bijective mix of the index, so priorities are distinct and cost no storage. */
-static inline uint32_t prio(uint32_t i)
-{
-	uint32_t k1 = 0x9E3779B1u, k2 = 0x85EBCA6Bu;
-	OPAQUE(k1);
-	OPAQUE(k2);
-	uint32_t h = i * k1;
-	h ^= h >> 16;
-	h *= k2;
-	h ^= h >> 13;
-	return h;
-}
-
-/* prio() in an op, counted as one AGB_WORK unit: two multiplies by literal-pool constants. */
-#define PRIO_W(t, i) (AGB_WORK((t)->m, 1), prio(i))
-
-static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
-{
-	return sa < sb || (sa == sb && a < b);
-}
-
-/* ---- the treap ------------------------------------------------------------------------------ */
-
-/* Links run x of `size` blocks into the tree (writes its whole node, not the boundary tag).
- * Out of line: only long runs come here, and its copies would crowd the IWRAM build.
- * Top-down: descend while the nodes outrank x, put x there and split the subtree it displaces
- * by x's key into x's two children. Links are written only where the split path switches sides,
- * so a step costs two loads (size, child) instead of a rotation's ten accesses. */
-static __attribute__((noinline)) void tree_insert(agb_bestfit *t, uint32_t x, uint32_t size)
-{
-	/* Keys compare as one word: size above index (both < 2^16). */
-	const uint32_t kx = (size << 16) | x;
-	/* Fixed cost past the descent and split loops (setup, the final links): 4 units. */
-	AGB_WORK(t->m, 4);
-	const uint32_t px = PRIO_W(t, x);
-	uint32_t parent = NIL, slot = NIL;
-	uint32_t y = root_get(t);
-	while (y != NIL && PRIO_W(t, y) > px) {
-		uint32_t ay = node(t, y);
-		AGB_WORK(t->m, 1);
-		parent = y;
-		slot = kx < (((uint32_t)AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
-		y = AGB_LD16(t->m, ay + slot);
-	}
-	if (parent == NIL)
-		root_set(t, x);
-	else
-		st(t, parent, slot, x);
-
-	/* Split y's subtree: keys below x hang off x's smaller side along larger-links, keys above
-	 * off its larger side along smaller-links. `lown`/`rown` are the last nodes placed on each
-	 * side (NIL: x itself), `lheld`/`rheld` what their open slot holds now. */
-	uint32_t lroot = NIL, rroot = NIL, lown = NIL, rown = NIL, lheld = NIL, rheld = NIL;
-	uint32_t prev = parent, cur = y;
-	while (cur != NIL) {
-		uint32_t next;
-		AGB_WORK(t->m, 1);
-		if (((ld(t, cur, N_SIZE) << 16) | cur) < kx) {
-			if (lown == NIL)
-				lroot = cur;
-			else if (lheld != cur)
-				st(t, lown, N_LARGER, cur);
-			if (prev != lown || lown == NIL)
-				st(t, cur, N_PARENT, lown == NIL ? x : lown);
-			lown = cur;
-			next = lheld = ld(t, cur, N_LARGER);
-		} else {
-			if (rown == NIL)
-				rroot = cur;
-			else if (rheld != cur)
-				st(t, rown, N_SMALLER, cur);
-			if (prev != rown || rown == NIL)
-				st(t, cur, N_PARENT, rown == NIL ? x : rown);
-			rown = cur;
-			next = rheld = ld(t, cur, N_SMALLER);
-		}
-		prev = cur;
-		cur = next;
-	}
-	if (lown != NIL && lheld != NIL)
-		st(t, lown, N_LARGER, NIL);
-	if (rown != NIL && rheld != NIL)
-		st(t, rown, N_SMALLER, NIL);
-	AGB_ST32(t->m, node(t, x), lroot | (rroot << 16));
-	AGB_ST32(t->m, node(t, x) + N_PARENT, parent | (size << 16));
-}
-
-/* Unlinks z by merging its two subtrees in its place: walk down the larger-spine of the smaller
- * subtree and the smaller-spine of the larger one, taking the higher priority each step. Links are
- * written only where the walk switches sides, so a step costs one load; the walk is expected to be
- * under two steps long. */
-HOT void tree_remove_inl(agb_bestfit *t, uint32_t z)
-{
-	uint32_t kids = AGB_LD32(t->m, node(t, z));
-	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
-	uint32_t parent = ld(t, z, N_PARENT);
-	uint32_t slot = NIL; /* slot of `parent` being filled; NIL: the root */
-	if (parent != NIL)
-		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
-	uint32_t held = z; /* what that slot holds now */
-	/* Fixed cost past the merge walk (parent slot lookup, the final links): 2 units. */
-	AGB_WORK(t->m, 2);
-	for (;;) {
-		uint32_t x, next_slot;
-		AGB_WORK(t->m, 1);
-		if (l == NIL || r == NIL) {
-			x = l == NIL ? r : l;
-			next_slot = NIL;
-		} else if (PRIO_W(t, l) > PRIO_W(t, r)) {
-			x = l;
-			next_slot = N_LARGER;
-		} else {
-			x = r;
-			next_slot = N_SMALLER;
-		}
-		if (x != held) {
-			if (slot == NIL)
-				root_set(t, x);
-			else
-				st(t, parent, slot, x);
-			if (x != NIL)
-				st(t, x, N_PARENT, parent);
-		}
-		if (next_slot == NIL)
-			return;
-		parent = x;
-		slot = next_slot;
-		held = ld(t, x, next_slot);
-		if (x == l)
-			l = held;
-		else
-			r = held;
-	}
-}
-
-/* Out of line for free(), whose two removals inlined would crowd Thumb's eight registers. */
-static __attribute__((noinline)) void tree_remove(agb_bestfit *t, uint32_t z)
-{
-	tree_remove_inl(t, z);
-}
-
-/* Rotates x above its parent p. */
-HOT void rotate_up(agb_bestfit *t, uint32_t x, uint32_t p)
-{
-	uint32_t ax = node(t, x), ap = node(t, p);
-	uint32_t pkids = AGB_LD32(t->m, ap);
-	AGB_WORK(t->m, 1);
-	uint32_t g = AGB_LD16(t->m, ap + N_PARENT);
-	uint32_t b;
-	if ((pkids & 0xFFFFu) == x) {
-		b = AGB_LD16(t->m, ax + N_LARGER);
-		AGB_ST16(t->m, ap + N_SMALLER, b);
-		AGB_ST16(t->m, ax + N_LARGER, p);
-	} else {
-		b = AGB_LD16(t->m, ax + N_SMALLER);
-		AGB_ST16(t->m, ap + N_LARGER, b);
-		AGB_ST16(t->m, ax + N_SMALLER, p);
-	}
-	if (b != NIL)
-		st(t, b, N_PARENT, p);
-	AGB_ST16(t->m, ap + N_PARENT, x);
-	AGB_ST16(t->m, ax + N_PARENT, g);
-	if (g == NIL)
-		root_set(t, x);
-	else
-		st(t, g, ld(t, g, N_SMALLER) == p ? N_SMALLER : N_LARGER, x);
-}
-
-/* Run x of `size` blocks takes the place of node `from` (x != from), whose key neighbours the
- * caller has checked still bracket x's key: x gets from's links, then rotations restore the heap
- * order for x's own priority (expected under two, against a root-to-leaf insert). The result is
- * the one treap of that key set, exactly as remove + insert would leave it. */
-HOT_WIDE void tree_replace(agb_bestfit *t, uint32_t from, uint32_t x, uint32_t size)
-{
-	uint32_t af = node(t, from), ax = node(t, x);
-	uint32_t kids = AGB_LD32(t->m, af);
-	AGB_WORK(t->m, 1);
-	uint32_t parent = AGB_LD16(t->m, af + N_PARENT);
-	AGB_ST32(t->m, ax, kids);
-	AGB_ST32(t->m, ax + N_PARENT, parent | (size << 16));
-	if (parent == NIL)
-		root_set(t, x);
-	else
-		st(t, parent, ld(t, parent, N_SMALLER) == from ? N_SMALLER : N_LARGER, x);
-	uint32_t l = kids & 0xFFFFu, r = kids >> 16;
-	if (l != NIL)
-		st(t, l, N_PARENT, x);
-	if (r != NIL)
-		st(t, r, N_PARENT, x);
-	const uint32_t px = PRIO_W(t, x);
-	if (parent != NIL && PRIO_W(t, parent) < px) {
-		do {
-			rotate_up(t, x, parent);
-			parent = ld(t, x, N_PARENT);
-		} while (parent != NIL && PRIO_W(t, parent) < px);
-		return;
-	}
-	for (;;) {
-		uint32_t c = NIL, pc = px;
-		AGB_WORK(t->m, 1);
-		if (l != NIL && PRIO_W(t, l) > pc) {
-			c = l;
-			pc = prio(l);
-		}
-		if (r != NIL && PRIO_W(t, r) > pc)
-			c = r;
-		if (c == NIL)
-			return;
-		rotate_up(t, c, x);
-		kids = AGB_LD32(t->m, ax);
-		l = kids & 0xFFFFu;
-		r = kids >> 16;
-	}
-}
-
-/* Whether key k, above x's key, still sorts below x's in-order successor. Gives up (0) after a
- * few steps, since the caller can always fall back to remove + insert. */
-HOT int below_next(agb_bestfit *t, uint32_t x, uint32_t k)
-{
-	uint32_t y = ld(t, x, N_LARGER);
-	if (y != NIL) {
-		/* The successor is the leftmost node under y; every node on the way is above it. */
-		for (uint32_t steps = 0; steps < 6u; steps++) {
-			AGB_WORK(t->m, 1);
-			if (k > ((ld(t, y, N_SIZE) << 16) | y))
-				return 0;
-			y = ld(t, y, N_SMALLER);
-			if (y == NIL)
-				return 1;
-		}
-		return 0;
-	}
-	for (uint32_t steps = 0; steps < 8u; steps++) {
-		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
-		if (p == NIL)
-			return 1;
-		if (ld(t, p, N_SMALLER) == x)
-			return k < ((ld(t, p, N_SIZE) << 16) | p);
-		x = p;
-	}
-	return 0;
-}
-
-/* In-order successor (next larger key), NIL after the largest. */
-static uint32_t tree_next(agb_bestfit *t, uint32_t x)
-{
-	uint32_t y = ld(t, x, N_LARGER);
-	if (y != NIL) {
-		for (;;) {
-			uint32_t l = ld(t, y, N_SMALLER);
-			AGB_WORK(t->m, 1);
-			if (l == NIL)
-				return y;
-			y = l;
-		}
-	}
-	for (;;) {
-		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
-		if (p == NIL || ld(t, p, N_SMALLER) == x)
-			return p;
-		x = p;
-	}
-}
 /* ---- free-run bookkeeping ------------------------------------------------------------------- */
 
 /* The observation counters are host-only: on the GBA they would be real work in every op (a
@@ -655,34 +386,173 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 	return (wi << 5) + lowbit(t, bits) + 1u;
 }
 
-/* Indexes free run x of `size` blocks: its bin or the treap (the node, not the tag). */
+/* ---- long runs: segregated lists -------------------------------------------------------------
+ * A free run longer than SMALL blocks sits in the list of its size class: two classes per power
+ * of two (257-383, 384-511, 512-767, ... 24576-32767 blocks), AGB_BESTFIT_LONG_CLASSES in all,
+ * doubly linked and circular like the bins, with a 16-bit bitmap of the non-empty classes. Linking
+ * and unlinking are O(1), so free never walks; the best fit is found by alloc, which reads the
+ * request's class and the next non-empty one: every run of a higher class is longer than every
+ * run of a lower one, so the smallest run that fits (on a tie the lowest address, the order
+ * tree's treap gave) is in the first of them that holds one. Long runs are few (256 KiB holds at
+ * most 127 of them, and the recorded traces keep a handful), which keeps those scans short. */
+
+#define LONG_CLASSES AGB_BESTFIT_LONG_CLASSES
+
+/* Class of a long run by its size >> 7 (2..255 for SMALL < size < 2^15): 2 (log2(size) - 8)
+ * plus the bit below the top one. A ROM table: the ARM7TDMI has no count-leading-zeros. */
+static const uint8_t long_class_of[256] = {
+	0, 0, 0, 1, 2, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5,
+	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,
+	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+	9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+	10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+	10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10,
+	11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11,
+	11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11,
+	12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+	12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+	12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+	12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
+	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
+	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
+	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
+};
+
+/* Class of a long run of `size` blocks (SMALL < size < 2^15). One ROM read. */
+static inline uint32_t long_class(agb_bestfit *t, uint32_t size)
+{
+	return AGB_ROM_LD8(t->m, long_class_of, size >> 7);
+}
+
+static uint32_t long_class_quiet(uint32_t size)
+{
+	return long_class_of[(size >> 7) & 0xFFu];
+}
+
+static inline uint32_t lhead_addr(const agb_bestfit *t, uint32_t c)
+{
+	return t->ctrl + C_LHEADS + (c << 1);
+}
+
+/* Appends long run x of `size` blocks to its class list and writes its node: links and the size
+ * in its first and last block. Out of line: only long runs come here. O(1). */
+HOT_WIDE void long_push(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	const uint32_t c = long_class(t, size), ha = lhead_addr(t, c);
+	const uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+	st(t, x, N_SIZE, size);
+	st(t, x + size - 1u, N_SIZE, size);
+	if (((bits >> c) & 1u) == 0u) {
+		AGB_ST32(t->m, node(t, x), x | (x << 16));
+		AGB_ST16(t->m, ha, x);
+		AGB_ST16(t->m, t->ctrl + C_LONG, bits | (1u << c));
+		return;
+	}
+	uint32_t first = AGB_LD16(t->m, ha), last = ld(t, first, N_PREV);
+	AGB_ST32(t->m, node(t, x), first | (last << 16));
+	st(t, last, N_NEXT, x);
+	st(t, first, N_PREV, x);
+}
+
+/* Takes long run x of `size` blocks out of its class list. O(1). */
+HOT_WIDE void long_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	const uint32_t c = long_class(t, size);
+	uint32_t links = AGB_LD32(t->m, node(t, x));
+	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	if (next == x) {
+		uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+		AGB_ST16(t->m, t->ctrl + C_LONG, bits & ~(1u << c));
+		return;
+	}
+	st(t, prev, N_NEXT, next);
+	st(t, next, N_PREV, prev);
+	uint32_t ha = lhead_addr(t, c);
+	if (AGB_LD16(t->m, ha) == x)
+		AGB_ST16(t->m, ha, next);
+}
+
+/* Moves long run x's place in its class list to run y of `size` blocks, in the same class,
+ * writing y's node and tag: y takes x's links, and the list's head when x was it. O(1). */
+HOT_WIDE void long_move(agb_bestfit *t, uint32_t x, uint32_t y,
+						uint32_t size)
+{
+	uint32_t links = AGB_LD32(t->m, node(t, x));
+	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	st(t, y, N_SIZE, size);
+	st(t, y + size - 1u, N_SIZE, size);
+	uint32_t ha = lhead_addr(t, long_class(t, size));
+	if (next == x) {
+		AGB_ST32(t->m, node(t, y), y | (y << 16));
+		AGB_ST16(t->m, ha, y);
+		return;
+	}
+	AGB_ST32(t->m, node(t, y), links);
+	st(t, prev, N_NEXT, y);
+	st(t, next, N_PREV, y);
+	if (AGB_LD16(t->m, ha) == x)
+		AGB_ST16(t->m, ha, y);
+}
+
+/* The smallest long run holding `want` blocks at the alignment amask/phase describe (amask 0:
+ * any run of at least want blocks; else the run's aligned part, its first block whose index
+ * plus phase is a multiple of amask + 1, must hold them), the lowest such on a tie; its size
+ * into *size. NIL when none does. Scans the class of want (every class when want <= SMALL)
+ * and the higher non-empty ones until one holds a fit: one unit per run read. */
+HOT_WIDE uint32_t long_best(agb_bestfit *t, uint32_t want, uint32_t amask, uint32_t phase,
+			  uint32_t *size)
+{
+	uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+	if (want > SMALL)
+		bits &= 0xFFFFu << long_class(t, want);
+	while (bits != 0u) {
+		const uint32_t c = lowbit(t, bits);
+		const uint32_t first = AGB_LD16(t->m, lhead_addr(t, c));
+		uint32_t x = first, best = NIL, best_size = 0;
+		do {
+			uint32_t s = ld(t, x, N_SIZE);
+			uint32_t pad = (0u - (phase + x)) & amask;
+			AGB_WORK(t->m, 1);
+			if (pad < s && s - pad >= want &&
+			    (best == NIL || s < best_size || (s == best_size && x < best))) {
+				best = x;
+				best_size = s;
+			}
+			x = ld(t, x, N_NEXT);
+		} while (x != first);
+		if (best != NIL) {
+			*size = best_size;
+			return best;
+		}
+		bits &= bits - 1u;
+	}
+	return NIL;
+}
+
+/* Indexes free run x of `size` blocks in its bin or class list, writing its node and tag. */
 HOT void run_link(agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
 		bin_push(t, t->blocks, x, size);
 	else
-		tree_insert(t, x, size);
+		long_push(t, x, size);
 }
 
-/* Takes free run x of `size` blocks out of its bin or the treap. */
+/* Takes free run x of `size` blocks out of its bin or class list. */
 HOT void run_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
 		bin_unlink(t, t->blocks, x, size);
 	else
-		tree_remove(t, x);
+		long_unlink(t, x, size);
 }
 
 /* Makes [x, x+size) a free run: boundary tag and index node. Its first and last map entries must
  * already be E_FREE. */
 HOT void make_free(agb_bestfit *t, uint32_t x, uint32_t size)
 {
-	if (size <= SMALL) {
-		bin_push(t, t->blocks, x, size); /* writes the tag too */
-	} else {
-		st(t, x + size - 1u, N_SIZE, size);
-		tree_insert(t, x, size);
-	}
+	run_link(t, x, size);
 	runs_add(t, size);
 }
 
@@ -804,11 +674,11 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
 
 	/* Root and heads NIL, bitmaps empty, the whole pool one free run (the top run if long). */
-	AGB_ST32(m, ctrl + C_ROOT, NIL); /* and C_TOP, set below */
+	AGB_ST32(m, ctrl + C_LONG, 0u); /* and C_TOP, set below */
 	AGB_ST32(m, ctrl + C_SUMMARY, 0u);
 	for (uint32_t k = 0; k < AGB_BESTFIT_WORDS; k++)
 		AGB_ST32(m, ctrl + C_BITMAP + (k << 2), 0u);
-	for (uint32_t a = t->heads; a < t->heads + 2u * SMALL; a += 4u)
+	for (uint32_t a = t->heads; a < ctrl + C_LHEADS + 2u * LONG_CLASSES; a += 4u)
 		AGB_ST32(m, a, 0xFFFFFFFFu);
 	for (uint32_t a = t->map; a < t->blocks; a += 4u)
 		AGB_ST32(m, a, 0u);
@@ -822,7 +692,7 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 
 /* Aligned requests (align > 8): the smallest run whose aligned part holds `want` blocks. Short
  * runs of sizes below want + align/8 - 1 are tried one by one (any run at or above it fits),
- * then the treap from the lower bound in key order, as tree does. Rare: kept out of line. */
+ * then the long classes (long_best). Rare: kept out of line. */
 static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t want,
 							 uint32_t align)
 {
@@ -852,26 +722,7 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 		}
 	}
 	if (best == NIL) {
-		uint32_t y = root_get(t);
-		while (y != NIL) {
-			AGB_WORK(t->m, 1);
-			if (ld(t, y, N_SIZE) < want) {
-				y = ld(t, y, N_LARGER);
-			} else {
-				best = y;
-				y = ld(t, y, N_SMALLER);
-			}
-		}
-		for (y = best, best = NIL; y != NIL; y = tree_next(t, y)) {
-			uint32_t s = ld(t, y, N_SIZE);
-			uint32_t pad = (0u - (phase + y)) & amask;
-			AGB_WORK(t->m, 1);
-			if (pad < s && s - pad >= want) {
-				best = y;
-				best_size = s;
-				break;
-			}
-		}
+		best = long_best(t, want, amask, phase, &best_size);
 		if (best == NIL) {
 			uint32_t x = top_get(t), s = t->nblocks - x;
 			uint32_t pad = (0u - (phase + x)) & amask;
@@ -886,46 +737,35 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 	return node(t, start);
 }
 
-/* The long-run path of alloc: the lower bound on (want, 0) in the treap. When the remainder of
- * the run found is long and still sorts above the run's key predecessor it takes the run's place
- * (no remove + insert). Returns the block index, or NIL. */
+/* The long-run path of alloc: the smallest long run that holds `want` blocks (long_best), or
+ * the top run when it fits more tightly (on a tie the indexed run, the lower address). Carves
+ * the block from the run's start; the tail stays free. Returns the block index, or NIL. */
 HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 {
-	uint32_t y = root_get(t), best = NIL, best_size = 0, pred_key = 0;
+	uint32_t best_size = 0;
+	const uint32_t best = long_best(t, want, 0u, 0u, &best_size);
 	const uint32_t top_size = t->nblocks - top_get(t);
-	while (y != NIL) {
-		uint32_t s = ld(t, y, N_SIZE);
-		AGB_WORK(t->m, 1);
-		if (s < want) {
-			pred_key = (s << 16) | y;
-			y = ld(t, y, N_LARGER);
-		} else {
-			best = y;
-			best_size = s;
-			if (s == want)
-				break;
-			y = ld(t, y, N_SMALLER);
-		}
-	}
-	/* The top run when it fits more tightly (on a tie the treap's run: the lower address). */
 	if (top_size >= want && (best == NIL || top_size < best_size))
 		return alloc_top(t, want);
 	if (best == NIL)
 		return NIL;
-	uint32_t tail = best_size - want, q = best + want;
+	/* Carved from the run's start; the tail stays free: in the run's place when it stays in its
+	 * class, else in its own bin or class. */
+	const uint32_t tail = best_size - want, q = best + want;
 	runs_drop(t, best_size);
 	blocks_add(t, 0u - want);
-	if (tail > SMALL && pred_key < ((tail << 16) | q)) {
-		tree_replace(t, best, q, tail);
-		st(t, q + tail - 1u, N_SIZE, tail);
-		runs_add(t, tail);
-		mark_used(t, best, want);
-		return best;
+	if (tail > SMALL && long_class(t, tail) == long_class(t, best_size)) {
+		long_move(t, best, q, tail);
+	} else {
+		long_unlink(t, best, best_size);
+		if (tail > SMALL)
+			long_push(t, q, tail);
+		else if (tail != 0u)
+			bin_push(t, t->blocks, q, tail);
 	}
-	tree_remove_inl(t, best);
-	mark_used(t, best, want);
 	if (tail != 0u)
-		make_free(t, q, tail);
+		runs_add(t, tail);
+	mark_used(t, best, want);
 	return best;
 }
 
@@ -976,8 +816,8 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 }
 
 /* Merges freed run [b, b+len) with its free neighbours (left: ls blocks before b, right: rs
- * blocks at b+len, 0 when not free) and indexes the result. A long run that grows keeps its
- * treap node when the new key still sorts below the next one. */
+ * blocks at b+len, 0 when not free) and indexes the result. A long left neighbour that stays in
+ * its class keeps its place in the list (its node is at the same block): only its size changes. */
 HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
 {
 	uint32_t end = b + len, start = b - ls, size = ls + len + rs;
@@ -986,7 +826,6 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	if (rs != 0u)
 		runs_drop(t, rs);
 	runs_add(t, size);
-	st(t, start + size - 1u, N_SIZE, size);
 	if (size > SMALL && end + rs == t->nblocks) {
 		/* Ends the pool (its right part was a short run there): the new top run. */
 		if (ls != 0u)
@@ -996,26 +835,15 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 		top_set(t, start);
 		return;
 	}
-	if (rs != 0u && ls != 0u) {
+	if (rs != 0u)
 		run_unlink(t, end, rs);
-	} else if (rs > SMALL) {
-		if (below_next(t, end, (size << 16) | b)) {
-			tree_replace(t, end, b, size);
-			return;
-		}
-		tree_remove(t, end);
-	} else if (rs != 0u) {
-		bin_unlink(t, t->blocks, end, rs);
+	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
+		st(t, start, N_SIZE, size);
+		st(t, start + size - 1u, N_SIZE, size);
+		return;
 	}
-	if (ls > SMALL) {
-		if (below_next(t, start, (size << 16) | start)) {
-			st(t, start, N_SIZE, size);
-			return;
-		}
-		tree_remove(t, start);
-	} else if (ls != 0u) {
-		bin_unlink(t, t->blocks, start, ls);
-	}
+	if (ls != 0u)
+		run_unlink(t, start, ls);
 	run_link(t, start, size);
 }
 
@@ -1127,7 +955,7 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 /* ---- the hot paths ---------------------------------------------------------------------------
  * alloc from a bin and free into the bins are written for Thumb code in ROM: the pool fields are
  * read once into locals (a store through the bus may alias *t, so the compiler reloads fields
- * read after one), everything else (aligned requests, long runs, the treap) is out of line and
+ * read after one), everything else (aligned requests, long runs) is out of line and
  * reuses the general code above, so both paths make the same decisions. */
 
 /* GCC would split the NULL test of free off into a wrapper (one more call) and fold the two
@@ -1188,7 +1016,7 @@ static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint
 							     uint32_t align, uint32_t *granted)
 {
 	uint32_t want = (size + 7u) >> 3;
-	if (root_get(t) != NIL)
+	if (long_bits(t) != 0u)
 		return alloc_long_addr(t, want, granted);
 	const uint32_t n = t->nblocks, x = top_get(t);
 	if (n - x < want)
@@ -1386,7 +1214,8 @@ _Static_assert(offsetof(agb_bestfit, ctrl) == T_CTRL && offsetof(agb_bestfit, ma
 		       offsetof(agb_bestfit, blocks) == T_BLOCKS &&
 		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS,
 	       "bestfit_thumb.h's field offsets");
-_Static_assert(C_HEADS == C_BITMAP + 4 * AGB_BESTFIT_WORDS && AGB_BESTFIT_SMALL == 256u,
+_Static_assert(C_HEADS == C_BITMAP + 4 * AGB_BESTFIT_WORDS && AGB_BESTFIT_SMALL == 256u &&
+		       C_LHEADS == C_HEADS + 2 * AGB_BESTFIT_SMALL,
 	       "bestfit_thumb.S's control layout and bin count");
 
 uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t align,
@@ -1419,7 +1248,17 @@ void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t 
 #define core_free agb_bestfit_thumb_free
 #else
 AGB_CORE_ADAPTER_HOT(alloc, ALLOC_HOT, ENTRY_ATTR)
+#if BF_ARM_BUILD
+/* In IWRAM the public free is the hot path itself and the table's entry calls it: a game's call
+ * from ROM already pays the Thumb-to-ARM veneer, and one copy of the path fits the 16 KiB. */
+void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
+{
+	free_entry(t, addr);
+}
+AGB_CORE_ADAPTER(bestfit, free)
+#else
 AGB_CORE_ADAPTER_HOT(free, free_entry, ENTRY_ATTR)
+#endif
 #endif
 
 #if !AGB_BESTFIT_THUMB
@@ -1430,10 +1269,12 @@ uint32_t agb_bestfit_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32
 	return core_alloc(t, size, align, granted);
 }
 
+#if !BF_ARM_BUILD
 void agb_bestfit_free(agb_bestfit *t, uint32_t addr)
 {
 	core_free(t, addr);
 }
+#endif
 #endif
 
 uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint32_t *granted)
@@ -1552,13 +1393,22 @@ void agb_bestfit_stats(agb_bestfit *t, struct agb_heap_stats *out)
 	out->free_bytes = t->free_blocks << 3;
 	out->free_runs = t->free_runs;
 	out->free_sq_sum = t->free_sq << 6;
-	/* The largest run: the treap's rightmost node, else the highest non-empty bin; or the top
-	 * run when it is larger. */
+	/* The largest run: the longest of the highest non-empty long class, else the highest
+	 * non-empty bin; or the top run when it is larger. */
 	uint32_t largest = 0;
-	uint32_t y = AGB_PEEK16(t->m, t->ctrl + C_ROOT);
-	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
-		largest = pk(t, y, N_SIZE);
-		y = pk(t, y, N_LARGER);
+	uint32_t bits = AGB_PEEK16(t->m, t->ctrl + C_LONG);
+	if (bits != 0u) {
+		uint32_t c = LONG_CLASSES - 1u;
+		while (((bits >> c) & 1u) == 0u)
+			c--;
+		uint32_t first = AGB_PEEK16(t->m, lhead_addr(t, c)), x = first;
+		for (uint32_t guard = 0; x < t->nblocks && guard <= t->nblocks; guard++) {
+			if (pk(t, x, N_SIZE) > largest)
+				largest = pk(t, x, N_SIZE);
+			x = pk(t, x, N_NEXT);
+			if (x == first)
+				break;
+		}
 	}
 	for (uint32_t k = SMALL; largest == 0u && k > 0u; k--)
 		if (bin_nonempty_quiet(t, k))
@@ -1591,18 +1441,6 @@ void agb_bestfit_walk(agb_bestfit *t, agb_walk_fn fn, void *ctx)
 	}
 	if (t->waste_bytes != 0u)
 		fn(ctx, node(t, t->nblocks), t->waste_bytes, AGB_RUN_META);
-}
-
-/* Whether node b with key (size, b) is reachable from the root by key search. */
-static int tree_holds(const agb_bestfit *t, uint32_t root, uint32_t b, uint32_t size)
-{
-	uint32_t y = root;
-	for (uint32_t guard = 0; y < t->nblocks && guard <= t->nblocks; guard++) {
-		if (y == b)
-			return pk(t, y, N_SIZE) == size;
-		y = key_less(size, b, pk(t, y, N_SIZE), y) ? pk(t, y, N_SMALLER) : pk(t, y, N_LARGER);
-	}
-	return 0;
 }
 
 #define FAIL(msg)                                                                                  \
@@ -1706,65 +1544,37 @@ static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
 	return 0;
 }
 
-/* Treap shape: in-order keys strictly increase, links agree, priorities form a heap, every node
- * is a free long run. *count receives the nodes. */
-static int check_treap(const agb_bestfit *t, uint32_t root, uint32_t max_nodes, uint32_t *count,
-		       const char **why)
+/* Long classes: list links, node sizes in their class, the class bitmap. *count receives the
+ * runs listed. */
+static int check_longs(const agb_bestfit *t, uint32_t *count, const char **why)
 {
 	const uint32_t n = t->nblocks;
-	uint32_t nodes = 0, steps = 0;
-	uint32_t x = root, prev = NIL, prev_size = 0;
-	if (x != NIL) {
-		for (uint32_t l; (l = pk(t, x, N_SMALLER)) != NIL; x = l) {
-			if (l >= n || pk(t, l, N_PARENT) != x)
-				FAIL("broken smaller link");
-			if (++steps > 4u * n)
-				FAIL("tree walk does not terminate");
-		}
+	const uint32_t bits = AGB_PEEK16(t->m, t->ctrl + C_LONG);
+	uint32_t listed = 0;
+	if ((bits >> LONG_CLASSES) != 0u)
+		FAIL("long class bit set beyond the classes");
+	for (uint32_t c = 0; c < LONG_CLASSES; c++) {
+		if (((bits >> c) & 1u) == 0u)
+			continue; /* empty class: its head is stale */
+		uint32_t head = AGB_PEEK16(t->m, lhead_addr(t, c)), x = head;
+		if (head >= n)
+			FAIL("long class head out of range");
+		uint32_t prev = pk(t, head, N_PREV);
+		do {
+			if (x >= n || entry_peek(t, x) != E_FREE)
+				FAIL("long class entry is not a free block");
+			uint32_t size = pk(t, x, N_SIZE);
+			if (size <= SMALL || size > n - x || long_class_quiet(size) != c)
+				FAIL("free run in the wrong long class");
+			if (pk(t, x, N_PREV) != prev)
+				FAIL("broken long class prev link");
+			if (++listed > n)
+				FAIL("long class list does not terminate");
+			prev = x;
+			x = pk(t, x, N_NEXT);
+		} while (x != head);
 	}
-	while (x != NIL) {
-		uint32_t size = pk(t, x, N_SIZE);
-		if (prev != NIL && !key_less(prev_size, prev, size, x))
-			FAIL("tree keys out of order");
-		if (entry_peek(t, x) != E_FREE)
-			FAIL("tree node is not a free block");
-		if (size <= SMALL)
-			FAIL("short run in the tree");
-		if (++nodes > max_nodes)
-			FAIL("tree has more nodes than long free runs");
-		prev = x;
-		prev_size = size;
-		uint32_t l = pk(t, x, N_SMALLER), r = pk(t, x, N_LARGER);
-		if (l != NIL && (l >= n || prio(l) > prio(x)))
-			FAIL("treap priority order violated");
-		if (r != NIL && (r >= n || prio(r) > prio(x)))
-			FAIL("treap priority order violated");
-		if (r != NIL) {
-			if (pk(t, r, N_PARENT) != x)
-				FAIL("broken larger link");
-			x = r;
-			for (uint32_t c; (c = pk(t, x, N_SMALLER)) != NIL; x = c) {
-				if (c >= n || pk(t, c, N_PARENT) != x)
-					FAIL("broken smaller link");
-				if (++steps > 4u * n)
-					FAIL("tree walk does not terminate");
-			}
-		} else {
-			uint32_t p;
-			for (;;) {
-				p = pk(t, x, N_PARENT);
-				if (p != NIL && p >= n)
-					FAIL("parent index out of range");
-				if (p == NIL || pk(t, p, N_LARGER) != x)
-					break;
-				x = p;
-				if (++steps > 4u * n)
-					FAIL("tree walk does not terminate");
-			}
-			x = p;
-		}
-	}
-	*count = nodes;
+	*count = listed;
 	return 0;
 }
 
@@ -1774,11 +1584,6 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 	const char *local = "?";
 	if (why == NULL)
 		why = &local;
-	const uint32_t root = AGB_PEEK16(t->m, t->ctrl + C_ROOT);
-	if (root != NIL && root >= n)
-		FAIL("root index out of range");
-	if (root != NIL && pk(t, root, N_PARENT) != NIL)
-		FAIL("root has a parent");
 	const uint32_t top = AGB_PEEK16(t->m, t->ctrl + C_TOP);
 	if (top > n)
 		FAIL("top run starts past the pool");
@@ -1819,15 +1624,13 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 					FAIL("map entry inside a free run is not free");
 			if (pk(t, b + len - 1u, N_SIZE) != len)
 				FAIL("boundary tag disagrees with the node size");
-			if (len <= SMALL) {
-				/* In its bin: the link into it agrees (the bins' walk checks the rest). */
-				uint32_t p = pk(t, b, N_PREV);
-				if (p >= n || pk(t, p, N_NEXT) != b)
-					FAIL("short free run not linked into its bin");
+			/* In its bin or class list: the link into it agrees (the lists' walks check
+			 * the rest, and that they hold as many runs as the map). */
+			uint32_t p = pk(t, b, N_PREV);
+			if (p >= n || pk(t, p, N_NEXT) != b)
+				FAIL("free run not linked into its bin or class list");
+			if (len <= SMALL)
 				short_runs++;
-			} else if (!tree_holds(t, root, b, len)) {
-				FAIL("free run not found in the tree");
-			}
 			runs++;
 			fblocks += len;
 			sq += (uint32_t)(len * len);
@@ -1845,10 +1648,10 @@ int agb_bestfit_check(agb_bestfit *t, const char **why)
 		return 1;
 	if (listed != short_runs)
 		FAIL("bins list a different number of runs than the map holds");
-	if (check_treap(t, root, runs - short_runs, &nodes, why) != 0)
+	if (check_longs(t, &nodes, why) != 0)
 		return 1;
 	if (nodes != runs - short_runs)
-		FAIL("tree has fewer nodes than long free runs");
+		FAIL("long classes list a different number of runs than the map holds");
 	if (top < n && top_runs == 0)
 		FAIL("top run does not start a run");
 	if (COUNTERS && (fblocks != t->free_blocks || runs + top_runs != t->free_runs ||
@@ -1875,7 +1678,7 @@ AGB_CORE_ADAPTER(bestfit, overhead_bytes)
 
 const struct agb_heap_core agb_bestfit_core = {
 	.name = "bestfit",
-	.summary = "best fit over 8-byte blocks: 2-bit map, exact-size bins + treap of long runs",
+	.summary = "best fit over 8-byte blocks: 2-bit map, exact-size bins + class lists of long runs",
 	/* An EWRAM heap: VRAM pools keep their managers (tiles, obj-fast), and tree stays there. */
 	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM),
 	.unit = 8,

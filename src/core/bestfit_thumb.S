@@ -9,7 +9,8 @@
  * every address, failure and the final map with the C on the host):
  *  - agb_bestfit_thumb_alloc: a request of 1..2048 bytes with align <= 8 from the smallest
  *    non-empty bin at or above it (the bin's own bitmap word, then the summary), or, when no bin
- *    fits and the treap is empty, from the start of the top run; everything else goes to the C.
+ *    fits and no long free run exists, from the start of the top run; everything else goes to
+ *    the C.
  *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
  *    holding its first entry and the next), merged with short free neighbours into a bin; the
  *    refusal of bad addresses (src/core/map2.h) first; long runs, runs next to the top and merges
@@ -310,13 +311,12 @@ agb_bestfit_thumb_alloc:
 	adds	r5, #1
 	b	.La_pop
 
-/* No bin fits: with the treap empty the request comes off the top run's start (bestfit.c:
+/* No bin fits: with no long free run the request comes off the top run's start (bestfit.c:
  * alloc_long finds no long run, alloc_top). The top run's rest stays the top run when longer
  * than 256 blocks, else it goes to its bin. */
 .La_top:
-	ldrh	r1, [r0, #C_ROOT]
-	ldr	r2, =NIL
-	cmp	r1, r2
+	ldrh	r1, [r0, #C_LONG]
+	cmp	r1, #0
 	bne	.La_long_run
 	ldrh	r7, [r0, #C_TOP]	/* x */
 	ldr	r1, [sp, #4]
@@ -333,8 +333,8 @@ agb_bestfit_thumb_alloc:
 	strh	r1, [r0, #C_TOP]	/* n (no top run) or x + want */
 	b	.La_mark
 
-/* Long free runs exist: the treap walk and the split in C (bestfit.c alloc_long), without the
- * bin search this path has made already. */
+/* Long free runs exist: the class lists' search and the split in C (bestfit.c alloc_long),
+ * without the bin search this path has made already. */
 .La_long_run:
 	ldr	r0, [sp, #4]
 	movs	r1, r4

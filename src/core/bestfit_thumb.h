@@ -5,13 +5,14 @@
 #ifndef AGB_CORE_BESTFIT_THUMB_H
 #define AGB_CORE_BESTFIT_THUMB_H
 
-/* Control structure (include/agb/bestfit.h): root and top first (one word), then the summary,
- * the bitmap words and the bin heads. */
-#define C_ROOT 0
+/* Control structure (include/agb/bestfit.h): the long-class bitmap and the top first (one
+ * word), then the summary, the bitmap words, the bin heads and the long-class heads. */
+#define C_LONG 0
 #define C_TOP 2
 #define C_SUMMARY 4
 #define C_BITMAP 8
 #define C_HEADS 40 /* C_BITMAP + 4 * AGB_BESTFIT_WORDS */
+#define C_LHEADS 552 /* C_HEADS + 2 * AGB_BESTFIT_SMALL */
 
 /* Fields of struct agb_bestfit. */
 #define T_CTRL 8
