@@ -441,6 +441,7 @@ HOT_WIDE void long_push(agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	const uint32_t c = long_class(t, size), ha = lhead_addr(t, c);
 	const uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+	AGB_WORK(t->m, 1); /* the class, and the empty-class branch */
 	st(t, x, N_SIZE, size);
 	st(t, x + size - 1u, N_SIZE, size);
 	if (((bits >> c) & 1u) == 0u) {
@@ -461,6 +462,7 @@ HOT_WIDE void long_unlink(agb_bestfit *t, uint32_t x, uint32_t size)
 	const uint32_t c = long_class(t, size);
 	uint32_t links = AGB_LD32(t->m, node(t, x));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	AGB_WORK(t->m, 1); /* the class, and the last-run branch */
 	if (next == x) {
 		uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
 		AGB_ST16(t->m, t->ctrl + C_LONG, bits & ~(1u << c));
@@ -480,6 +482,7 @@ HOT_WIDE void long_move(agb_bestfit *t, uint32_t x, uint32_t y,
 {
 	uint32_t links = AGB_LD32(t->m, node(t, x));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	AGB_WORK(t->m, 1); /* the class, and the last-run branch */
 	st(t, y, N_SIZE, size);
 	st(t, y + size - 1u, N_SIZE, size);
 	uint32_t ha = lhead_addr(t, long_class(t, size));
@@ -509,6 +512,7 @@ HOT_WIDE uint32_t long_best(agb_bestfit *t, uint32_t want, uint32_t amask, uint3
 	while (bits != 0u) {
 		const uint32_t c = lowbit(t, bits);
 		const uint32_t first = AGB_LD16(t->m, lhead_addr(t, c));
+		AGB_WORK(t->m, 1); /* a class visited */
 		uint32_t x = first, best = NIL, best_size = 0;
 		do {
 			uint32_t s = ld(t, x, N_SIZE);
@@ -821,6 +825,7 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
 {
 	uint32_t end = b + len, start = b - ls, size = ls + len + rs;
+	AGB_WORK(t->m, 1); /* which of the cases below */
 	if (ls != 0u)
 		runs_drop(t, ls);
 	if (rs != 0u)
@@ -972,6 +977,7 @@ HOT void bf_free(agb_bestfit *t, uint32_t addr)
 static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t size,
 							 uint32_t align, uint32_t *granted)
 {
+	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
 	return bf_alloc(t, size, align, granted);
 }
 
@@ -991,6 +997,7 @@ static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint
 #if !BF_ARM_BUILD
 static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len)
 {
+	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
 	mark_used(t, b, len);
 }
 
@@ -1016,8 +1023,10 @@ static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint
 							     uint32_t align, uint32_t *granted)
 {
 	uint32_t want = (size + 7u) >> 3;
-	if (long_bits(t) != 0u)
+	if (long_bits(t) != 0u) {
+		AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
 		return alloc_long_addr(t, want, granted);
+	}
 	const uint32_t n = t->nblocks, x = top_get(t);
 	if (n - x < want)
 		return alloc_general(t, size, align, granted);
