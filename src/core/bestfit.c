@@ -1053,11 +1053,14 @@ static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint
  * else alloc_beyond_bins. */
 HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *granted)
 {
-	/* want 0 (size 0, or size + 7 wrapped) and long requests take the general path. */
+	/* want 0 (size 0, or size + 7 wrapped) and aligned requests take the general path; no bin
+	 * holds a long request. */
 	uint32_t want = (size + 7u) >> 3;
 	uint32_t k = want - 1u;
-	if (k >= SMALL || align > 8u)
+	if (want == 0u || align > 8u)
 		return alloc_general(t, size, align, granted);
+	if (k >= SMALL)
+		return alloc_beyond_bins(t, size, align, granted);
 	const uint32_t ctrl = t->ctrl;
 	uint32_t bits = AGB_LD32(t->m, ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u);
 	uint32_t rsize;
@@ -1095,6 +1098,53 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 
 #endif
 
+/* free_fast's path for a used run [b, b+len) (long_run: E_LONG-encoded) that ends where the top
+ * run starts, or ends the pool (no top run): the Thumb free's .Lf_top and .Lf_long_top, the same
+ * accesses in the same order, and the decisions of bf_free's merge_top. w is the map window of
+ * b's halfword and the next, left the left neighbour's entry. A long free left neighbour takes
+ * the general path. */
+static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, uint32_t b,
+					       uint32_t len, uint32_t w, uint32_t left, int long_run)
+{
+	uint32_t ls = 0;
+	if (left == E_FREE) {
+		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
+		if (ls > SMALL) {
+			free_general(t, addr);
+			return;
+		}
+	}
+	const uint32_t a0 = map_hw(t, b), sh = (b & 7u) << 1;
+	if (long_run) {
+		/* Its first entry, length halfword and last entry (the inner ones are E_FREE). */
+		AGB_ST16(t->m, a0, w & ~(3u << sh));
+		AGB_ST16(t->m, a0 + 2u, 0u);
+		map_set(t, b + len - 1u, E_FREE);
+	} else {
+		const uint32_t eh = sh + (len << 1); /* <= 32 */
+		const uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
+		w &= ~clear;
+		if ((clear & 0xFFFFu) != 0u)
+			AGB_ST16(t->m, a0, w);
+		if ((clear >> 16) != 0u)
+			AGB_ST16(t->m, a0 + 2u, w >> 16);
+	}
+	const uint32_t n = t->nblocks, end = b + len, start = b - ls;
+	const uint32_t total = ls + len + (n - end);
+	blocks_add(t, len);
+	if (end < n)
+		runs_drop(t, n - end); /* the old top run */
+	if (ls != 0u) {
+		bin_unlink(t, t->blocks, start, ls);
+		runs_drop(t, ls);
+	}
+	runs_add(t, total);
+	if (total > SMALL)
+		top_set(t, start);
+	else
+		bin_push(t, t->blocks, start, total);
+}
+
 /* free's hot path, the host's twin of the Thumb free (bestfit_thumb.S): the same decisions and
  * the same accesses in the same cases. It works on a window of 16 map entries, the halfword
  * holding b's entry and the next: a short run always lies in it (is_long: b's offset + length
@@ -1131,7 +1181,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		end = b + len;
 		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
 			AGB_WORK(t->m, 1);
-			free_general(t, addr); /* next to the top run, or the pool's last run */
+			free_top(t, addr, b, len, w, left, 1); /* next to the top run, or the pool's end */
 			return;
 		}
 		AGB_ST16(t->m, a0, w & ~(3u << sh));
@@ -1145,7 +1195,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		end = b + len;
 		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
 			AGB_WORK(t->m, 1);
-			free_general(t, addr); /* next to the top run, or the pool's last run */
+			free_top(t, addr, b, len, w, left, 0); /* next to the top run, or the pool's end */
 			return;
 		}
 		uint32_t eh = sh + (len << 1); /* <= 32 */

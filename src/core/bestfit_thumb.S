@@ -7,14 +7,16 @@
  *
  * They make exactly bestfit.c's decisions and pool writes (the GBA/host equivalence test compares
  * every address, failure and the final map with the C on the host):
- *  - agb_bestfit_thumb_alloc: a request of 1..2048 bytes with align <= 8 from the smallest
- *    non-empty bin at or above it (the bin's own bitmap word, then the summary), or, when no bin
- *    fits and no long free run exists, from the start of the top run; everything else goes to
- *    the C.
+ *  - agb_bestfit_thumb_alloc: a request with align <= 8 from the smallest non-empty bin at or
+ *    above it when it is 1..2048 bytes (the bin's own bitmap word, then the summary), or, when
+ *    no bin fits and no long free run exists, from the start of the top run; everything else
+ *    goes to the C.
  *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
- *    holding its first entry and the next), merged with short free neighbours into a bin; the
- *    refusal of bad addresses (src/core/map2.h) first; long runs, runs next to the top and merges
- *    longer than AGB_BESTFIT_SMALL blocks go to the C.
+ *    holding its first entry and the next), merged with short free neighbours into a bin or, at
+ *    the pool's end, into the top run; a long used run likewise unless it ends at the top run;
+ *    the refusal of bad addresses (src/core/map2.h) first; merges longer than
+ *    AGB_BESTFIT_SMALL blocks, a long run at the top and a long left neighbour of the top go to
+ *    the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
  * pop {rN}; bx rN, so ARM callers come back in ARM state. */
@@ -155,11 +157,57 @@
 6:
 .endm
 
+/* long_clear: a long used run's first entry (at bit \sh of the window's low half), its length
+ * halfword and its last entry become E_FREE (its inner entries are already). Expects r3 end,
+ * r5 a0, r6 the window, r7 sh; leaves r5 the map's address; clobbers r0, r1, r6. */
+.macro LONG_CLEAR
+	movs	r0, #3
+	lsls	r0, r0, r7
+	bics	r6, r0
+	strh	r6, [r5]
+	movs	r0, #0
+	strh	r0, [r5, #2]
+	ldr	r0, [sp]
+	ldr	r5, [r0, #T_MAP]
+	subs	r0, r3, #1
+	lsrs	r1, r0, #3
+	lsls	r1, r1, #1
+	adds	r1, r5
+	movs	r6, #7
+	ands	r6, r0
+	lsls	r6, r6, #1
+	movs	r0, #3
+	lsls	r0, r0, r6
+	ldrh	r6, [r1]
+	bics	r6, r0
+	strh	r6, [r1]
+.endm
+
+/* top_left: ip (left | entry << 2) becomes ls, the free left neighbour's size (0: used); a long
+ * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
+.macro TOP_LEFT
+	movs	r0, #0
+	mov	r1, ip
+	lsls	r1, r1, #30
+	bne	1f
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* the free left neighbour's tag */
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bls	1f
+	b	.Lf_general		/* a long left neighbour */
+1:
+	mov	ip, r0
+.endm
+
 	.section .text.agb_bestfit_thumb_alloc, "ax", %progbits
 	.align	2
 	.global	agb_bestfit_thumb_alloc
 	.type	agb_bestfit_thumb_alloc, %function
 /* Far targets of the rare branches, before the entry: the common path falls through. */
+.La_big_stub:
+	b	.La_big
 .La_general_stub:
 	b	.La_general
 .La_summary_stub:
@@ -174,7 +222,7 @@ agb_bestfit_thumb_alloc:
 	lsrs	r4, r4, #3		/* want (0 for size 0 or a size that wraps) */
 	subs	r5, r4, #1		/* k: the bin of exactly want blocks */
 	cmp	r5, #255
-	bhi	.La_general_stub		/* long (or zero) requests */
+	bhi	.La_big_stub		/* long (or zero) requests */
 	cmp	r2, #8
 	bhi	.La_general_stub		/* aligned requests */
 	ldr	r6, [r0, #T_BLOCKS]
@@ -333,6 +381,19 @@ agb_bestfit_thumb_alloc:
 	strh	r1, [r0, #C_TOP]	/* n (no top run) or x + want */
 	b	.La_mark
 
+/* A request of more than 256 blocks (or want 0: size 0, or a size that wraps): with align <= 8
+ * no bin can hold it, so straight to the top run (or the long runs' search), as bestfit.c
+ * alloc_fast does. r0 t, r2 align, r4 want. */
+.La_big:
+	cmp	r4, #0
+	beq	.La_general
+	cmp	r2, #8
+	bhi	.La_general
+	ldr	r6, [r0, #T_BLOCKS]
+	ldr	r0, [r0, #T_CTRL]
+	mov	lr, r0
+	b	.La_top
+
 /* Long free runs exist: the class lists' search and the split in C (bestfit.c alloc_long),
  * without the bin search this path has made already. */
 .La_long_run:
@@ -362,8 +423,8 @@ agb_bestfit_thumb_alloc:
 /* Far targets of the rare branches, before the entry: the common path falls through. */
 .Lf_edge_stub:
 	b	.Lf_edge
-.Lf_general_stub:
-	b	.Lf_general
+.Lf_top_stub:
+	b	.Lf_top
 .Lf_long_stub:
 	b	.Lf_long
 .Lf_end_after_free_stub:
@@ -444,7 +505,7 @@ agb_bestfit_thumb_free:
 	mov	lr, r0
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
-	beq	.Lf_general_stub		/* next to the top run, or the pool's last run */
+	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
 	/* clear: entries [b, end) of the window */
 	lsls	r0, r2, #1
 	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
@@ -590,6 +651,7 @@ agb_bestfit_thumb_free:
 	b	.Lf_idx_ok
 9:
 	b	.Lf_ret			/* refused */
+	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: merge_free in C. */
 .Lf_merge_long:
@@ -633,27 +695,10 @@ agb_bestfit_thumb_free:
 	mov	lr, r0
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
-	beq	.Lf_general		/* next to the top run, or the pool's last run */
-	movs	r0, #3			/* b's entry, the length halfword and the last entry to E_FREE */
-	lsls	r0, r0, r7
-	bics	r6, r0
-	strh	r6, [r5]
-	movs	r0, #0
-	strh	r0, [r5, #2]
-	ldr	r0, [sp]
-	ldr	r5, [r0, #T_MAP]
-	subs	r0, r3, #1
-	lsrs	r1, r0, #3
-	lsls	r1, r1, #1
-	adds	r1, r5
-	movs	r6, #7
-	ands	r6, r0
-	lsls	r6, r6, #1
-	movs	r0, #3
-	lsls	r0, r0, r6
-	ldrh	r6, [r1]
-	bics	r6, r0
-	strh	r6, [r1]
+	bne	1f
+	b	.Lf_long_top		/* next to the top run, or the pool's last run */
+1:
+	LONG_CLEAR
 	lsrs	r0, r3, #3		/* the right neighbour's entry */
 	lsls	r0, r0, #1
 	ldrh	r0, [r5, r0]
@@ -678,6 +723,64 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r0]		/* ls */
 4:
 	b	.Lf_merge
+
+/* A short used run that ends where the top run starts (or ends the pool, when there is no top
+ * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
+ * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
+ * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 end,
+ * r4 b, r5 a0, r6 the window, r7 sh, ip left | entry << 2, lr ctrl. */
+.Lf_top:
+	TOP_LEFT
+	/* every entry of the run becomes E_FREE (the clear of the common path) */
+	lsls	r0, r2, #1
+	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
+	movs	r1, #0
+	mvns	r1, r1
+	lsls	r1, r1, r7
+	movs	r7, #32
+	subs	r7, r7, r0
+	lsls	r1, r1, r7
+	lsrs	r1, r1, r7		/* clear */
+	bics	r6, r1
+	lsls	r0, r1, #16
+	beq	.Lf_top_hi
+	strh	r6, [r5]
+.Lf_top_hi:
+	lsrs	r1, r1, #16
+	beq	.Lf_top_cleared
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+.Lf_top_cleared:
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	ldr	r5, [r1, #T_NBLOCKS]
+	subs	r5, r5, r3		/* the top run's length (0: none) */
+	adds	r5, r2
+	mov	r0, ip
+	adds	r5, r0			/* total = ls + len + top */
+	subs	r4, r4, r0		/* start */
+	cmp	r0, #0
+	beq	.Lf_top_unlinked
+	mov	ip, r5
+	BIN_UNLINK r4, r0, r1, r3, r5
+	mov	r5, ip
+.Lf_top_unlinked:
+	subs	r0, r5, #1
+	cmp	r0, #255
+	bls	.Lf_top_bin
+	mov	r0, lr
+	strh	r4, [r0, #C_TOP]	/* the new top run */
+	b	.Lf_ret
+.Lf_top_bin:
+	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
+	b	.Lf_ret
+
+/* A long used run that ends where the top run starts (or ends the pool): as .Lf_top, with the
+ * long run's clear. */
+.Lf_long_top:
+	TOP_LEFT
+	LONG_CLEAR
+	b	.Lf_top_cleared
 
 .Lf_general:
 	ldr	r0, [sp]
