@@ -102,13 +102,7 @@ static void starts_bitmap_placement(void **state)
 		struct zoo_walk w = zoo_walk(C, &c);
 		assert_true(w.meta_bytes >= AGB_FIRSTFIT_META_BYTES(16384u));
 		assert_int_equal(C->overhead_bytes(STATE), w.meta_bytes);
-		uint32_t a = zoo_alloc(C, 100, 1), b = zoo_alloc(C, 100, 1);
-		assert_true(a != AGB_NULL && b != AGB_NULL);
-		zoo_free(C, a);
-		C->free(STATE, a); /* a double free: refused */
-		zoo_free(C, b);
-		zoo_check(C);
-		assert_int_equal(zoo_stats(C).free_runs, 1);
+		zoo_serves_and_refuses(C);
 	}
 }
 
