@@ -3,7 +3,9 @@
  * A block starts at an address that is 4 mod 8 with a header word (size | FREE | PREV_FREE);
  * its payload follows at an 8-aligned address. Sizes are multiples of 8 and at least MIN_BLOCK.
  * A free block repeats its size in its last word (footer). Beside the pool, a starts bitmap
- * holds one bit per 8-byte grid position, set exactly while a used block starts there: the
+ * holds one bit per 8-byte grid position, set exactly while a used block starts there: alloc
+ * sets the bit of the block it returns, free clears it; merges and splits only join or cut
+ * free memory, whose bits are clear, and realloc in place keeps its block's start. It is the
  * one thing free and realloc trust about an address (starts_live). Freestanding. */
 #ifndef AGB_CORE_TAGS_H
 #define AGB_CORE_TAGS_H
