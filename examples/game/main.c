@@ -37,7 +37,9 @@ typedef GAME_CAT(agb_, GAME_HEAP) game_heap;
 
 #define GAME_FRAMES 300u
 #define GAME_HEAP_BYTES (24u * 1024u) /* what `agbsim bench --pool` would be asked about */
-#define GAME_HEAP_META_BYTES 1024u     /* >= AGB_TLSF_CTRL_BYTES, AGB_BESTFIT_META_BYTES */
+/* The heap's meta area: AGB_TLSF_META_BYTES(GAME_HEAP_BYTES) (control and starts bitmap, 1 248)
+ * and AGB_BESTFIT_META_BYTES fit. */
+#define GAME_HEAP_META_BYTES 1280u
 #define MAX_ENTITIES 48u
 #define ROM_TILES 512u  /* ROM tile numbers per depth the level uses (tiles' metadata: 4 N) */
 #define LEVEL_ROWS 20u  /* visible rows */
@@ -55,6 +57,9 @@ typedef GAME_CAT(agb_, GAME_HEAP) game_heap;
 #define EWRAM_BSS __attribute__((section(".ewram_bss"), aligned(8)))
 static uint8_t heap_pool[GAME_HEAP_BYTES] EWRAM_BSS;
 static uint32_t heap_meta[GAME_HEAP_META_BYTES / 4u]; /* IWRAM: 1-cycle control accesses */
+_Static_assert(GAME_HEAP_META_BYTES >= AGB_TLSF_META_BYTES(GAME_HEAP_BYTES) &&
+		       GAME_HEAP_META_BYTES >= AGB_BESTFIT_META_BYTES,
+	       "the heap's meta area holds tlsf's and bestfit's bookkeeping");
 static uint32_t oam_meta[(AGB_OAM_META_BYTES + AGB_OBJ_FAST_META_BYTES(1024u) + 3u) / 4u];
 static uint32_t tiles_meta[(AGB_TILES_META_BYTES(1792u, ROM_TILES) + 3u) / 4u] EWRAM_BSS;
 static uint32_t tile_set[ROM_TILES * 8u] EWRAM_BSS; /* the level's 4bpp tiles (in ROM in a game) */

@@ -55,11 +55,10 @@ typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_r
  * interior or foreign address, one outside the pool. In every build, each core refuses,
  * silently and untouched (free does nothing, realloc returns AGB_NULL), what it can see in O(1)
  * (O(log runs) for `tree`) from its own map or headers: all of it for the cores whose map lives
- * outside the blocks (buddy, slots, obj, obj-fast, oam) and for `tree` (its map keeps every
- * inner entry clear); for the boundary-tag cores (tlsf, firstfit) all but a payload word that
- * is exactly the header, address tag included, that a used block there would have (or a
- * stale one a reuse left in place); `bestfit` all of it, like `tree` (src/core/map2.h). Each
- * core's header says what it detects.
+ * outside the blocks (buddy, slots, obj, obj-fast, oam), for `tree` (its map keeps every
+ * inner entry clear) and for the boundary-tag cores (tlsf, firstfit: a bitmap of used blocks'
+ * starts beside the pool, so no payload word, not even an exact header, is trusted); `bestfit`
+ * all of it, like `tree` (src/core/map2.h). Each core's header says what it detects.
  * Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1): the
  * cores with a free (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first
  * look the address up among their used blocks with their own walk() (uncounted, O(blocks)); an

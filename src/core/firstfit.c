@@ -80,20 +80,26 @@ static void tag_free(agb_firstfit *f, uint32_t b, uint32_t s)
 
 int agb_firstfit_init(agb_firstfit *f, agb_machine *m, const struct agb_heap_config *cfg)
 {
-	uint32_t end = cfg->arena_addr + cfg->arena_bytes;
+	uint32_t start = cfg->arena_addr, end = cfg->arena_addr + cfg->arena_bytes;
+	uint32_t meta = (cfg->meta_addr & 3u) == 0 ? cfg->meta_addr : AGB_NULL, left = cfg->meta_bytes;
+	uint32_t sb = STARTS_BYTES(cfg->arena_bytes);
 	if ((cfg->arena_addr & 3u) != 0)
 		return AGB_HEAP_BAD_ALIGNMENT;
 	if (cfg->arena_bytes >= TAGS_MAX_ARENA)
-		return AGB_HEAP_ARENA_TOO_LARGE; /* sizes must leave the header room for its tag */
+		return AGB_HEAP_ARENA_TOO_LARGE; /* the header's size bits */
 	if (cfg->arena_bytes < 40u)
 		return AGB_HEAP_ARENA_TOO_SMALL;
 	f->m = m;
 	f->arena = cfg->arena_addr;
 	f->arena_end = end;
-	f->first = ((cfg->arena_addr + 3u) & ~7u) + 4u;
+	f->starts = tags_place(&meta, &left, &start, sb);
+	f->meta_used = sb - (start - cfg->arena_addr);
+	f->first = ((start + 3u) & ~7u) + 4u;
 	f->sentinel = ((end - 8u) & ~7u) + 4u;
 	if (f->sentinel < f->first + MIN_BLOCK)
 		return AGB_HEAP_ARENA_TOO_SMALL;
+	for (uint32_t a = 0; a < sb; a += 4u)
+		AGB_ST32(m, f->starts + a, 0u);
 	f->head = f->tail = AGB_NULL;
 	f->free_bytes = f->free_runs = 0;
 	f->free_sq = 0;
@@ -119,13 +125,13 @@ static uint32_t carve(agb_firstfit *f, uint32_t b, uint32_t s, uint32_t need, ui
 {
 	agb_machine *m = f->m;
 	if (s - need >= MIN_BLOCK) {
-		AGB_ST32(m, b, need | tag_of(b) | prev_free);
+		AGB_ST32(m, b, need | prev_free);
 		tag_free(f, b + need, s - need);
 		link_between(f, b + need, p, n);
 		count_add(f, s - need);
 		return need;
 	}
-	AGB_ST32(m, b, s | tag_of(b) | prev_free);
+	AGB_ST32(m, b, s | prev_free);
 	AGB_ST32(m, b + s, AGB_LD32(m, b + s) & ~HDR_PREV_FREE);
 	return s;
 }
@@ -169,6 +175,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 			unlink_block(f, b);
 		}
 		s = carve(f, b, s, need, prev_free, p, n);
+		starts_set(m, f->starts, f->first, b);
 		if (granted != NULL)
 			*granted = s - 4u;
 		return b + 4u;
@@ -183,21 +190,24 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 {
 	agb_machine *m = f->m;
-	uint32_t b, h, s, n, nh, ps;
+	uint32_t b, h, s, n, nh, half, rest;
 	if (addr == AGB_NULL)
 		return;
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "free", f, addr, 4u, );
 #endif
-	if (!tag_used_block(m, addr, f->first, f->sentinel, &h, &nh, &ps))
+	if (!starts_live(m, f->starts, f->first, f->sentinel, addr, &half, &rest))
 		return; /* not a used block: refused untouched (agb/firstfit.h) */
+	AGB_ST16(m, half, rest);
 	b = addr - 4u;
+	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
+	nh = AGB_LD32(m, n);
 	if ((h & HDR_PREV_FREE) != 0) {
 		/* Grow the free predecessor: it keeps its list position. */
+		uint32_t ps = AGB_LD32(m, b - 4u);
 		AGB_WORK(m, 1);
-		AGB_ST32(m, b, 0u); /* inside a free block now: no used header is left behind */
 		b -= ps;
 		count_sub(f, ps);
 		s += ps;
@@ -230,13 +240,13 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uint32_t *granted)
 {
 	agb_machine *m = f->m;
-	uint32_t b, h, s, need, n, nh, ps, to;
+	uint32_t b, h, s, need, n, nh, half, rest, to;
 	if (addr == AGB_NULL)
 		return agb_firstfit_alloc(f, size, 8u, granted);
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("firstfit", "realloc", f, addr, 4u, AGB_NULL);
 #endif
-	if (!tag_used_block(m, addr, f->first, f->sentinel, &h, &nh, &ps))
+	if (!starts_live(m, f->starts, f->first, f->sentinel, addr, &half, &rest))
 		return AGB_NULL; /* not a used block: refused untouched */
 	if (size == 0)
 		size = 1;
@@ -244,8 +254,10 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 		return AGB_NULL;
 	need = block_size(size);
 	b = addr - 4u;
+	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
+	nh = AGB_LD32(m, n);
 	if (need <= s || ((nh & HDR_FREE) != 0 && s + (nh & ~HDR_FLAGS) >= need)) {
 		uint32_t p = AGB_NULL, nn = AGB_NULL;
 		if ((nh & HDR_FREE) != 0) {
@@ -314,7 +326,7 @@ void agb_firstfit_walk(agb_firstfit *f, agb_walk_fn fn, void *ctx)
 int agb_firstfit_check(agb_firstfit *f, const char **why)
 {
 	agb_machine *m = f->m;
-	uint32_t prev_free = 0, nfree = 0, bytes = 0, b = f->first;
+	uint32_t prev_free = 0, nfree = 0, nused = 0, bytes = 0, b = f->first;
 	uint32_t x = f->head, p = AGB_NULL;
 	uint64_t sq = 0;
 	/* Walk blocks and the list together: the list must visit exactly the free blocks, in
@@ -325,8 +337,8 @@ int agb_firstfit_check(agb_firstfit *f, const char **why)
 			FAIL("firstfit: block size out of range or misaligned");
 		if (((h & HDR_PREV_FREE) != 0) != (prev_free != 0))
 			FAIL("firstfit: PREV_FREE bit disagrees with the previous block");
-		if ((h & (HDR_TAG | 4u)) != ((h & HDR_FREE) != 0 ? 0u : tag_of(b)))
-			FAIL("firstfit: header's address tag wrong (a used block's is tag_of its address, a free one has none)");
+		if ((h & ~(HDR_SIZE | HDR_FREE | HDR_PREV_FREE)) != 0)
+			FAIL("firstfit: header has bits beyond its size and flags");
 		if ((h & HDR_FREE) != 0) {
 			if (prev_free)
 				FAIL("firstfit: two adjacent free blocks (missed coalescing)");
@@ -342,11 +354,16 @@ int agb_firstfit_check(agb_firstfit *f, const char **why)
 			bytes += s - 4u;
 			sq += (uint64_t)(s - 4u) * (s - 4u);
 		}
+		if (starts_peek(m, f->starts, f->first, b) != ((h & HDR_FREE) == 0))
+			FAIL("firstfit: starts bit wrong (a used block's must be set, a free block's clear)");
+		nused += (h & HDR_FREE) == 0;
 		prev_free = h & HDR_FREE;
 		b += s;
 	}
 	if (b != f->sentinel || (AGB_PEEK32(m, b) & ~(uint32_t)HDR_PREV_FREE) != 0)
 		FAIL("firstfit: block chain does not end at an intact sentinel");
+	if (starts_count(m, f->starts, STARTS_BYTES(f->arena_end - f->arena)) != nused)
+		FAIL("firstfit: starts bitmap has a bit where no used block starts");
 	if (((AGB_PEEK32(m, b) & HDR_PREV_FREE) != 0) != (prev_free != 0))
 		FAIL("firstfit: sentinel PREV_FREE bit wrong");
 	if (x != AGB_NULL || f->tail != p)
@@ -358,7 +375,7 @@ int agb_firstfit_check(agb_firstfit *f, const char **why)
 
 uint32_t agb_firstfit_overhead_bytes(const agb_firstfit *f)
 {
-	return (f->first - f->arena) + (f->arena_end - f->sentinel);
+	return f->meta_used + (f->first - f->arena) + (f->arena_end - f->sentinel);
 }
 
 AGB_HEAP_CORE_ADAPTERS(firstfit)

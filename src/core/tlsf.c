@@ -141,6 +141,7 @@ static void make_free(agb_tlsf *t, uint32_t b, uint32_t size)
 int agb_tlsf_init(agb_tlsf *t, agb_machine *m, const struct agb_heap_config *cfg)
 {
 	uint32_t start = cfg->arena_addr, end = cfg->arena_addr + cfg->arena_bytes;
+	uint32_t meta = cfg->meta_addr, left = cfg->meta_bytes, sb = STARTS_BYTES(cfg->arena_bytes);
 	if ((cfg->arena_addr & 3u) != 0 || (cfg->meta_addr & 3u) != 0)
 		return AGB_HEAP_BAD_ALIGNMENT;
 	if (cfg->arena_bytes >= TAGS_MAX_ARENA)
@@ -148,14 +149,9 @@ int agb_tlsf_init(agb_tlsf *t, agb_machine *m, const struct agb_heap_config *cfg
 	t->m = m;
 	t->arena = cfg->arena_addr;
 	t->arena_end = end;
-	if (cfg->meta_addr != AGB_NULL && cfg->meta_bytes >= AGB_TLSF_CTRL_BYTES) {
-		t->ctrl = cfg->meta_addr;
-		t->ctrl_in_arena = 0;
-	} else {
-		t->ctrl = cfg->arena_addr;
-		t->ctrl_in_arena = 1;
-		start += AGB_TLSF_CTRL_BYTES;
-	}
+	t->ctrl = tags_place(&meta, &left, &start, AGB_TLSF_CTRL_BYTES);
+	t->starts = tags_place(&meta, &left, &start, sb);
+	t->meta_used = AGB_TLSF_CTRL_BYTES + sb - (start - cfg->arena_addr);
 	if (cfg->arena_bytes < 40u || end - 8u < start)
 		return AGB_HEAP_ARENA_TOO_SMALL;
 	t->first = ((start + 3u) & ~7u) + 4u;
@@ -164,6 +160,8 @@ int agb_tlsf_init(agb_tlsf *t, agb_machine *m, const struct agb_heap_config *cfg
 		return AGB_HEAP_ARENA_TOO_SMALL;
 	for (uint32_t a = 0; a < AGB_TLSF_CTRL_BYTES; a += 4u)
 		AGB_ST32(m, t->ctrl + a, 0u);
+	for (uint32_t a = 0; a < sb; a += 4u)
+		AGB_ST32(m, t->starts + a, 0u);
 	t->free_bytes = 0;
 	t->free_runs = 0;
 	t->free_sq = 0;
@@ -183,7 +181,7 @@ static uint32_t block_size(uint32_t size)
 static void make_used(agb_tlsf *t, uint32_t b, uint32_t s, uint32_t prev_free)
 {
 	agb_machine *m = t->m;
-	AGB_ST32(m, b, s | tag_of(b) | prev_free);
+	AGB_ST32(m, b, s | prev_free);
 	AGB_ST32(m, b + s, AGB_LD32(m, b + s) & ~HDR_PREV_FREE);
 }
 
@@ -247,12 +245,13 @@ uint32_t agb_tlsf_alloc(agb_tlsf *t, uint32_t size, uint32_t align, uint32_t *gr
 	 * b was a listed free block, so fully coalesced). */
 	if (s - need >= MIN_BLOCK) {
 		AGB_WORK(m, 1);
-		AGB_ST32(m, b, need | tag_of(b) | prev_free);
+		AGB_ST32(m, b, need | prev_free);
 		make_free(t, b + need, s - need);
 		s = need;
 	} else {
 		make_used(t, b, s, prev_free);
 	}
+	starts_set(m, t->starts, t->first, b);
 	if (granted != NULL)
 		*granted = s - 4u;
 	return b + 4u;
@@ -265,20 +264,23 @@ static void core_walk(void *st, agb_walk_fn fn, void *ctx);
 void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 {
 	agb_machine *m = t->m;
-	uint32_t b, s, h, n, nh, ps;
+	uint32_t b, s, h, n, nh, half, rest;
 	if (addr == AGB_NULL)
 		return;
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "free", t, addr, 4u, );
 #endif
-	if (!tag_used_block(m, addr, t->first, t->sentinel, &h, &nh, &ps))
+	if (!starts_live(m, t->starts, t->first, t->sentinel, addr, &half, &rest))
 		return; /* not a used block: refused untouched (agb/tlsf.h) */
+	AGB_ST16(m, half, rest);
 	b = addr - 4u;
+	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
+	nh = AGB_LD32(m, n);
 	if ((h & HDR_PREV_FREE) != 0) {
+		uint32_t ps = AGB_LD32(m, b - 4u);
 		AGB_WORK(m, 1);
-		AGB_ST32(m, b, 0u); /* inside a free block now: no used header is left behind */
 		b -= ps;
 		list_remove(t, b, ps);
 		s += ps;
@@ -294,13 +296,13 @@ void agb_tlsf_free(agb_tlsf *t, uint32_t addr)
 uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *granted)
 {
 	agb_machine *m = t->m;
-	uint32_t b, h, s, need, n, nh, ps, to;
+	uint32_t b, h, s, need, n, nh, half, rest, to;
 	if (addr == AGB_NULL)
 		return agb_tlsf_alloc(t, size, 8u, granted);
 #ifdef AGB_HEAP_CHECKED
 	AGB_HEAP_REFUSE_UNLESS_LIVE("tlsf", "realloc", t, addr, 4u, AGB_NULL);
 #endif
-	if (!tag_used_block(m, addr, t->first, t->sentinel, &h, &nh, &ps))
+	if (!starts_live(m, t->starts, t->first, t->sentinel, addr, &half, &rest))
 		return AGB_NULL; /* not a used block: refused untouched */
 	if (size == 0)
 		size = 1;
@@ -308,8 +310,10 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 		return AGB_NULL;
 	need = block_size(size);
 	b = addr - 4u;
+	h = AGB_LD32(m, b);
 	s = h & ~HDR_FLAGS;
 	n = b + s;
+	nh = AGB_LD32(m, n);
 	if (need <= s || ((nh & HDR_FREE) != 0 && s + (nh & ~HDR_FLAGS) >= need)) {
 		/* In place: absorb a free successor (shrink merges its tail with it too). */
 		AGB_WORK(m, 1);
@@ -320,7 +324,7 @@ uint32_t agb_tlsf_realloc(agb_tlsf *t, uint32_t addr, uint32_t size, uint32_t *g
 		}
 		if (s - need >= MIN_BLOCK) {
 			AGB_WORK(m, 1);
-			AGB_ST32(m, b, need | tag_of(b) | (h & HDR_PREV_FREE));
+			AGB_ST32(m, b, need | (h & HDR_PREV_FREE));
 			make_free(t, b + need, s - need);
 			s = need;
 		} else {
@@ -382,7 +386,7 @@ void agb_tlsf_walk(agb_tlsf *t, agb_walk_fn fn, void *ctx)
 int agb_tlsf_check(agb_tlsf *t, const char **why)
 {
 	agb_machine *m = t->m;
-	uint32_t prev_free = 0, nfree = 0, bytes = 0, listed = 0, flmap;
+	uint32_t prev_free = 0, nfree = 0, nused = 0, bytes = 0, listed = 0, flmap;
 	uint64_t sq = 0;
 	uint32_t b = t->first;
 	while (b < t->sentinel) {
@@ -391,8 +395,8 @@ int agb_tlsf_check(agb_tlsf *t, const char **why)
 			FAIL("tlsf: block size out of range or misaligned");
 		if (((h & HDR_PREV_FREE) != 0) != (prev_free != 0))
 			FAIL("tlsf: PREV_FREE bit disagrees with the previous block");
-		if ((h & (HDR_TAG | 4u)) != ((h & HDR_FREE) != 0 ? 0u : tag_of(b)))
-			FAIL("tlsf: header's address tag wrong (a used block's is tag_of its address, a free one has none)");
+		if ((h & ~(HDR_SIZE | HDR_FREE | HDR_PREV_FREE)) != 0)
+			FAIL("tlsf: header has bits beyond its size and flags");
 		if ((h & HDR_FREE) != 0) {
 			uint32_t fl, sl, x;
 			if (prev_free)
@@ -410,11 +414,16 @@ int agb_tlsf_check(agb_tlsf *t, const char **why)
 			bytes += s - 4u;
 			sq += (uint64_t)(s - 4u) * (s - 4u);
 		}
+		if (starts_peek(m, t->starts, t->first, b) != ((h & HDR_FREE) == 0))
+			FAIL("tlsf: starts bit wrong (a used block's must be set, a free block's clear)");
+		nused += (h & HDR_FREE) == 0;
 		prev_free = h & HDR_FREE;
 		b += s;
 	}
 	if (b != t->sentinel)
 		FAIL("tlsf: block chain does not end at the sentinel");
+	if (starts_count(m, t->starts, STARTS_BYTES(t->arena_end - t->arena)) != nused)
+		FAIL("tlsf: starts bitmap has a bit where no used block starts");
 	if ((AGB_PEEK32(m, b) & ~(uint32_t)HDR_PREV_FREE) != 0)
 		FAIL("tlsf: sentinel damaged");
 	if (((AGB_PEEK32(m, b) & HDR_PREV_FREE) != 0) != (prev_free != 0))
@@ -456,8 +465,7 @@ int agb_tlsf_check(agb_tlsf *t, const char **why)
 
 uint32_t agb_tlsf_overhead_bytes(const agb_tlsf *t)
 {
-	return AGB_TLSF_CTRL_BYTES + (t->first - t->arena) - (t->ctrl_in_arena ? AGB_TLSF_CTRL_BYTES : 0u) +
-	       (t->arena_end - t->sentinel);
+	return t->meta_used + (t->first - t->arena) + (t->arena_end - t->sentinel);
 }
 
 AGB_HEAP_CORE_ADAPTERS(tlsf)

@@ -2,7 +2,9 @@
  * metadata in any build"). Each core with a free is handed a double free (before and after the
  * freed block merged with a neighbour), an interior address, addresses past the pool, in ROM
  * and off the core's grid, and a realloc of a freed or interior address; then, from random live
- * pools, random addresses that are not live blocks. After each call its own check() must pass,
+ * pools, random addresses that are not live blocks; the boundary-tag cores (tlsf, firstfit) also
+ * an interior address behind a payload word that is exactly a used block's header (stale after
+ * a reuse, or forged). After each call its own check() must pass,
  * its walk must be unchanged, and the memory must come back whole once the live blocks are
  * freed. A normal build refuses silently, in O(1) or O(log n), from its own map or headers.
  * test_abuse_checked is the same source linked with the checking build (AGB_HEAP_CHECKED),
@@ -191,9 +193,9 @@ static void abuse_flag_payloads(void **st)
 }
 
 /* Payload words that each look like the header of a used 16-byte block, with a successor that
- * says so too, but without the address tag of a boundary-tag core's used header (tlsf,
- * firstfit: src/core/tags.h), which refuses them for that; the other cores keep their map
- * outside the blocks. */
+ * says so too (a boundary-tag core's used header is size and flags: tlsf and firstfit refuse
+ * them from their starts bitmap, src/core/tags.h); the other cores keep their map outside the
+ * blocks. */
 static void abuse_forged_payloads(void **st)
 {
 	(void)st;
@@ -314,6 +316,130 @@ static void same_runs(const struct pool *p, const struct runs *a, const struct r
 		fail_msg("%s: %s of 0x%08x (not a live block) changed the pool's walk", p->c->name,
 			 op, (unsigned)addr);
 }
+
+/* ---- the exact header of a used block, in a payload (tlsf, firstfit) ------------------------ */
+
+/* The boundary-tag cores read a block's header in the word before its address. A game's
+ * payload word that is exactly the header a used block there would have - written back from
+ * an old copy of that memory after the block was freed and its memory reused (a stale
+ * header), or forged - must not make free or realloc of that interior address touch the pool.
+ * The header is observed, not computed: the word the core itself wrote for a used block of
+ * 96 bytes at that address, so the test does not depend on the header's format. */
+
+struct forged {
+	uint32_t c, gbytes; /* the game's block holding the word, its granted bytes */
+	uint32_t q;         /* the interior address whose header word it forges */
+};
+
+static struct runs walk_before, walk_after;
+
+/* free and realloc of `addr` must leave the check passing, the walk, the free bytes and the
+ * game's block C exactly as they were. */
+static void refused_exactly(const struct pool *p, const struct forged *f, uint32_t addr,
+			    const char *what)
+{
+	static uint32_t words[64];
+	for (int op = 0; op < 2; op++) {
+		uint32_t g = 0, fb = free_bytes(p);
+		memset(&walk_before, 0, sizeof walk_before);
+		memset(&walk_after, 0, sizeof walk_after);
+		sound(p, what);
+		p->c->walk(state, record_run, &walk_before);
+		for (uint32_t i = 0; i < f->gbytes / 4u; i++)
+			words[i] = AGB_PEEK32(M, f->c + 4u * i);
+		if (op == 0)
+			p->c->free(state, addr);
+		else if (p->c->realloc(state, addr, 40u, &g) != AGB_NULL)
+			fail_msg("%s: realloc of %s (0x%08x) was served", p->c->name, what,
+				 (unsigned)addr);
+		sound(p, what);
+		p->c->walk(state, record_run, &walk_after);
+		same_runs(p, &walk_before, &walk_after, addr, op == 0 ? "free" : "realloc");
+		if (free_bytes(p) != fb)
+			fail_msg("%s: %s (0x%08x) changed the free bytes", p->c->name, what,
+				 (unsigned)addr);
+		for (uint32_t i = 0; i < f->gbytes / 4u; i++)
+			if (AGB_PEEK32(M, f->c + 4u * i) != words[i])
+				fail_msg("%s: %s (0x%08x) wrote into the game's block", p->c->name, what,
+					 (unsigned)addr);
+	}
+}
+
+/* The game's block C of 128 bytes at the head of the pool (its payload zeroed), a guard block
+ * G after it, and the interior address Q = C + 32. */
+static struct forged forged_layout(const struct pool *p, uint32_t *guard)
+{
+	struct forged f;
+	f.c = p->c->alloc(state, 124, 1, &f.gbytes);
+	*guard = p->c->alloc(state, 24, 1, NULL);
+	assert_true(f.c != AGB_NULL && *guard != AGB_NULL && f.gbytes == 124u);
+	assert_int_equal(*guard, f.c + 128u);
+	fill(f.c, f.gbytes, 0);
+	f.q = f.c + 32u;
+	return f;
+}
+
+enum exact_case { STALE_HEADER, FORGED_HEADER, FORGED_FREE_PREDECESSOR };
+
+static void exact_header_core(const char *name, enum exact_case which)
+{
+	struct pool p = start(name);
+	uint32_t g = 0, guard, h;
+	/* P (32 bytes) then Q (96 bytes) at the head of the pool, G after them: Q's header. */
+	uint32_t pb = p.c->alloc(state, 24, 1, &g), q = p.c->alloc(state, 88, 1, &g);
+	guard = p.c->alloc(state, 24, 1, &g);
+	assert_true(pb != AGB_NULL && q == pb + 32u && guard == q + 96u);
+	h = AGB_PEEK32(M, q - 4u);
+	struct forged f;
+
+	if (which == STALE_HEADER) {
+		/* Q and P freed (one free block of 128), which C of 128 reuses; the game's data puts
+		 * Q's old header word back where it was. A double free of Q. */
+		p.c->free(state, q);
+		p.c->free(state, pb);
+		p.c->free(state, guard);
+		sound(&p, "freeing P, Q and G");
+		f = forged_layout(&p, &guard);
+		assert_int_equal(f.c, pb);
+		assert_int_equal(f.q, q);
+		AGB_ST32(M, q - 4u, h);
+		refused_exactly(&p, &f, q, "a double free over Q's stale header in a reused block");
+	} else {
+		/* A fresh pool, where no block ever started at Q: the same word; or that word after a
+		 * forged free predecessor of 16 bytes (header, empty links, footer). */
+		p = start(name);
+		f = forged_layout(&p, &guard);
+		AGB_ST32(M, f.q - 4u, h);
+		if (which == FORGED_HEADER) {
+			refused_exactly(&p, &f, f.q, "an interior address after the exact used header");
+		} else {
+			AGB_ST32(M, f.q - 20u, 16u | 1u); /* FREE */
+			AGB_ST32(M, f.q - 8u, 16u);
+			AGB_ST32(M, f.q - 4u, h | 2u); /* PREV_FREE */
+			refused_exactly(&p, &f, f.q,
+					"an interior address after a forged free block and header");
+		}
+	}
+
+	/* The pool still serves and comes back whole. */
+	p.c->free(state, f.c);
+	p.c->free(state, guard);
+	assert_int_equal(sound(&p, "freeing C and G"), 0);
+	assert_int_equal(free_bytes(&p), p.free0);
+}
+
+static void exact_header_in_payload(void **st)
+{
+	const char *name = ((const char *const *)*st)[0];
+	const char *which = ((const char *const *)*st)[1];
+	exact_header_core(name, which[0] == 's' ? STALE_HEADER
+				: which[0] == 'h' ? FORGED_HEADER
+						 : FORGED_FREE_PREDECESSOR);
+}
+
+#define EXACT_HEADER(core, which)                                                                   \
+	{"exact_header_" core "_" which, exact_header_in_payload, NULL, NULL,                      \
+	 (void *)(const char *const[]){core, which}}
 
 /* From a random live pool, frees (and reallocs) random addresses that are not live blocks; each
  * must leave the checker passing and the walk and the free bytes unchanged. Then the pool goes
@@ -595,6 +721,12 @@ int main(void)
 		cmocka_unit_test(abuse_zero_payloads),
 		cmocka_unit_test(abuse_flag_payloads),
 		cmocka_unit_test(abuse_forged_payloads),
+		EXACT_HEADER("tlsf", "stale"),
+		EXACT_HEADER("tlsf", "header"),
+		EXACT_HEADER("tlsf", "predecessor"),
+		EXACT_HEADER("firstfit", "stale"),
+		EXACT_HEADER("firstfit", "header"),
+		EXACT_HEADER("firstfit", "predecessor"),
 		RANDOM_ABUSE("tree"),
 		RANDOM_ABUSE("bestfit"),
 		RANDOM_ABUSE("tlsf"),

@@ -139,7 +139,7 @@ static struct tags tags_state(const char *name)
 	t.ha = a - 4u;
 	t.hb = b - 4u;
 	t.hc = c - 4u;
-	t.sb = peek32(t.hb) & 0x7FFF8u; /* the size bits: a used header also carries its tag */
+	t.sb = peek32(t.hb) & 0x7FFF8u; /* the size bits */
 	t.tail = t.hc + (peek32(t.hc) & 0x7FFF8u);
 	intact();
 	return t;
@@ -147,8 +147,19 @@ static struct tags tags_state(const char *name)
 
 /* The damage both boundary-tag checkers see in the block chain, with their own messages: a
  * size out of range (the walk still ends), a wrong PREV_FREE bit, two free neighbours, a footer
- * that disagrees with its header, a used header whose address tag is not its address's. */
-static void tags_chain_damage(const char *name, const char *const msg[5])
+ * that disagrees with its header, header bits beyond size and flags, a starts bit that
+ * disagrees with its block (set for a free one, clear for a used one) and one set where no
+ * block starts (inside a used block, at the sentinel). */
+/* Sets (on != 0) or clears the starts bit of the grid position at b in the bitmap at `starts`
+ * whose first position is `first` (src/core/tags.h). */
+static void starts_poke(uint32_t starts, uint32_t first, uint32_t b, int on)
+{
+	uint32_t half = starts + (((b - first) >> 6) & ~1u), bit = 1u << (((b - first) >> 3) & 15u);
+	poke16(half, on ? peek16(half) | bit : peek16(half) & ~bit);
+}
+
+static void tags_chain_damage(const char *name, const char *const msg[7], const uint32_t *starts,
+			      const uint32_t *first, uint32_t arena_bytes)
 {
 	struct tags t = tags_state(name);
 	poke32(t.ha, 8);
@@ -171,21 +182,36 @@ static void tags_chain_damage(const char *name, const char *const msg[5])
 	t = tags_state(name);
 	poke32(t.hb, peek32(t.hb) | 0x80000000u);
 	damaged(msg[4]);
+	t = tags_state(name);
+	starts_poke(*starts, *first, t.ha, 0); /* a used block's bit clear */
+	damaged(msg[5]);
+	t = tags_state(name);
+	starts_poke(*starts, *first, t.hb, 1); /* a free block's bit set */
+	damaged(msg[5]);
+	t = tags_state(name);
+	starts_poke(*starts, *first, t.ha + 8u, 1); /* inside a used block */
+	damaged(msg[6]);
+	t = tags_state(name);
+	starts_poke(*starts, *first, *first + arena_bytes - 8u, 1); /* the sentinel's */
+	damaged(msg[6]);
 }
 
-static const char *const tlsf_chain[5] = {
+static const char *const tlsf_chain[7] = {
 	"tlsf: block size out of range or misaligned",
 	"tlsf: PREV_FREE bit disagrees with the previous block",
 	"tlsf: two adjacent free blocks (missed coalescing)",
 	"tlsf: free block footer disagrees with its header",
-	"tlsf: header's address tag wrong (a used block's is tag_of its address, a free one has none)"};
-static const char *const firstfit_chain[5] = {
+	"tlsf: header has bits beyond its size and flags",
+	"tlsf: starts bit wrong (a used block's must be set, a free block's clear)",
+	"tlsf: starts bitmap has a bit where no used block starts"};
+static const char *const firstfit_chain[7] = {
 	"firstfit: block size out of range or misaligned",
 	"firstfit: PREV_FREE bit disagrees with the previous block",
 	"firstfit: two adjacent free blocks (missed coalescing)",
 	"firstfit: footer disagrees with header",
-	("firstfit: header's address tag wrong (a used block's is tag_of its address, a free one "
-	 "has none)")};
+	"firstfit: header has bits beyond its size and flags",
+	"firstfit: starts bit wrong (a used block's must be set, a free block's clear)",
+	"firstfit: starts bitmap has a bit where no used block starts"};
 
 static void tlsf_damage(void **st)
 {
@@ -194,7 +220,7 @@ static void tlsf_damage(void **st)
 	agb_tlsf *T = (agb_tlsf *)state;
 	const uint32_t head_b = 32u + (40u >> 3) * 4u; /* class (0, 5) of a 40-byte block */
 
-	tags_chain_damage("tlsf", tlsf_chain);
+	tags_chain_damage("tlsf", tlsf_chain, &T->starts, &T->first, ewram4k.arena_bytes);
 	t = tags_state("tlsf");
 	assert_int_equal(t.sb, 40);
 
@@ -240,7 +266,7 @@ static void firstfit_damage(void **st)
 	struct tags t;
 	agb_firstfit *F = (agb_firstfit *)state;
 
-	tags_chain_damage("firstfit", firstfit_chain);
+	tags_chain_damage("firstfit", firstfit_chain, &F->starts, &F->first, ewram4k.arena_bytes);
 	t = tags_state("firstfit");
 	F->head = t.tail;
 	damaged("firstfit: free list not the free blocks in address order");
@@ -708,7 +734,7 @@ static void init_refusals(void **st)
 		{"tlsf", {MEM_EWRAM, 880u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
 		{"firstfit", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
 		{"firstfit", {MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		/* the size bits leave the used header room for its address tag (src/core/tags.h) */
+		/* the header's size bits (src/core/tags.h) */
 		{"firstfit", {MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
 		/* over 32767 blocks: a long run's length no longer fits its encoding */
 		{"tree", {MEM_EWRAM, 0x44000u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},

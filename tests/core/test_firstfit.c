@@ -10,7 +10,9 @@ static void takes_the_lowest_hole_that_fits(void **state)
 	(void)state;
 	struct agb_heap_config c = zoo_config(16384);
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
-	assert_int_equal(C->overhead_bytes(STATE), 8);
+	/* The starts bitmap (in the meta area) + head padding + sentinel/tail. */
+	assert_int_equal(C->overhead_bytes(STATE), AGB_FIRSTFIT_META_BYTES(16384u) + 8u);
+	assert_true(((agb_firstfit *)(void *)STATE)->starts == c.meta_addr);
 	uint32_t a = zoo_alloc(C, 100, 1), b = zoo_alloc(C, 20, 1), d = zoo_alloc(C, 300, 1);
 	uint32_t e = zoo_alloc(C, 20, 1);
 	(void)e;
@@ -80,6 +82,30 @@ static void realloc_paths(void **state)
 	assert_int_equal(zoo_stats(C).free_runs, 1);
 }
 
+/* The starts bitmap goes to the meta area when it holds it, else (too small, none, not
+ * 4-aligned) to the arena head, inside the walk's META run; every placement serves and refuses
+ * a double free alike. */
+static void starts_bitmap_placement(void **state)
+{
+	(void)state;
+	agb_firstfit *f = (agb_firstfit *)(void *)STATE;
+	const uint32_t small[][2] = {{MEM_IWRAM + 0x4000u, AGB_FIRSTFIT_META_BYTES(16384u) - 4u},
+				     {AGB_NULL, 0},
+				     {MEM_IWRAM + 0x4002u, 0x1000u}};
+	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+		struct agb_heap_config c = zoo_config(16384);
+		c.meta_addr = small[i][0];
+		c.meta_bytes = small[i][1];
+		assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+		zoo_check(C);
+		assert_true(f->starts == c.arena_addr);
+		struct zoo_walk w = zoo_walk(C, &c);
+		assert_true(w.meta_bytes >= AGB_FIRSTFIT_META_BYTES(16384u));
+		assert_int_equal(C->overhead_bytes(STATE), w.meta_bytes);
+		zoo_serves_and_refuses(C);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +113,7 @@ int main(void)
 		cmocka_unit_test(free_in_every_neighbour_case),
 		cmocka_unit_test(aligned_requests_leave_the_head_free),
 		cmocka_unit_test(realloc_paths),
+		cmocka_unit_test(starts_bitmap_placement),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);
 }

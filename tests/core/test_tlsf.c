@@ -8,26 +8,41 @@ static const struct agb_heap_core *C = &agb_tlsf_core;
 static void control_goes_to_meta_when_it_fits(void **state)
 {
 	(void)state;
+	agb_tlsf *t = (agb_tlsf *)(void *)STATE;
 	struct agb_heap_config c = zoo_config(256u * 1024u);
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
 	zoo_check(C);
-	assert_true(((agb_tlsf *)(void *)STATE)->ctrl == c.meta_addr);
-	/* Control (864) + 4 bytes of head padding + sentinel/tail (4). */
-	assert_int_equal(C->overhead_bytes(STATE), AGB_TLSF_CTRL_BYTES + 8u);
+	assert_true(t->ctrl == c.meta_addr);
+	assert_true(t->starts == c.meta_addr + AGB_TLSF_CTRL_BYTES);
+	/* Control (864) + starts bitmap (4 KiB) + 4 bytes of head padding + sentinel/tail (4). */
+	assert_int_equal(AGB_TLSF_META_BYTES(256u * 1024u), 864u + 4096u);
+	assert_int_equal(C->overhead_bytes(STATE), AGB_TLSF_META_BYTES(256u * 1024u) + 8u);
 	struct zoo_walk w = zoo_walk(C, &c);
 	assert_int_equal(w.free_runs, 1);
 	struct agb_heap_stats s = zoo_stats(C);
 	assert_int_equal(s.free_runs, 1);
 	assert_int_equal(s.largest_free, s.free_bytes);
 
-	/* No meta area: control at the arena head, counted in the walk's META run. */
+	/* Room for the control only: the bitmap goes to the arena head. */
+	c.meta_bytes = AGB_TLSF_CTRL_BYTES;
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+	zoo_check(C);
+	assert_true(t->ctrl == c.meta_addr && t->starts == c.arena_addr);
+	w = zoo_walk(C, &c);
+	assert_true(w.meta_bytes >= AGB_TLSF_STARTS_BYTES(c.arena_bytes));
+	assert_int_equal(C->overhead_bytes(STATE), AGB_TLSF_CTRL_BYTES + w.meta_bytes);
+	zoo_serves_and_refuses(C);
+
+	/* No meta area: control and bitmap at the arena head, counted in the walk's META run. */
 	c.meta_addr = AGB_NULL;
 	c.meta_bytes = 0;
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
 	zoo_check(C);
+	assert_true(t->ctrl == c.arena_addr && t->starts == c.arena_addr + AGB_TLSF_CTRL_BYTES);
 	w = zoo_walk(C, &c);
-	assert_true(w.meta_bytes >= AGB_TLSF_CTRL_BYTES);
+	assert_true(w.meta_bytes >= AGB_TLSF_META_BYTES(c.arena_bytes));
 	assert_int_equal(C->overhead_bytes(STATE), w.meta_bytes);
+	zoo_serves_and_refuses(C); /* every placement serves and refuses alike */
 }
 
 static void limits(void **state)

@@ -109,6 +109,19 @@ static inline void zoo_free(const struct agb_heap_core *core, uint32_t a)
 
 /* A linear allocator's verb (mark/reset/side with argument id, or frame) through the core table:
  * its AGB_VERB_* status, or ZOO_NO_VERB when the table has no such verb. */
+/* An empty heap serves two blocks, refuses a double free of the first and comes back to one
+ * free run once both are freed. */
+static inline void zoo_serves_and_refuses(const struct agb_heap_core *core)
+{
+	uint32_t a = zoo_alloc(core, 100, 1), b = zoo_alloc(core, 100, 1);
+	assert_true(a != AGB_NULL && b != AGB_NULL);
+	zoo_free(core, a);
+	core->free(STATE, a); /* a double free: refused */
+	zoo_free(core, b);
+	zoo_check(core);
+	assert_int_equal(zoo_stats(core).free_runs, 1);
+}
+
 static inline int zoo_verb(const struct agb_heap_core *core, enum agb_op op, uint32_t id)
 {
 	int (*verb)(void *, uint32_t) = op == AGB_OP_MARK    ? core->mark

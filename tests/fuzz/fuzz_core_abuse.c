@@ -6,13 +6,10 @@
  * were and a refused realloc return AGB_NULL. Anything else aborts.
  *
  * What each core promises decides what it is handed (the headers say it): the cores whose map
- * lives outside the blocks (buddy, slots, obj, obj-fast, oam) and `tree` (whose map keeps every
- * inner entry clear) get any address at all - interior ones, freed ones, random words; the
- * boundary-tag cores (tlsf, firstfit) get what they refuse by contract: addresses off the
- * payload grid or outside the pool, and double frees while the freed block's memory has not
- * been handed out again (an interior address there may meet a payload word that is exactly a
- * tagged header, which only the checking build sees). `bestfit` refuses every address only in
- * the checking build (test_checked, test_abuse_checked). */
+ * lives outside the blocks (buddy, slots, obj, obj-fast, oam), `tree` (whose map keeps every
+ * inner entry clear) and the boundary-tag cores (tlsf, firstfit: their starts bitmap) get any
+ * address at all - interior ones, freed ones, random words. `bestfit` refuses every address
+ * only in the checking build (test_checked, test_abuse_checked). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +29,7 @@ struct blk {
 
 static const char *const cores[] = {"buddy", "slots",  "obj",  "obj-fast",
 				    "oam",   "tree",   "tlsf", "firstfit"};
-#define COMPLETE 6u /* cores[0..5] refuse every address that is not a live block */
+#define COMPLETE 8u /* cores[0..7] refuse every address that is not a live block */
 
 struct run {
 	const struct agb_heap_core *c;
