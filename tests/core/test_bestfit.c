@@ -1,6 +1,7 @@
-/* The `bestfit` core: layout, exact-size bins (best fit, FIFO within a size), the treap for long
- * runs, coalescing in every direction, alignment, realloc, limits, and a randomized op sequence
- * with the invariant checker after every op. */
+/* The `bestfit` core: layout, exact-size bins (best fit, FIFO within a size), the class lists for
+ * long runs (against a best-fit oracle read off the walk), coalescing in every direction,
+ * alignment, realloc, limits, and a randomized op sequence with the invariant checker after
+ * every op. */
 #include "zoo_helpers.h"
 
 #include "agb/bestfit.h"
@@ -105,7 +106,7 @@ static void equal_sizes_first_in_first_out(void **state)
 	assert_int_equal(zoo_alloc(C, 33, 1), a[1]);
 }
 
-static void long_runs_use_the_tree(void **state)
+static void long_runs_best_fit(void **state)
 {
 	(void)state;
 	struct agb_heap_config c = zoo_config(128u * 1024u);
@@ -120,8 +121,32 @@ static void long_runs_use_the_tree(void **state)
 	zoo_free(C, h3);
 	assert_int_equal(zoo_alloc(C, big + 8u, 1), h3); /* smallest long run that fits */
 	assert_int_equal(zoo_alloc(C, big, 1), h2);      /* exact */
-	/* The 3*big hole split by a short request leaves a long rest in the tree. */
+	/* The 3*big hole split by a short request leaves a long rest in its class. */
 	assert_int_equal(zoo_alloc(C, 8, 1), h3 + big + 8u); /* h3's short rest: best fit */
+	zoo_check(C);
+	zoo_bus_clean();
+}
+
+/* Long runs of one size: the lowest address is taken whatever order they were freed in (the
+ * class list holds them in freeing order). */
+static void equal_long_runs_lowest_first(void **state)
+{
+	(void)state;
+	struct agb_heap_config c = zoo_config(128u * 1024u);
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+	const uint32_t big = (AGB_BESTFIT_SMALL + 40u) * 8u;
+	uint32_t a[3], p[3];
+	for (int i = 0; i < 3; i++) {
+		a[i] = zoo_alloc(C, big, 1);
+		p[i] = zoo_alloc(C, 8, 1);
+		assert_true(a[i] != AGB_NULL && p[i] != AGB_NULL);
+	}
+	zoo_free(C, a[2]);
+	zoo_free(C, a[0]);
+	zoo_free(C, a[1]);
+	assert_int_equal(zoo_alloc(C, big - 64u, 1), a[0]);
+	assert_int_equal(zoo_alloc(C, big, 1), a[1]);
+	assert_int_equal(zoo_alloc(C, big, 1), a[2]);
 	zoo_check(C);
 	zoo_bus_clean();
 }
@@ -337,6 +362,94 @@ static void random_ops_keep_invariants(void **state)
 	zoo_bus_clean();
 }
 
+/* The runs of the pool in address order, from the walk. */
+struct runs {
+	uint32_t n, addr[2048], len[2048];
+	enum agb_run_kind kind[2048];
+};
+
+static void runs_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	struct runs *r = ctx;
+	assert_true(r->n < 2048u);
+	r->addr[r->n] = addr;
+	r->len[r->n] = bytes >> 3;
+	r->kind[r->n++] = kind;
+}
+
+/* What a request of `want` (> AGB_BESTFIT_SMALL) blocks must get, read off the walk: the
+ * smallest free run that holds it, the lowest on a tie, or the top run (a long free run that
+ * ends the pool) when that is strictly tighter; AGB_NULL when none holds it. *largest receives
+ * the longest free run's bytes. */
+static uint32_t oracle_pick(uint32_t want, uint32_t *largest)
+{
+	static struct runs r;
+	r.n = 0;
+	C->walk(STATE, runs_fn, &r);
+	uint32_t last = r.n - 1u;
+	if (r.kind[last] == AGB_RUN_META && last > 0u)
+		last--; /* the unusable tail */
+	const int has_top = r.kind[last] == AGB_RUN_FREE && r.len[last] > AGB_BESTFIT_SMALL;
+	uint32_t best = AGB_NULL, best_len = 0;
+	*largest = 0;
+	for (uint32_t i = 0; i < r.n; i++) {
+		if (r.kind[i] != AGB_RUN_FREE)
+			continue;
+		if ((r.len[i] << 3) > *largest)
+			*largest = r.len[i] << 3;
+		if ((has_top && i == last) || r.len[i] < want)
+			continue;
+		if (best == AGB_NULL || r.len[i] < best_len) {
+			best = r.addr[i];
+			best_len = r.len[i];
+		}
+	}
+	if (has_top && r.len[last] >= want && (best == AGB_NULL || r.len[last] < best_len))
+		return r.addr[last];
+	return best;
+}
+
+/* Long requests in a pool whose free runs spread over every long class: each gets the run the
+ * oracle names, the largest run reported by stats is the longest one, and the checker holds. */
+static void long_requests_match_a_best_fit_oracle(void **state)
+{
+	(void)state;
+	enum { LIVE = 40, OPS = 3000 };
+	struct agb_mt rng;
+	agb_mt_seed(&rng, 7);
+	struct agb_heap_config c = zoo_config(256u * 1024u);
+	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+	uint32_t live[LIVE], n = 0, served = 0;
+	for (uint32_t op = 0; op < OPS; op++) {
+		uint32_t r = agb_mt_next(&rng);
+		if (n < LIVE && (r & 1u) != 0u) {
+			/* 257 blocks to about 32 KiB, and now and then a short block to break runs up */
+			uint32_t size = (r & 12u) == 0u ? 8u + (r >> 20) % 512u
+							 : ((AGB_BESTFIT_SMALL + 1u) << 3) + (r >> 8) % ((r & 16u) != 0u ? 8000u : 30000u);
+			uint32_t want = (size + 7u) >> 3, largest = 0, g;
+			uint32_t expect = want > AGB_BESTFIT_SMALL ? oracle_pick(want, &largest) : 0u;
+			uint32_t a = C->alloc(STATE, size, 8u, &g);
+			if (want > AGB_BESTFIT_SMALL) {
+				assert_int_equal(a, expect);
+				served += a != AGB_NULL;
+			}
+			if (a != AGB_NULL)
+				live[n++] = a;
+			if (want > AGB_BESTFIT_SMALL) {
+				(void)oracle_pick(want, &largest);
+				assert_int_equal(zoo_stats(C).largest_free, largest);
+			}
+		} else if (n > 0u) {
+			uint32_t k = (r >> 12) % n;
+			zoo_free(C, live[k]);
+			live[k] = live[--n];
+		}
+		zoo_check(C);
+	}
+	assert_true(served > 1000u);
+	zoo_bus_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,7 +457,9 @@ int main(void)
 		cmocka_unit_test(limits),
 		cmocka_unit_test(best_fit_among_short_runs),
 		cmocka_unit_test(equal_sizes_first_in_first_out),
-		cmocka_unit_test(long_runs_use_the_tree),
+		cmocka_unit_test(long_runs_best_fit),
+		cmocka_unit_test(equal_long_runs_lowest_first),
+		cmocka_unit_test(long_requests_match_a_best_fit_oracle),
 		cmocka_unit_test(coalesces_every_way),
 		cmocka_unit_test(alignment),
 		cmocka_unit_test(realloc_in_place_and_moving),
