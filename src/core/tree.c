@@ -1,8 +1,8 @@
 /* `tree`: best-fit allocator over 8-byte blocks with a 2-bit map and a treap of free runs.
  * Layout and encodings are described in include/agb/tree.h.
  *
- * AGB_WORK (docs/design.md, "Cycle figures"): every loop step and every data-dependent arm on an
- * alloc/free/realloc path declares work, weighted by the code it stands for: W units, W = the
+ * AGB_WORK (docs/design.md, "Cycle figures"): the sites below declare work, each weighted by the
+ * code it stands for, so that one unit is about the same work wherever it is: W units, W = the
  * non-memory Thumb instructions the site executes per pass / 10, rounded, at least 1 (memory
  * instructions are counted as accesses). The counts were read off the GBA build with
  * `scripts/profile-gba traces/calib/ewram-mixed.json --allocator=tree --function F` (a
@@ -11,8 +11,12 @@
  * replace arms (8, 9), mark_used's short and long arms (34, 35), make_free (8), the insert's
  * fixed part (36), descent (17) and split steps (23), the removal's fixed part (16) and merge
  * steps (31), the replacement's fixed part (41), its down steps (11) and rotations (24),
- * below_next's and tree_next's steps (7..11), used_len (16), a merge on free (1) and the refusal's
- * key search (11). A weight changes only with the code: re-read it when a site's code changes. */
+ * below_next's and tree_next's steps (7..11), used_len (16), free's arms: the short and long
+ * map clears (16, 25), the merge below (17), above too (9), above alone (13), and below_next's
+ * outcome (1..3), and the refusal's key search (11). Not declared: free's and the refusal's fixed
+ * parts (every call), realloc's copy (counted loads and stores). Not yet declared: realloc's
+ * in-place and move arms. A weight changes only with the code: re-read it when a site's code
+ * changes. */
 #include "agb/tree.h"
 
 #include "agb/cores.h"
@@ -357,7 +361,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	if (y != NIL) {
 		/* The successor is the leftmost node under y; every node on the way is above it. */
 		for (uint32_t steps = 0; steps < 6u; steps++) {
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 7 instructions a step */
 			if (k > ((ld(t, y, N_SIZE) << 16) | y))
 				return 0;
 			y = ld(t, y, N_SMALLER);
@@ -368,7 +372,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	}
 	for (uint32_t steps = 0; steps < 8u; steps++) {
 		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 10 instructions a step */
 		if (p == NIL)
 			return 1;
 		if (ld(t, p, N_SMALLER) == x)
@@ -385,7 +389,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	if (y != NIL) {
 		for (;;) {
 			uint32_t l = ld(t, y, N_SMALLER);
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 7 instructions a step */
 			if (l == NIL)
 				return y;
 			y = l;
@@ -393,7 +397,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	}
 	for (;;) {
 		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 6 instructions a step */
 		if (p == NIL || ld(t, p, N_SMALLER) == x)
 			return p;
 		x = p;
@@ -703,9 +707,11 @@ HOT void tree_free(agb_tree *t, uint32_t b, uint32_t w0, uint32_t el)
 	 * of the merged free run is then E_FREE, which is what lets free refuse a second free of
 	 * addr or any address inside the run (refused(), agb/tree.h). */
 	if (!is_long(b, len)) {
+		AGB_WORK(t->m, 2); /* the short run's masks: 16 instructions */
 		agb_map2_clear_short(t->m, t->map, b, len);
 		goto cleared;
 	}
+	AGB_WORK(t->m, 2); /* the long run's three entries: 25 instructions */
 	AGB_ST16(t->m, a0, w0 & ~(3u << ((b & 7u) << 1)));
 	AGB_ST16(t->m, a0 + 2u, 0u);
 	/* The last entry is never in h0 or h0 + 1 (a long run covers h0 + 1); it shares `end`'s
@@ -715,9 +721,6 @@ HOT void tree_free(agb_tree *t, uint32_t b, uint32_t w0, uint32_t el)
 	else
 		map_set(t, end - 1u, E_FREE);
 cleared:
-	/* One unit for a merge with the free run above (its size load and boundary tag). */
-	AGB_WORK(t->m, (uint32_t)right);
-
 	blocks_add(t, len);
 	/* A run that grows keeps its node when the new key still sorts below the next one: the
 	 * preceding run keeps its index (and priority), so only its size changes; a following run
@@ -725,7 +728,9 @@ cleared:
 	if (left) {
 		uint32_t ls = ld(t, b - 1u, N_SIZE);
 		uint32_t start = b - ls, size = ls + len;
+		AGB_WORK(t->m, 2); /* the merge below: 17 instructions */
 		if (right) {
+			AGB_WORK(t->m, 1); /* and above: 9 instructions */
 			uint32_t rs = ld(t, end, N_SIZE);
 			size += rs;
 			tree_remove(t, end);
@@ -735,8 +740,10 @@ cleared:
 		runs_add(t, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		if (below_next(t, start, (size << 16) | start)) {
+			AGB_WORK(t->m, 1); /* the node keeps its place: 1 instruction */
 			st(t, start, N_SIZE, size);
 		} else {
+			AGB_WORK(t->m, 1); /* remove + insert: 3 instructions past the calls' */
 			tree_remove(t, start);
 			tree_insert(t, start, size);
 		}
@@ -745,12 +752,15 @@ cleared:
 	if (right) {
 		uint32_t rs = ld(t, end, N_SIZE);
 		uint32_t size = len + rs;
+		AGB_WORK(t->m, 1); /* the merge above alone: 13 instructions */
 		runs_drop(t, rs);
 		runs_add(t, size);
 		st(t, b + size - 1u, N_SIZE, size);
 		if (below_next(t, end, (size << 16) | b)) {
+			AGB_WORK(t->m, 1); /* the replacement: 1 instruction past its own */
 			tree_replace(t, end, b, size);
 		} else {
+			AGB_WORK(t->m, 1); /* remove + insert: 2 instructions past the calls' */
 			tree_remove(t, end);
 			tree_insert(t, b, size);
 		}
@@ -769,7 +779,7 @@ static int free_run_ends_before(agb_tree *t, uint32_t b)
 		return 0;
 	for (uint32_t y = root_get(t); y != NIL;) {
 		uint32_t ys = ld(t, y, N_SIZE);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 11 instructions a step */
 		if (y == s)
 			return ys == size;
 		y = key_less(size, s, ys, y) ? ld(t, y, N_SMALLER) : ld(t, y, N_LARGER);
