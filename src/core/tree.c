@@ -1,5 +1,22 @@
 /* `tree`: best-fit allocator over 8-byte blocks with a 2-bit map and a treap of free runs.
- * Layout and encodings are described in include/agb/tree.h. */
+ * Layout and encodings are described in include/agb/tree.h.
+ *
+ * AGB_WORK (docs/design.md, "Cycle figures"): the sites below declare work, each weighted by the
+ * code it stands for, so that one unit is about the same work wherever it is: W units, W = the
+ * non-memory Thumb instructions the site executes per pass / 10, rounded, at least 1 (memory
+ * instructions are counted as accesses). The counts were read off the GBA build with
+ * `scripts/profile-gba traces/calib/ewram-mixed.json --allocator=tree --function F` (a
+ * calibration trace); each site's comment gives its count. Sites: prio() (10), the alloc
+ * searches' node steps (11, 7), the aligned walk (17) and the aligned arm (12), the carve and
+ * replace arms (8, 9), mark_used's short and long arms (34, 35), make_free (8), the insert's
+ * fixed part (36), descent (17) and split steps (23), the removal's fixed part (16) and merge
+ * steps (31), the replacement's fixed part (41), its down steps (11) and rotations (24),
+ * below_next's and tree_next's steps (7..11), used_len (16), free's arms: the short and long
+ * map clears (16, 25), the merge below (17), above too (9), above alone (13), and below_next's
+ * outcome (1..3), and the refusal's key search (11). Not declared: free's and the refusal's fixed
+ * parts (every call), realloc's copy (counted loads and stores). Not yet declared: realloc's
+ * in-place and move arms. A weight changes only with the code: re-read it when a site's code
+ * changes. */
 #include "agb/tree.h"
 
 #include "agb/cores.h"
@@ -135,7 +152,7 @@ static inline uint32_t prio(uint32_t i)
 	return h;
 }
 
-/* prio() in an op, counted as one AGB_WORK unit: two multiplies by literal-pool constants. */
+/* prio() in an op: two multiplies by literal-pool constants, 10 instructions (1 unit). */
 #define PRIO_W(t, i) (AGB_WORK((t)->m, 1), prio(i))
 
 static inline int key_less(uint32_t sa, uint32_t a, uint32_t sb, uint32_t b)
@@ -153,14 +170,14 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 {
 	/* Keys compare as one word: size above index (both < 2^16). */
 	const uint32_t kx = (size << 16) | x;
-	/* The fixed part past the descent and split loops (setup, the final links). */
-	AGB_WORK(t->m, 1);
+	/* The fixed part past the descent and split loops (setup, the final links): 36 instructions. */
+	AGB_WORK(t->m, 4);
 	const uint32_t px = PRIO_W(t, x);
 	uint32_t parent = NIL, slot = NIL;
 	uint32_t y = root_get(t);
 	while (y != NIL && PRIO_W(t, y) > px) {
 		uint32_t ay = node(t, y);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 2); /* 17 instructions a step */
 		parent = y;
 		slot = kx < (((uint32_t)AGB_LD16(t->m, ay + N_SIZE) << 16) | y) ? N_SMALLER : N_LARGER;
 		y = AGB_LD16(t->m, ay + slot);
@@ -177,7 +194,7 @@ HOT void tree_insert(agb_tree *t, uint32_t x, uint32_t size)
 	uint32_t prev = parent, cur = y;
 	while (cur != NIL) {
 		uint32_t next;
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 2); /* 23 instructions a step */
 		if (((ld(t, cur, N_SIZE) << 16) | cur) < kx) {
 			if (lown == NIL)
 				lroot = cur;
@@ -221,11 +238,11 @@ HOT void tree_remove_inl(agb_tree *t, uint32_t z)
 	if (parent != NIL)
 		slot = ld(t, parent, N_SMALLER) == z ? N_SMALLER : N_LARGER;
 	uint32_t held = z; /* what that slot holds now */
-	/* The fixed part past the merge walk (parent slot lookup, the final links). */
-	AGB_WORK(t->m, 1);
+	/* The fixed part past the merge walk (parent slot lookup, the final links): 16 instructions. */
+	AGB_WORK(t->m, 2);
 	for (;;) {
 		uint32_t x, next_slot;
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 3); /* 31 instructions a step */
 		if (l == NIL || r == NIL) {
 			x = l == NIL ? r : l;
 			next_slot = NIL;
@@ -267,7 +284,7 @@ HOT void rotate_up(agb_tree *t, uint32_t x, uint32_t p)
 {
 	uint32_t ax = node(t, x), ap = node(t, p);
 	uint32_t pkids = AGB_LD32(t->m, ap);
-	AGB_WORK(t->m, 1);
+	AGB_WORK(t->m, 2); /* 24 instructions */
 	uint32_t g = AGB_LD16(t->m, ap + N_PARENT);
 	uint32_t b;
 	if ((pkids & 0xFFFFu) == x) {
@@ -297,7 +314,7 @@ HOT void tree_replace(agb_tree *t, uint32_t from, uint32_t x, uint32_t size)
 {
 	uint32_t af = node(t, from), ax = node(t, x);
 	uint32_t kids = AGB_LD32(t->m, af);
-	AGB_WORK(t->m, 1);
+	AGB_WORK(t->m, 4); /* the fixed part: 41 instructions */
 	uint32_t parent = AGB_LD16(t->m, af + N_PARENT);
 	AGB_ST32(t->m, ax, kids);
 	AGB_ST32(t->m, ax + N_PARENT, parent | (size << 16));
@@ -320,7 +337,7 @@ HOT void tree_replace(agb_tree *t, uint32_t from, uint32_t x, uint32_t size)
 	}
 	for (;;) {
 		uint32_t c = NIL, pc = px;
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 11 instructions a step */
 		if (l != NIL && PRIO_W(t, l) > pc) {
 			c = l;
 			pc = prio(l);
@@ -344,7 +361,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	if (y != NIL) {
 		/* The successor is the leftmost node under y; every node on the way is above it. */
 		for (uint32_t steps = 0; steps < 6u; steps++) {
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 7 instructions a step */
 			if (k > ((ld(t, y, N_SIZE) << 16) | y))
 				return 0;
 			y = ld(t, y, N_SMALLER);
@@ -355,7 +372,7 @@ HOT int below_next(agb_tree *t, uint32_t x, uint32_t k)
 	}
 	for (uint32_t steps = 0; steps < 8u; steps++) {
 		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 10 instructions a step */
 		if (p == NIL)
 			return 1;
 		if (ld(t, p, N_SMALLER) == x)
@@ -372,7 +389,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	if (y != NIL) {
 		for (;;) {
 			uint32_t l = ld(t, y, N_SMALLER);
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 7 instructions a step */
 			if (l == NIL)
 				return y;
 			y = l;
@@ -380,7 +397,7 @@ static uint32_t tree_next(agb_tree *t, uint32_t x)
 	}
 	for (;;) {
 		uint32_t p = ld(t, x, N_PARENT);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 6 instructions a step */
 		if (p == NIL || ld(t, p, N_SMALLER) == x)
 			return p;
 		x = p;
@@ -423,6 +440,7 @@ static inline void blocks_add(agb_tree *t, uint32_t n)
  * already be E_FREE. */
 HOT void make_free(agb_tree *t, uint32_t x, uint32_t size)
 {
+	AGB_WORK(t->m, 1); /* 8 instructions past the insert's */
 	if (size > 1u)
 		st(t, x + size - 1u, N_SIZE, size);
 	tree_insert(t, x, size);
@@ -437,15 +455,16 @@ HOT void mark_used(agb_tree *t, uint32_t b, uint32_t len)
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
 		/* The two entry writes go first: the length halfword may share a word with them but
-		 * halfword accesses never overlap it. */
+		 * halfword accesses never overlap it. The shifts and masks: 35 instructions. */
+		AGB_WORK(t->m, 3);
 		map_set(t, b, E_LONG);
 		map_set(t, b + len - 1u, E_END);
 		AGB_ST16(t->m, a + 2u, agb_map2_len_encode(len));
 		return;
 	}
-	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
-	 * costs more than the long path's two entry writes (1 unit). */
-	AGB_WORK(t->m, 1);
+	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic:
+	 * 34 instructions. */
+	AGB_WORK(t->m, 3);
 	uint32_t lo = (b & 7u) << 1;
 	uint32_t hi = lo + (len << 1); /* <= 32 */
 	uint32_t mask = ((hi == 32u ? 0u : 1u << hi) - 1u) & ~((1u << lo) - 1u);
@@ -478,7 +497,7 @@ HOT uint32_t used_len(agb_tree *t, uint32_t b, uint32_t w0, uint32_t *w1, int *h
 {
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t e = (w0 >> sh) & 3u;
-	AGB_WORK(t->m, 1);
+	AGB_WORK(t->m, 2); /* 16 instructions */
 	if (e == E_END)
 		return 1u;
 	uint32_t a = map_hw(t, b);
@@ -519,6 +538,7 @@ HOT void carve(agb_tree *t, uint32_t p, uint32_t rsize, uint32_t s, uint32_t len
 {
 	uint32_t head = s - p;
 	uint32_t tail = rsize - head - len;
+	AGB_WORK(t->m, 1); /* 8 instructions past the calls' */
 	tree_remove_inl(t, p);
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - len);
@@ -591,7 +611,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		uint32_t pred_key = 0;
 		while (y != NIL) {
 			uint32_t s = ld(t, y, N_SIZE);
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 11 instructions a step */
 			if (s < want) {
 				pred_key = (s << 16) | y;
 				y = ld(t, y, N_LARGER);
@@ -610,6 +630,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		/* When the remainder's key still sorts above the predecessor's (0: none; key (0, 0)
 		 * cannot exist) it takes the run's place in key order: no remove + insert. */
 		if (tail != 0u && pred_key < ((tail << 16) | q)) {
+			AGB_WORK(t->m, 1); /* 9 instructions past the calls' */
 			tree_replace(t, best, q, tail);
 			if (tail > 1u)
 				st(t, q + tail - 1u, N_SIZE, tail);
@@ -629,8 +650,9 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		uint32_t amask = (align >> 3) - 1u;
 		uint32_t phase = (t->blocks >> 3) & amask;
 		uint32_t y = root_get(t);
+		AGB_WORK(t->m, 1); /* the arm's setup and start: 12 instructions */
 		while (y != NIL) {
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 1); /* 7 instructions a step */
 			if (ld(t, y, N_SIZE) < want) {
 				y = ld(t, y, N_LARGER);
 			} else {
@@ -641,7 +663,7 @@ HOT uint32_t tree_alloc(agb_tree *t, uint32_t size, uint32_t align, uint32_t *gr
 		for (y = best, best = NIL; y != NIL; y = tree_next(t, y)) {
 			uint32_t s = ld(t, y, N_SIZE);
 			uint32_t pad = (0u - (phase + y)) & amask;
-			AGB_WORK(t->m, 1);
+			AGB_WORK(t->m, 2); /* 17 instructions a step */
 			if (pad < s && s - pad >= want) {
 				best = y;
 				best_size = s;
@@ -685,9 +707,11 @@ HOT void tree_free(agb_tree *t, uint32_t b, uint32_t w0, uint32_t el)
 	 * of the merged free run is then E_FREE, which is what lets free refuse a second free of
 	 * addr or any address inside the run (refused(), agb/tree.h). */
 	if (!is_long(b, len)) {
+		AGB_WORK(t->m, 2); /* the short run's masks: 16 instructions */
 		agb_map2_clear_short(t->m, t->map, b, len);
 		goto cleared;
 	}
+	AGB_WORK(t->m, 2); /* the long run's three entries: 25 instructions */
 	AGB_ST16(t->m, a0, w0 & ~(3u << ((b & 7u) << 1)));
 	AGB_ST16(t->m, a0 + 2u, 0u);
 	/* The last entry is never in h0 or h0 + 1 (a long run covers h0 + 1); it shares `end`'s
@@ -697,9 +721,6 @@ HOT void tree_free(agb_tree *t, uint32_t b, uint32_t w0, uint32_t el)
 	else
 		map_set(t, end - 1u, E_FREE);
 cleared:
-	/* One unit for a merge with the free run above (its size load and boundary tag). */
-	AGB_WORK(t->m, (uint32_t)right);
-
 	blocks_add(t, len);
 	/* A run that grows keeps its node when the new key still sorts below the next one: the
 	 * preceding run keeps its index (and priority), so only its size changes; a following run
@@ -707,7 +728,9 @@ cleared:
 	if (left) {
 		uint32_t ls = ld(t, b - 1u, N_SIZE);
 		uint32_t start = b - ls, size = ls + len;
+		AGB_WORK(t->m, 2); /* the merge below: 17 instructions */
 		if (right) {
+			AGB_WORK(t->m, 1); /* and above: 9 instructions */
 			uint32_t rs = ld(t, end, N_SIZE);
 			size += rs;
 			tree_remove(t, end);
@@ -717,8 +740,10 @@ cleared:
 		runs_add(t, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		if (below_next(t, start, (size << 16) | start)) {
+			AGB_WORK(t->m, 1); /* the node keeps its place: 1 instruction */
 			st(t, start, N_SIZE, size);
 		} else {
+			AGB_WORK(t->m, 1); /* remove + insert: 3 instructions past the calls' */
 			tree_remove(t, start);
 			tree_insert(t, start, size);
 		}
@@ -727,12 +752,15 @@ cleared:
 	if (right) {
 		uint32_t rs = ld(t, end, N_SIZE);
 		uint32_t size = len + rs;
+		AGB_WORK(t->m, 1); /* the merge above alone: 13 instructions */
 		runs_drop(t, rs);
 		runs_add(t, size);
 		st(t, b + size - 1u, N_SIZE, size);
 		if (below_next(t, end, (size << 16) | b)) {
+			AGB_WORK(t->m, 1); /* the replacement: 1 instruction past its own */
 			tree_replace(t, end, b, size);
 		} else {
+			AGB_WORK(t->m, 1); /* remove + insert: 2 instructions past the calls' */
 			tree_remove(t, end);
 			tree_insert(t, b, size);
 		}
@@ -751,7 +779,7 @@ static int free_run_ends_before(agb_tree *t, uint32_t b)
 		return 0;
 	for (uint32_t y = root_get(t); y != NIL;) {
 		uint32_t ys = ld(t, y, N_SIZE);
-		AGB_WORK(t->m, 1);
+		AGB_WORK(t->m, 1); /* 11 instructions a step */
 		if (y == s)
 			return ys == size;
 		y = key_less(size, s, ys, y) ? ld(t, y, N_SMALLER) : ld(t, y, N_LARGER);
