@@ -4,8 +4,8 @@
  * the way a stray store or a bug would, and asserts that check() fails with that exact
  * message (and, for the checkers that take a NULL `why`, that it still fails without one).
  * Damage a checker cannot tell from a sound state is not listed. Also: each core's init
- * refuses the configurations its contract names, with the status it names. Cores `tree` and
- * `bestfit` are covered by their own suites. */
+ * refuses the configurations its contract names, with the status it names. Core `tree` is
+ * covered by its own suite. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "agb/bestfit.h"
 #include "agb/buddy.h"
 #include "agb/bump.h"
 #include "agb/firstfit.h"
@@ -724,6 +725,151 @@ struct bad_init {
 	int status;
 };
 
+/* ---- bestfit (2-bit map, bins, long-class lists): a (3 blocks) used, b (5) free in its bin, c
+ * (375) a long used run, d (2) used, e (375) a long free run in its class, f (1) used, then the
+ * top run ---- */
+
+struct bf {
+	agb_bestfit *t;
+	uint32_t a, b, c, d, e, f, len_c, top;
+};
+
+static const struct agb_heap_config ewram64k = {MEM_EWRAM, 65536u, META, 0x4000u, 0};
+
+static uint32_t bf_index(const struct bf *s, uint32_t addr)
+{
+	return (addr - s->t->blocks) >> 3;
+}
+
+/* Sets map entry i to v (0 free, 1 used, 2 long start, 3 end). */
+static void bf_entry(const struct bf *s, uint32_t i, uint32_t v)
+{
+	uint32_t hw = s->t->map + ((i >> 3) << 1), sh = (i & 7u) << 1;
+	poke16(hw, (peek16(hw) & ~(3u << sh)) | (v << sh));
+}
+
+/* The class list head of long runs of `size` blocks (include/agb/bestfit.h: two classes per
+ * power of two from 2^8). */
+static uint32_t bf_class(uint32_t size)
+{
+	uint32_t fl = 8u;
+	while ((size >> (fl + 1u)) != 0u)
+		fl++;
+	return ((fl - 8u) << 1) | ((size >> (fl - 1u)) & 1u);
+}
+
+static struct bf bf_state(void)
+{
+	struct bf s;
+	start("bestfit", &ewram64k);
+	s.t = (agb_bestfit *)state;
+	s.a = take(24);
+	s.b = take(40);
+	s.c = take(3000);
+	s.d = take(16);
+	s.e = take(3000);
+	s.f = take(8);
+	core->free(state, s.b);
+	core->free(state, s.e);
+	s.len_c = 375u;
+	s.top = peek16(s.t->ctrl + 2u);
+	assert_int_equal(s.top, bf_index(&s, s.f) + 1u);
+	intact();
+	return s;
+}
+
+static void bestfit_damage(void **st)
+{
+	(void)st;
+	struct bf s = bf_state();
+	const uint32_t bc = bf_index(&s, s.c), bb = bf_index(&s, s.b), be = bf_index(&s, s.e);
+	const uint32_t len_hw = s.t->map + ((bc >> 3) << 1) + 2u;
+	const uint32_t lheads = s.t->heads + 2u * AGB_BESTFIT_SMALL, ce = bf_class(375u);
+
+	/* a long used run's encoding */
+	poke16(len_hw, s.len_c);
+	damaged("long used run's length halfword is not encoded");
+	poke16(len_hw, 0x4000u | 0x3000u);
+	damaged("long used run runs past the pool");
+	s = bf_state();
+	poke16(len_hw, 0x4000u | 2u);
+	damaged("long used run too short for its encoding");
+	s = bf_state();
+	bf_entry(&s, bc + s.len_c - 1u, 1u);
+	damaged("long used run does not end with an end entry");
+	s = bf_state();
+	bf_entry(&s, bc + 40u, 1u);
+	damaged("inner map entry of a long used run is not free");
+
+	/* a short used run's */
+	s = bf_state();
+	bf_entry(&s, 1u, 0u);
+	damaged("bad map entry inside a short used run");
+
+	/* the free runs in address order */
+	s = bf_state();
+	poke16(s.b + 6u, 0u);
+	damaged("free run size out of range");
+	walk_bounded(ewram64k.arena_bytes);
+	s = bf_state();
+	bf_entry(&s, bb + 2u, 1u);
+	damaged("map entry inside a free run is not free");
+	s = bf_state();
+	poke16(s.b + 4u * 8u + 6u, 9u);
+	damaged("boundary tag disagrees with the node size");
+	s = bf_state();
+	poke16(s.b + 2u, 0x7FF0u);
+	damaged("free run not linked into its bin or class list");
+
+	/* the top run */
+	s = bf_state();
+	poke16(s.t->ctrl + 2u, s.t->nblocks + 1u);
+	damaged("top run starts past the pool");
+	s = bf_state();
+	bf_entry(&s, s.top + 5u, 1u);
+	damaged("map entry inside the top run is not free");
+	s = bf_state();
+	poke16(s.t->ctrl + 2u, s.t->nblocks - 10u);
+	damaged("top run short enough for a bin");
+
+	/* the bins */
+	s = bf_state();
+	poke16(s.t->ctrl + 4u, peek16(s.t->ctrl + 4u) ^ 8u);
+	damaged("summary bit disagrees with its bitmap word");
+	s = bf_state();
+	poke16(s.t->ctrl + 4u, peek16(s.t->ctrl + 4u) | 0x100u);
+	damaged("summary bit set beyond the bitmap words");
+	s = bf_state();
+	poke16(s.t->heads + 2u * (5u - 1u), 0x7FF0u);
+	damaged("bin head out of range");
+	poke16(s.t->heads + 2u * (5u - 1u), 0u);
+	damaged("bin entry is not a free block");
+	s = bf_state();
+	poke32(s.t->ctrl + 8u, peek32(s.t->ctrl + 8u) | (1u << 2)); /* bin of 3 blocks: b */
+	poke16(s.t->heads + 2u * (3u - 1u), bb);
+	damaged("free run in the bin of another size");
+
+	/* the long classes */
+	s = bf_state();
+	poke16(s.t->ctrl, peek16(s.t->ctrl) | 0x8000u);
+	damaged("long class bit set beyond the classes");
+	s = bf_state();
+	poke16(lheads + 2u * ce, 0x7FF0u);
+	damaged("long class head out of range");
+	poke16(lheads + 2u * ce, 0u);
+	damaged("long class entry is not a free block");
+	s = bf_state();
+	assert_int_equal(ce, 0); /* 257-383 blocks */
+	poke16(s.t->ctrl, peek16(s.t->ctrl) | 2u); /* class 1 (384-511 blocks) lists e too */
+	poke16(lheads + 2u, be);
+	damaged("free run in the wrong long class");
+
+	/* the observation counters */
+	s = bf_state();
+	s.t->free_blocks++;
+	damaged("observation counters disagree with a recount");
+}
+
 static void init_refusals(void **st)
 {
 	(void)st;
@@ -791,7 +937,8 @@ int main(void)
 		cmocka_unit_test(stack2_damage),   cmocka_unit_test(bump_damage),
 		cmocka_unit_test(obj_damage),      cmocka_unit_test(obj_fast_damage),
 		cmocka_unit_test(oam_damage),      cmocka_unit_test(palstack_damage),
-		cmocka_unit_test(tiles_damage),    cmocka_unit_test(init_refusals),
+		cmocka_unit_test(tiles_damage),    cmocka_unit_test(bestfit_damage),
+		cmocka_unit_test(init_refusals),
 	};
 	return cmocka_run_group_tests(tests, machine_setup, machine_teardown);
 }
