@@ -84,10 +84,10 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 /* As agb_obj_alloc: the same block on every state, AGB_NULL (nothing changed, *granted = 0)
  * when no candidate is free. O(1) for sprite shapes (a power of two of n <= 32 blocks, the 8bpp
  * one-block tile), strips of 3, 6, 12, 24 and 48 blocks and runs of whole words: one candidate
- * word, then one level test plus a test and a summary flip per level its word lost (at most
- * four on an alloc; the level counts are in the state). Other strips (and larger aligns) test
- * at most the words before the first one with a whole rounded-size run, a few word operations
- * each. */
+ * word, then one level test plus a test and a summary flip per level its word lost (0 in the
+ * common case, at most 10; the level counts are in the state). Other strips (and larger
+ * aligns) test at most the words before the first one with a whole rounded-size run, a few
+ * word operations each. */
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
 
 /* Frees a live block from agb_obj_fast_alloc (anything else is undefined). O(words it spans):
@@ -103,7 +103,7 @@ void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx);
 
 /* Returns 0 when no free or start bit lies outside the usable blocks, start bits are on used
  * blocks only, each allocation obeys the placement rule and every summary word and level count
- * matches the free bitmap; else 1 with *why set (untouched on success). Observation only. O(blocks). */
+ * matches the free bitmap (9 for a wholly free word), and the shared lookup table is intact; else 1 with *why set (untouched on success). Observation only. O(blocks). */
 int agb_obj_fast_check(agb_obj_fast *h, const char **why);
 
 /* The bitmaps, summary words and level counts (outside the arena). O(1). */

@@ -1,14 +1,16 @@
 /* `obj-fast`: obj's placement rule through bitmaps and summary words (see agb/obj_fast.h).
  *
- * The lowest set bit is found with the cores' de Bruijn lookup (ctz.h: one multiply and one
- * counted ROM table read; ARMv4T has no CLZ). */
+ * The lowest set bit is a de Bruijn lookup (one multiply and one table read; ARMv4T has no
+ * CLZ): on the alloc and free paths through an IWRAM copy of ctz.h's table (obj_fast_tables),
+ * on the slow paths through ctz.h's own (ROM, counted). */
 #include "agb/obj_fast.h"
 
 #include "ctz.h"
 
 /* AGB_WORK (docs/design.md, "Cycle figures"): one unit per level test (has_level), per
  * iteration of every loop on an alloc/free path (a summary flipped, a candidate word tested, a
- * whole word cleared or set, a size doubled) and per slow path taken (alloc_slow, free_long). */
+ * whole word cleared or set, a size doubled), per mask update of a word that became wholly used
+ * or free (or stopped being wholly free) and per slow path taken (alloc_slow, free_long). */
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
@@ -280,7 +282,7 @@ static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
  * stood at FULL_STALE, which x cannot exceed: an alloc takes its block 0, so P16 and q5 go),
  * so the levels are tested from the old count down: one test when it keeps them all (the
  * common case), else drop_levels. A word left wholly used keeps its count (see relevel). */
-__attribute__((noinline)) static void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x,
+static inline void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x,
 						  uint32_t k);
 
 static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uint32_t f,
@@ -305,7 +307,7 @@ static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uin
 
 /* Word w (value x) no longer holds level k - 1 (k: its count): flips each level lost, from the
  * top down, until one is held (x != 0 holds c0, so the walk stops at k = 1 at the latest). */
-static void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x, uint32_t k)
+static inline void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x, uint32_t k)
 {
 	uint32_t bit = 1u << w, g = ~x, t;
 	/* Pointer walks (level k - 1 down): GCC peels an indexed loop into a long, register-
@@ -705,11 +707,19 @@ void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx)
 
 /* Contract: observation only. Checks: no free or start bits outside the usable blocks, start
  * bits only on used blocks, every allocation begins with a start bit and sits at a multiple of
- * its rounded size, and each summary word matches the free words. O(blocks). */
+ * its rounded size, each summary word and level count matches the free words (a wholly free
+ * word's count is 9) and the IWRAM de Bruijn table is ctz.h's. O(blocks). */
 int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 {
 	agb_obj_fast *st = h;
 	uint32_t sum[SUMMARIES] = {0};
+	/* The IWRAM copy of the de Bruijn lookup must stay ctz.h's. */
+	for (uint32_t i = 0; i < 32u; i++) {
+		if (st->tab->debruijn != AGB_DEBRUIJN32 || st->tab->ctz[i] != agb_debruijn32[i]) {
+			*why = "obj-fast: lookup table differs from ctz.h's";
+			return 1;
+		}
+	}
 	for (uint32_t w = 0; w < st->nwords; w++) {
 		uint32_t f = AGB_PEEK32(st->m, FREE_W(st, w)), s = AGB_PEEK32(st->m, START_W(st, w));
 		uint32_t lo = w * 32u < st->first ? st->first - w * 32u : 0u;
