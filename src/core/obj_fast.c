@@ -280,15 +280,13 @@ static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
 /* An alloc's word w (bit `bit`, free value f before) is now x: what relevel does, for a word
  * that only lost blocks. Its count can only fall (x holds fewer blocks; a wholly free word
  * stood at FULL_STALE, which x cannot exceed: an alloc takes its block 0, so P16 and q5 go),
- * so the levels are tested from the old count down: one test when it keeps them all (the
- * common case), else drop_levels. A word left wholly used keeps its count (see relevel). */
-static inline void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x,
-						  uint32_t k);
-
+ * so one test of level count - 1 tells whether it changed (mostly not); when it did, the binary
+ * search of levels finds the new count and the levels in between are flipped. A word left
+ * wholly used keeps its count (see relevel). obj_fast_thumb.S does the same in Thumb. */
 static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uint32_t f,
 				 uint32_t x)
 {
-	uint32_t k;
+	uint32_t k, c;
 	if (x == 0) {
 		AGB_WORK(st->m, 1);
 		st->part &= ~bit;
@@ -301,27 +299,11 @@ static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uin
 		st->part |= bit;
 	}
 	k = st->cnt[w];
-	if (!has_level(st, x, ~x, k - 1u))
-		drop_levels(st, w, x, k);
-}
-
-/* Word w (value x) no longer holds level k - 1 (k: its count): flips each level lost, from the
- * top down, until one is held (x != 0 holds c0, so the walk stops at k = 1 at the latest). */
-static inline void drop_levels(agb_obj_fast *st, uint32_t w, uint32_t x, uint32_t k)
-{
-	uint32_t bit = 1u << w, g = ~x, t;
-	/* Pointer walks (level k - 1 down): GCC peels an indexed loop into a long, register-
-	 * starved chain for Thumb. */
-	uint32_t *sum = &st->sum[k - 1u];
-	const uint32_t *lv = &st->tab->lvl[k - 1u][0];
-#pragma GCC unroll 1
-	do {
-		AGB_WORK(st->m, 2); /* a flip and a level test */
-		*sum-- ^= bit;
-		lv -= 2;
-		t = (g - lv[0]) & x & lv[1];
-	} while (t == 0);
-	st->cnt[w] = (uint8_t)(sum + 1 - st->sum);
+	if (has_level(st, x, ~x, k - 1u))
+		return;
+	c = levels(st, x); /* < k */
+	st->cnt[w] = (uint8_t)c;
+	flip_range(st, c, k, bit);
 }
 
 /* Words `bits` went from wholly free to wholly used or back: only the full mask changes. */
