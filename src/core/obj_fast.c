@@ -6,6 +6,7 @@
 #include "agb/obj_fast.h"
 
 #include "ctz.h"
+#include "obj_fast_thumb.h"
 
 /* AGB_WORK (docs/design.md, "Cycle figures"): one unit per level test (has_level), per
  * iteration of every loop on an alloc/free path (a summary flipped, a candidate word tested, a
@@ -34,10 +35,10 @@
  * would be a literal-pool load and a 16-bit ROM read; the state keeps a pointer to them (one
  * IWRAM load). Only read, so every heap shares them. */
 struct agb_obj_fast_tables {
+	uint8_t ctz[32];   /* ctz.h's de Bruijn table */
 	uint32_t debruijn; /* AGB_DEBRUIJN32 */
 	/* Zero-field constants of each level ([0]: low bit of every field, [1]: high bit). */
 	uint32_t lvl[SUMMARIES][2];
-	uint8_t ctz[32]; /* ctz.h's de Bruijn table */
 	uint8_t level_of_n[33];
 };
 /* A level whose fields are `width` blocks at multiples of `step` (a power of two <= 32): a
@@ -45,11 +46,11 @@ struct agb_obj_fast_tables {
 #define MULTIPLES(step) ((uint32_t)(0xFFFFFFFFull / ((1ull << (step)) - 1u)))
 #define LVL(width, step) {MULTIPLES(step), MULTIPLES(step) << ((width) - 1u)}
 static struct agb_obj_fast_tables obj_fast_tables = {
+	{0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+	 31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9},
 	AGB_DEBRUIJN32,
 	{LVL(1, 1), LVL(1, 2), LVL(2, 2), LVL(3, 4), LVL(4, 4), LVL(6, 8), LVL(8, 8), LVL(12, 16),
 	 LVL(16, 16), LVL(16, 32), LVL(24, 32), LVL(32, 32)},
-	{0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-	 31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9},
 	{L_, 0, 2, 3, 4, L_, 5, L_, 6, L_, L_, L_, 7, L_, L_, L_, 8,
 	 L_, L_, L_, L_, L_, L_, L_, 10, L_, L_, L_, L_, L_, L_, L_, 11},
 };
@@ -521,6 +522,31 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
  * field). Cost: one summary read, the free-word load and store, the start-word load and store,
  * two de Bruijn lookups and the level-of-n read (IWRAM tables), one level test plus a test and
  * a flip per level the word lost (state words, IWRAM). */
+#if AGB_OBJ_FAST_THUMB
+/* The Thumb alloc (obj_fast_thumb.S) is agb_obj_fast_alloc; the C is its fallback. */
+#define agb_obj_fast_alloc of_alloc_c
+static uint32_t of_alloc_c(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
+_Static_assert(offsetof(agb_obj_fast, tab) == S_TAB && offsetof(agb_obj_fast, arena) == S_ARENA &&
+		       offsetof(agb_obj_fast, free) == S_FREE &&
+		       offsetof(agb_obj_fast, start) == S_START &&
+		       offsetof(agb_obj_fast, part) == S_PART &&
+		       offsetof(agb_obj_fast, full) == S_FULL && offsetof(agb_obj_fast, sum) == S_SUM &&
+		       offsetof(agb_obj_fast, cnt) == S_CNT,
+	       "obj_fast_thumb.h's field offsets");
+_Static_assert(offsetof(struct agb_obj_fast_tables, ctz) == T_CTZ &&
+		       offsetof(struct agb_obj_fast_tables, debruijn) == T_DEBRUIJN &&
+		       offsetof(struct agb_obj_fast_tables, lvl) == T_LVL &&
+		       offsetof(struct agb_obj_fast_tables, level_of_n) == T_LEVEL_OF_N &&
+		       SUMMARIES == 12u && FULL_STALE == 9u,
+	       "obj_fast_thumb.h's table offsets and level layout");
+
+uint32_t agb_obj_fast_thumb_alloc_general(agb_obj_fast *h, uint32_t size, uint32_t align,
+					  uint32_t *granted)
+{
+	return of_alloc_c(h, size, align, granted);
+}
+#endif
+
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	agb_obj_fast *st = h;
@@ -598,6 +624,10 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 	if (full != 0)
 		flip_all(st, full);
 }
+
+#if AGB_OBJ_FAST_THUMB
+#undef agb_obj_fast_alloc
+#endif
 
 #ifdef AGB_HEAP_CHECKED
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);

@@ -1,0 +1,262 @@
+/* obj_fast_thumb.S — obj-fast's alloc in Thumb for the GBA's ROM placement.
+ *
+ * GCC keeps some ten values live across obj_fast.c's alloc and its level update, so a third of
+ * its ~100 Thumb instructions move values through r8-r11 and the stack; each is a 16-bit fetch
+ * from the cartridge (2 cycles at WAITCNT 4317h). By hand the path fits r0-r7 with the result in
+ * ip, in about 70 instructions.
+ *
+ * agb_obj_fast_alloc here serves what obj_fast.c's fast path serves - a sprite shape (a power of
+ * two of n <= 32 blocks with no align above it), a strip of 3, 6, 12 or 24 blocks and the 8bpp
+ * one-block tile - with exactly its decisions and pool writes (the GBA/host equivalence test
+ * compares every address, failure and the final map with the C on the host): the first word of
+ * the request's summary level, its lowest all-free field, the free and start words, then the
+ * word's level update (alloc_relevel): the wholly used / wholly free masks, one test of level
+ * count - 1 and, when the word lost levels, the binary search of levels for its new count and an
+ * unrolled flip of the summaries in between. Everything else goes to the C
+ * (agb_obj_fast_thumb_alloc_general). Returns use pop {rN}; bx rN, so ARM callers come back in
+ * ARM state. */
+#include "obj_fast_thumb.h"
+
+#if AGB_OBJ_FAST_THUMB
+
+	.syntax unified
+	.thumb
+
+#define LEVELS 12
+#define EVEN 1
+
+/* Z clear when word value r5 holds level \j (table at r6): the zero-field test of obj_fast.c's
+ * has_field, (~x - lo) & x & hi != 0, with ~x - lo computed as -(x + lo + 1). r2, r3 clobbered. */
+.macro HAS j
+	ldr	r2, [r6, #(T_LVL + 8 * \j)]
+	ldr	r3, [r6, #(T_LVL + 8 * \j + 4)]
+	adds	r2, r5
+	adds	r2, #1
+	rsbs	r2, r2, #0
+	ands	r3, r5
+	tst	r3, r2
+.endm
+
+/* Flips summary level \i + c (r0 = state + 4c) of the word bit r4. */
+.macro FLIP i
+	ldr	r3, [r0, #(S_SUM + 4 * \i)]
+	eors	r3, r4
+	str	r3, [r0, #(S_SUM + 4 * \i)]
+.endm
+
+	.section .text.agb_obj_fast_alloc, "ax", %progbits
+	.align	2
+	.global	agb_obj_fast_alloc
+	.type	agb_obj_fast_alloc, %function
+	.thumb_func
+/* uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted) */
+agb_obj_fast_alloc:
+	push	{r4, r5, r6, r7, lr}
+	movs	r4, r1
+	adds	r4, #31
+	lsrs	r4, r4, #5		@ r4 = n = (size + 31) / 32 (wrapping as the C)
+	subs	r5, r4, #1
+	cmp	r5, #31
+	bhi	.Lgeneral		@ n == 0 or n > 32
+	ldr	r6, [r0, #S_TAB]	@ r6 = tables
+	adds	r7, r6, r4
+	adds	r7, #T_LEVEL_OF_N
+	ldrb	r7, [r7]		@ r7 = j = level_of_n[n]
+	lsls	r5, r4, #5
+	cmp	r2, r5
+	bhi	.Lalign			@ align > n * 32
+.Llevel:
+	cmp	r7, #LEVELS
+	bhs	.Lgeneral
+	lsls	r5, r7, #2
+	adds	r5, r0
+	ldr	r5, [r5, #S_SUM]
+	ldr	r1, [r0, #S_PART]
+	ands	r5, r1
+	ldr	r1, [r0, #S_FULL]
+	orrs	r5, r1			@ r5 = cand = (sum[j] & part) | full
+	beq	.Lnull
+	lsls	r1, r4, #5
+	str	r1, [r3]		@ *granted = n * 32
+	subs	r4, #1			@ r4 = n - 1
+	rsbs	r1, r5, #0
+	ands	r5, r1			@ r5 = lowest candidate word's bit
+	ldr	r1, [r6, #T_DEBRUIJN]
+	muls	r1, r5
+	lsrs	r1, r1, #27
+	ldrb	r1, [r6, r1]		@ r1 = w
+	ldr	r2, [r0, #S_FREE]
+	lsls	r3, r1, #2
+	adds	r2, r3			@ r2 = address of free[w]
+	ldr	r3, [r2]		@ r3 = f
+	lsls	r7, r7, #3
+	adds	r7, r6
+	ldr	r5, [r7, #T_LVL]	@ lo of level j
+	ldr	r7, [r7, #(T_LVL + 4)]	@ hi
+	adds	r5, r3
+	adds	r5, #1
+	rsbs	r5, r5, #0		@ ~f - lo
+	ands	r5, r7
+	ands	r5, r3			@ r5 = t: the top block of every all-free field
+	rsbs	r7, r5, #0
+	ands	r5, r7			@ r5 = lb: the lowest field's top block
+	movs	r7, r5
+	lsrs	r7, r4			@ r7 = sb = lb >> (n - 1): its first block
+	lsls	r5, r5, #1
+	subs	r5, r7
+	eors	r5, r3			@ r5 = nf = f ^ ((lb << 1) - sb)
+	str	r5, [r2]
+	ldr	r2, [r0, #S_START]
+	lsls	r4, r1, #2
+	adds	r2, r4
+	ldr	r4, [r2]
+	orrs	r4, r7
+	str	r4, [r2]		@ start[w] |= sb
+	ldr	r2, [r6, #T_DEBRUIJN]
+	muls	r2, r7
+	lsrs	r2, r2, #27
+	ldrb	r2, [r6, r2]		@ block of sb within the word
+	lsls	r4, r1, #5
+	adds	r2, r4
+	lsls	r2, r2, #5
+	ldr	r4, [r0, #S_ARENA]
+	adds	r2, r4
+	mov	ip, r2			@ ip = the address returned
+	/* alloc_relevel(st, w, bit, f, nf): r0 state, r1 w, r3 f, r5 nf, r6 tables */
+	movs	r4, #1
+	lsls	r4, r1			@ r4 = bit
+	cmp	r5, #0
+	beq	.Lused
+	adds	r2, r3, #1
+	bne	.Lcount			@ f was not wholly free
+	ldr	r2, [r0, #S_FULL]
+	bics	r2, r4
+	str	r2, [r0, #S_FULL]
+	ldr	r2, [r0, #S_PART]
+	orrs	r2, r4
+	str	r2, [r0, #S_PART]
+.Lcount:
+	adds	r1, r0
+	adds	r1, #S_CNT		@ r1 = &cnt[w]
+	ldrb	r7, [r1]		@ r7 = k, the old count
+	lsls	r2, r7, #3
+	adds	r2, r6
+	ldr	r3, [r2, #(T_LVL - 8)]
+	ldr	r2, [r2, #(T_LVL - 4)]
+	adds	r3, r5
+	adds	r3, #1
+	rsbs	r3, r3, #0
+	ands	r2, r5
+	tst	r2, r3
+	beq	.Ldrop			@ level k - 1 lost
+.Lret:
+	mov	r0, ip
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
+.Lused:	/* the word is wholly used now: both masks drop it, its count stays */
+	ldr	r2, [r0, #S_PART]
+	bics	r2, r4
+	str	r2, [r0, #S_PART]
+	ldr	r2, [r0, #S_FULL]
+	bics	r2, r4
+	str	r2, [r0, #S_FULL]
+	b	.Lret
+
+.Lalign: /* align > n * 32: only one block at an even index stays here */
+	cmp	r4, #1
+	bne	.Lgeneral
+	cmp	r2, #64
+	bne	.Lgeneral
+	movs	r7, #EVEN
+	b	.Llevel
+
+.Lnull:	/* no word holds the level */
+	movs	r0, #0
+	str	r0, [r3]
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
+.Lgeneral: /* r0-r3 are still the arguments */
+	bl	agb_obj_fast_thumb_alloc_general
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
+.Ldrop:	/* levels(): the binary search of obj_fast.c (x in r5 holds c0 and not c5) -> r2 = c */
+	HAS	5
+	beq	.Lb_low
+	HAS	8
+	beq	.Lb_mid
+	HAS	9
+	beq	.Lc9
+	HAS	10
+	beq	.Lc10
+	movs	r2, #11
+	b	.Lflip
+.Lc10:	movs	r2, #10
+	b	.Lflip
+.Lc9:	movs	r2, #9
+	b	.Lflip
+.Lb_mid:
+	HAS	6
+	beq	.Lc6
+	HAS	7
+	beq	.Lc7
+	movs	r2, #8
+	b	.Lflip
+.Lc7:	movs	r2, #7
+	b	.Lflip
+.Lc6:	movs	r2, #6
+	b	.Lflip
+.Lb_low:
+	HAS	2
+	beq	.Lb_one
+	HAS	3
+	beq	.Lc3
+	HAS	4
+	beq	.Lc4
+	movs	r2, #5
+	b	.Lflip
+.Lc4:	movs	r2, #4
+	b	.Lflip
+.Lc3:	movs	r2, #3
+	b	.Lflip
+.Lb_one:
+	HAS	1
+	beq	.Lc1
+	movs	r2, #2
+	b	.Lflip
+.Lc1:	movs	r2, #1
+.Lflip:	/* cnt[w] = c; levels c .. k-1 flip: d = k - c (1..10) flips, entered from the top */
+	strb	r2, [r1]
+	subs	r7, r2
+	lsls	r2, r2, #2
+	adds	r0, r2			@ r0 = state + 4c
+	lsls	r2, r7, #1
+	lsls	r7, r7, #2
+	adds	r7, r2			@ r7 = 6d: three 2-byte instructions per flip
+	adr	r2, .Lflipped
+	subs	r2, r7
+	adds	r2, #1			@ stay in Thumb
+	bx	r2
+	.align	2
+.Lflips:
+	FLIP	9
+	FLIP	8
+	FLIP	7
+	FLIP	6
+	FLIP	5
+	FLIP	4
+	FLIP	3
+	FLIP	2
+	FLIP	1
+	FLIP	0
+.Lflipped:
+	b	.Lret
+
+	.size	agb_obj_fast_alloc, . - agb_obj_fast_alloc
+
+#endif
