@@ -529,6 +529,7 @@ static uint32_t of_alloc_c(agb_obj_fast *h, uint32_t size, uint32_t align, uint3
 _Static_assert(offsetof(agb_obj_fast, tab) == S_TAB && offsetof(agb_obj_fast, arena) == S_ARENA &&
 		       offsetof(agb_obj_fast, free) == S_FREE &&
 		       offsetof(agb_obj_fast, start) == S_START &&
+		       offsetof(agb_obj_fast, nblocks) == S_NBLOCKS &&
 		       offsetof(agb_obj_fast, part) == S_PART &&
 		       offsetof(agb_obj_fast, full) == S_FULL && offsetof(agb_obj_fast, sum) == S_SUM &&
 		       offsetof(agb_obj_fast, cnt) == S_CNT,

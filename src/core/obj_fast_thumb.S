@@ -57,7 +57,7 @@ agb_obj_fast_alloc:
 	lsrs	r4, r4, #5		@ r4 = n = (size + 31) / 32 (wrapping as the C)
 	subs	r5, r4, #1
 	cmp	r5, #31
-	bhi	.Lgeneral		@ n == 0 or n > 32
+	bhi	.Lbig_t			@ n == 0 or n > 32
 	ldr	r6, [r0, #S_TAB]	@ r6 = tables
 	adds	r7, r6, r4
 	adds	r7, #T_LEVEL_OF_N
@@ -122,6 +122,7 @@ agb_obj_fast_alloc:
 	ldr	r4, [r0, #S_ARENA]
 	adds	r2, r4
 	mov	ip, r2			@ ip = the address returned
+.Lrelevel:
 	/* alloc_relevel(st, w, bit, f, nf): r0 state, r1 w, r3 f, r5 nf, r6 tables */
 	movs	r4, #1
 	lsls	r4, r1			@ r4 = bit
@@ -184,6 +185,9 @@ agb_obj_fast_alloc:
 	pop	{r4, r5, r6, r7}
 	pop	{r1}
 	bx	r1
+
+.Lbig_t:
+	b	.Lbig
 
 .Ldrop:	/* levels(): the binary search of obj_fast.c (x in r5 holds c0 and not c5) -> r2 = c */
 	HAS	5
@@ -256,6 +260,155 @@ agb_obj_fast_alloc:
 	FLIP	0
 .Lflipped:
 	b	.Lret
+
+.Lgeneral_w:
+	bl	agb_obj_fast_thumb_alloc_general
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
+.Lbig:	/* n == 0 or n > 32; r0-r3 are still the arguments */
+	ldr	r5, [r0, #S_NBLOCKS]
+	lsls	r5, r5, #5
+	cmp	r1, r5
+	bhi	.Lgeneral_w		@ past the arena (or size 0 - 31 wrapped): the C refuses
+	cmp	r4, #0
+	beq	.Lgeneral_w
+	cmp	r4, #48
+	beq	.Lstrip48
+	subs	r5, r4, #1
+	tst	r5, r4
+	bne	.Lgeneral_w		@ not a power of two
+	lsls	r5, r4, #5
+	cmp	r2, r5
+	bhi	.Lgeneral_w		@ align above the size
+	/* alloc_slow's whole words: q = n / 32 wholly free words at a multiple of q, the lowest
+	 * by the zero-field test of class log2 q on the wholly-free summary. */
+	lsrs	r5, r4, #5		@ r5 = q (2..32)
+	ldr	r6, [r0, #S_TAB]
+	ldr	r7, [r6, #T_DEBRUIJN]
+	muls	r7, r5
+	lsrs	r7, r7, #27
+	ldrb	r7, [r6, r7]		@ r7 = log2 q
+	lsls	r2, r7, #1		@ its level: 2 log2 q, c5 is 11
+	cmp	r7, #5
+	bne	1f
+	movs	r2, #11
+1:	lsls	r2, r2, #3
+	adds	r2, r6
+	ldr	r1, [r0, #S_PART]
+	ldr	r7, [r0, #(S_SUM + 4 * 11)]
+	ands	r7, r1
+	ldr	r1, [r0, #S_FULL]
+	orrs	r7, r1			@ r7 = wholly free words (SUM_LD of c5)
+	ldr	r1, [r2, #T_LVL]
+	ldr	r2, [r2, #(T_LVL + 4)]
+	adds	r1, r7
+	adds	r1, #1
+	rsbs	r1, r1, #0
+	ands	r1, r2
+	ands	r1, r7			@ r1 = t
+	beq	.Lnull_w
+	rsbs	r2, r1, #0
+	ands	r1, r2			@ lb
+	subs	r5, #1
+	movs	r2, r1
+	lsrs	r2, r5			@ sb = lb >> (q - 1)
+	lsls	r1, r1, #1
+	subs	r1, r2
+	ldr	r7, [r0, #S_FULL]
+	eors	r7, r1
+	str	r7, [r0, #S_FULL]	@ the q words are no longer wholly free
+	ldr	r7, [r6, #T_DEBRUIJN]
+	muls	r7, r2
+	lsrs	r7, r7, #27
+	ldrb	r7, [r6, r7]		@ r7 = w
+	ldr	r1, [r0, #S_FREE]
+	lsls	r2, r7, #2
+	adds	r1, r2
+	adds	r5, #1
+	movs	r2, #0
+2:	stmia	r1!, {r2}		@ free[w .. w+q-1] = 0
+	subs	r5, #1
+	bne	2b
+	ldr	r1, [r0, #S_START]
+	lsls	r2, r7, #2
+	adds	r1, r2
+	ldr	r2, [r1]
+	movs	r5, #1
+	orrs	r2, r5
+	str	r2, [r1]		@ start[w] |= 1
+	lsls	r2, r4, #5
+	str	r2, [r3]		@ *granted = n * 32
+	lsls	r7, r7, #10
+	ldr	r0, [r0, #S_ARENA]
+	adds	r0, r7
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
+.Lstrip48: /* alloc_word_and_part for 48 blocks: an even wholly free word w whose next word
+	    * holds P16 (its first 16 blocks free); the lowest such w fits. */
+	movs	r5, #128
+	lsls	r5, r5, #4
+	cmp	r2, r5
+	bhi	.Lgeneral_w		@ align above 64 blocks
+	ldr	r1, [r0, #S_PART]
+	ldr	r2, [r0, #S_FULL]
+	ldr	r5, [r0, #(S_SUM + 4 * 11)]
+	ands	r5, r1
+	orrs	r5, r2			@ wholly free words
+	ldr	r6, [r0, #(S_SUM + 4 * 9)]
+	ands	r6, r1
+	orrs	r6, r2			@ words holding P16
+	lsrs	r6, r6, #1
+	ands	r5, r6
+	ldr	r6, [r0, #S_TAB]
+	ldr	r1, [r6, #(T_LVL + 8 * EVEN)]	@ 0x55555555: even words
+	ands	r5, r1
+	beq	.Lnull_w
+	movs	r1, #192
+	lsls	r1, r1, #3
+	str	r1, [r3]		@ *granted = 48 * 32
+	rsbs	r1, r5, #0
+	ands	r5, r1			@ r5 = w's bit
+	ldr	r1, [r6, #T_DEBRUIJN]
+	muls	r1, r5
+	lsrs	r1, r1, #27
+	ldrb	r1, [r6, r1]		@ r1 = w
+	ldr	r2, [r0, #S_FULL]
+	eors	r2, r5
+	str	r2, [r0, #S_FULL]	@ w is wholly used now (its count stays at 9)
+	ldr	r2, [r0, #S_START]
+	lsls	r3, r1, #2
+	adds	r2, r3
+	ldr	r3, [r2]
+	movs	r4, #1
+	orrs	r3, r4
+	str	r3, [r2]		@ start[w] |= 1
+	lsls	r2, r1, #10
+	ldr	r3, [r0, #S_ARENA]
+	adds	r2, r3
+	mov	ip, r2			@ the address returned
+	ldr	r2, [r0, #S_FREE]
+	lsls	r3, r1, #2
+	adds	r2, r3
+	movs	r3, #0
+	str	r3, [r2]		@ free[w] = 0
+	ldr	r3, [r2, #4]		@ r3 = f of word w + 1
+	lsrs	r5, r3, #16
+	lsls	r5, r5, #16		@ r5 = nf: its first 16 blocks taken
+	str	r5, [r2, #4]
+	adds	r1, #1
+	b	.Lrelevel
+
+.Lnull_w:
+	movs	r0, #0
+	str	r0, [r3]
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+
 
 	.size	agb_obj_fast_alloc, . - agb_obj_fast_alloc
 

@@ -10,6 +10,7 @@
 #define S_ARENA 8
 #define S_FREE 12
 #define S_START 16
+#define S_NBLOCKS 20
 #define S_PART 28
 #define S_FULL 32
 #define S_SUM 36
