@@ -520,8 +520,9 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
  * and the 8bpp one-block tile: summary level j holds the first word with a candidate; in it the
  * lowest candidate is the lowest all-free field of the zero-field test (exact for the lowest
  * field). Cost: one summary read, the free-word load and store, the start-word load and store,
- * two de Bruijn lookups and the level-of-n read (IWRAM tables), one level test plus a test and
- * a flip per level the word lost (state words, IWRAM). */
+ * two de Bruijn lookups and the level-of-n read (IWRAM tables), one level test and, when the
+ * word lost levels, up to four more and a flip per level lost (state words, IWRAM). In the ROM
+ * library obj_fast_thumb.S is this function (this C is its fallback, of_alloc_c). */
 #if AGB_OBJ_FAST_THUMB
 /* The Thumb alloc (obj_fast_thumb.S) is agb_obj_fast_alloc; the C is its fallback. */
 #define agb_obj_fast_alloc of_alloc_c
