@@ -547,6 +547,10 @@ uint32_t agb_obj_fast_thumb_alloc_general(agb_obj_fast *h, uint32_t size, uint32
 {
 	return of_alloc_c(h, size, align, granted);
 }
+
+/* The Thumb free is agb_obj_fast_free too: the C one below stays for the ARM and host builds. */
+#define agb_obj_fast_free of_free_c
+__attribute__((unused)) static void of_free_c(agb_obj_fast *h, uint32_t addr);
 #endif
 
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted)
@@ -628,6 +632,13 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 }
 
 #if AGB_OBJ_FAST_THUMB
+void agb_obj_fast_thumb_free_long(agb_obj_fast *h, uint32_t w, uint32_t f0, uint32_t lb)
+{
+	free_long(h, w, f0, lb);
+}
+#endif
+
+#if AGB_OBJ_FAST_THUMB
 #undef agb_obj_fast_alloc
 #endif
 
@@ -667,6 +678,10 @@ void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 	/* Ends inside this word, just below the lowest such bit. */
 	set_free_word(st, w, f0 | ((y & (0u - y)) - lb));
 }
+
+#if AGB_OBJ_FAST_THUMB
+#undef agb_obj_fast_free
+#endif
 
 static int is_free(agb_obj_fast *st, uint32_t b)
 {

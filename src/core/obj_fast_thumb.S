@@ -44,7 +44,7 @@
 	str	r3, [r0, #(S_SUM + 4 * \i)]
 .endm
 
-	.section .text.agb_obj_fast_alloc, "ax", %progbits
+	.section .text.agb_obj_fast_thumb, "ax", %progbits
 	.align	2
 	.global	agb_obj_fast_alloc
 	.type	agb_obj_fast_alloc, %function
@@ -149,7 +149,7 @@ agb_obj_fast_alloc:
 	rsbs	r3, r3, #0
 	ands	r2, r5
 	tst	r2, r3
-	beq	.Ldrop			@ level k - 1 lost
+	beq	.Lsearch		@ level k - 1 lost
 .Lret:
 	mov	r0, ip
 	pop	{r4, r5, r6, r7}
@@ -189,7 +189,7 @@ agb_obj_fast_alloc:
 .Lbig_t:
 	b	.Lbig
 
-.Ldrop:	/* levels(): the binary search of obj_fast.c (x in r5 holds c0 and not c5) -> r2 = c */
+.Lsearch: /* levels(): the binary search of obj_fast.c (x in r5 holds c0 and not c5) -> r2 = c */
 	HAS	5
 	beq	.Lb_low
 	HAS	8
@@ -234,20 +234,34 @@ agb_obj_fast_alloc:
 	movs	r2, #2
 	b	.Lflip
 .Lc1:	movs	r2, #1
-.Lflip:	/* cnt[w] = c; levels c .. k-1 flip: d = k - c (1..10) flips, entered from the top */
+.Lflip:	/* cnt[w] = c (r2, r1 = &cnt[w]); the levels between the old count k (r7) and c flip
+	 * (relevel's flip_range): d = |k - c| (0..11) flips from the lower one up, entered at the
+	 * right point of an unrolled sequence. r0 state, r4 the word's bit. An alloc's count only
+	 * falls (k > c), so the other order is out of line. */
 	strb	r2, [r1]
-	subs	r7, r2
+	cmp	r7, r2
+	bls	.Lflip_up
+.Lflip_down:
+	subs	r7, r2			@ d
 	lsls	r2, r2, #2
-	adds	r0, r2			@ r0 = state + 4c
+	adds	r0, r2			@ r0 = state + 4 * lower
 	lsls	r2, r7, #1
 	lsls	r7, r7, #2
-	adds	r7, r2			@ r7 = 6d: three 2-byte instructions per flip
+	adds	r7, r2			@ three 2-byte instructions per flip
 	adr	r2, .Lflipped
 	subs	r2, r7
 	adds	r2, #1			@ stay in Thumb
 	bx	r2
+.Lflip_up: /* a free's count rose (or stayed) */
+	beq	.Lflipped
+	movs	r3, r7
+	movs	r7, r2
+	movs	r2, r3
+	b	.Lflip_down
 	.align	2
+	nop				@ (never run: puts .Lflipped on a word for adr)
 .Lflips:
+	FLIP	10
 	FLIP	9
 	FLIP	8
 	FLIP	7
@@ -411,5 +425,83 @@ agb_obj_fast_alloc:
 
 
 	.size	agb_obj_fast_alloc, . - agb_obj_fast_alloc
+
+	.align	2
+	.global	agb_obj_fast_free
+	.type	agb_obj_fast_free, %function
+	.thumb_func
+/* void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr): obj_fast.c's free (refusals, the end
+ * of the allocation within its first word, relevel with the search and flips above); an
+ * allocation that reaches the end of its first word goes to the C (free_long). */
+agb_obj_fast_free:
+	push	{r4, r5, r6, r7, lr}
+	ldr	r2, [r0, #S_ARENA]
+	subs	r1, r2			@ off
+	lsls	r2, r1, #27
+	bne	.Lfdone			@ off the 32-byte grid
+	lsrs	r1, r1, #5		@ b
+	ldr	r2, [r0, #S_NBLOCKS]
+	cmp	r1, r2
+	bhs	.Lfdone			@ outside the arena
+	lsrs	r2, r1, #5		@ r2 = w
+	movs	r3, #31
+	ands	r1, r3
+	movs	r3, #1
+	lsls	r3, r1			@ r3 = lb, the first block's bit
+	ldr	r4, [r0, #S_START]
+	lsls	r5, r2, #2
+	adds	r4, r5			@ r4 = address of start[w]
+	ldr	r6, [r4]
+	tst	r6, r3
+	beq	.Lfdone			@ no allocation starts there
+	bics	r6, r3			@ sw
+	ldr	r7, [r0, #S_FREE]
+	adds	r7, r5			@ r7 = address of free[w]
+	ldr	r5, [r7]		@ r5 = f0
+	str	r6, [r4]
+	orrs	r6, r5
+	lsls	r4, r3, #1
+	rsbs	r4, r4, #0
+	ands	r6, r4			@ y: start or free bits above the first block
+	beq	.Lflong
+	rsbs	r4, r6, #0
+	ands	r6, r4
+	subs	r6, r3
+	orrs	r5, r6			@ x = f0 | ((y & -y) - lb)
+	str	r5, [r7]
+	/* relevel(st, w, x), x != 0: r0 state, r2 w, r5 x */
+	movs	r4, #1
+	lsls	r4, r2			@ r4 = bit
+	adds	r1, r0, r2
+	adds	r1, #S_CNT
+	ldrb	r7, [r1]		@ r7 = the old count
+	adds	r3, r5, #1
+	bne	.Lfpart
+	ldr	r3, [r0, #S_PART]	@ wholly free now: count FULL_STALE
+	bics	r3, r4
+	str	r3, [r0, #S_PART]
+	ldr	r3, [r0, #S_FULL]
+	orrs	r3, r4
+	str	r3, [r0, #S_FULL]
+	movs	r2, #9
+	b	.Lflip
+.Lfpart:
+	ldr	r3, [r0, #S_PART]
+	orrs	r3, r4
+	str	r3, [r0, #S_PART]
+	ldr	r3, [r0, #S_FULL]
+	bics	r3, r4
+	str	r3, [r0, #S_FULL]
+	ldr	r6, [r0, #S_TAB]
+	b	.Lsearch
+.Lflong:
+	movs	r1, r2
+	movs	r2, r5
+	bl	agb_obj_fast_thumb_free_long	@ (st, w, f0, lb)
+.Lfdone:
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+	.size	agb_obj_fast_free, . - agb_obj_fast_free
 
 #endif

@@ -1,4 +1,4 @@
-/* obj_fast_thumb.h — what src/core/obj_fast.c and its Thumb alloc (src/core/obj_fast_thumb.S)
+/* obj_fast_thumb.h — what src/core/obj_fast.c and its Thumb alloc and free (obj_fast_thumb.S)
  * share: the offsets of agb_obj_fast's fields and of the lookup tables the assembly reads, and
  * the C entry it falls back on. Internal to src/core; included by C and by the assembler (the C
  * part is hidden from it). obj_fast.c checks the offsets at compile time. */
@@ -22,7 +22,7 @@
 #define T_LVL 36
 #define T_LEVEL_OF_N 132
 
-/* The Thumb alloc replaces obj_fast.c's agb_obj_fast_alloc in a Thumb build for the GBA (the ROM
+/* The Thumb alloc and free replace obj_fast.c's in a Thumb build for the GBA (the ROM
  * placement); the ARM build (IWRAM) and the host keep the C. A checking build (AGB_HEAP_CHECKED)
  * keeps the C too. */
 #if defined(AGB_TARGET_GBA) && defined(__thumb__) && !defined(AGB_HEAP_CHECKED)
@@ -36,9 +36,12 @@
 
 #include "agb/obj_fast.h"
 
-/* Every request the Thumb path does not serve (obj_fast.c: the whole C alloc). */
+/* Every request the Thumb alloc does not serve (obj_fast.c: the whole C alloc), and the rest of
+ * a free whose allocation reaches the end of its first word w (free value f0 before, lb its
+ * first block's bit; its start bit is already cleared): obj_fast.c's free_long. */
 uint32_t agb_obj_fast_thumb_alloc_general(agb_obj_fast *h, uint32_t size, uint32_t align,
 					  uint32_t *granted);
+void agb_obj_fast_thumb_free_long(agb_obj_fast *h, uint32_t w, uint32_t f0, uint32_t lb);
 #endif
 
 #endif
