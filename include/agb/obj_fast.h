@@ -88,13 +88,14 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
  * summary flip per level lost (the level counts are in the state). Other strips (and larger
  * aligns) test at most the words before the first one with a whole rounded-size run, a few
  * word operations each. Cost (mGBA, Thumb in ROM, called directly; the ROM library's alloc is
- * src/core/obj_fast_thumb.S): shapes, strips and whole-word runs 204-389 cycles on traces/obj and
- * the full-map calibration traces. */
+ * src/core/obj_fast_thumb.S): shapes, strips and whole-word runs 204-393 cycles on traces/obj and
+ * the full-map calibration traces (traces/calib/obj-full.json). */
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
 
 /* Frees a live block from agb_obj_fast_alloc (anything else is undefined). O(words it spans):
  * each word it changes is re-levelled by at most four level tests and a flip per level gained
- * or lost (a word that becomes wholly free moves to count 9). */
+ * or lost (a word that becomes wholly free moves to count 9). In the ROM library the free of an
+ * allocation inside one word is Thumb (obj_fast_thumb.S); one that reaches its word's end is C. */
 void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr);
 
 /* Same runs as agb_obj_stats. Observation only. O(blocks). */
