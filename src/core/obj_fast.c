@@ -1,29 +1,65 @@
 /* `obj-fast`: obj's placement rule through bitmaps and summary words (see agb/obj_fast.h).
  *
- * The lowest set bit is found with the cores' de Bruijn lookup (ctz.h: one multiply and one
- * counted ROM table read; ARMv4T has no CLZ). */
+ * The lowest set bit is a de Bruijn lookup (one multiply and one table read; ARMv4T has no
+ * CLZ): on the alloc and free paths through an IWRAM copy of ctz.h's table (obj_fast_tables),
+ * on the slow paths through ctz.h's own (ROM, counted). */
 #include "agb/obj_fast.h"
 
 #include "ctz.h"
+#include "obj_fast_thumb.h"
 
 /* AGB_WORK (docs/design.md, "Cycle figures"): one unit per level test (has_level), per
  * iteration of every loop on an alloc/free path (a summary flipped, a candidate word tested, a
- * whole word cleared or set, a size doubled) and per slow path taken (alloc_slow, free_long). */
+ * whole word cleared or set, a size doubled), per mask update of a word that became wholly used
+ * or free (or stopped being wholly free) and per slow path taken (alloc_slow, free_long). */
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
 #define SUMMARIES AGB_OBJ_FAST_LEVELS
 #define EVEN 1u
 /* Summary index (level) of class k: the classes, EVEN and the strip levels are nested as
- * c0 > EVEN > c1 > q2 > c2 > q3 > .. > q5 > c5, so the summaries are kept in that order. */
-#define LV(k) ((k) << 1)
-/* The level count a wholly free word's summary bits stand at (see agb_obj_fast). */
+ * c0 > EVEN > c1 > q2 > c2 > q3 > c3 > q4 > c4 > P16 > q5 > c5, so the summaries are kept in
+ * that order; P16 (the word's first 16 blocks free) sits between c4 and q5, so c5 is 11. */
+#define LV(k) ((k) == 5u ? 11u : (k) << 1)
+#define P16 9u
+/* The level count of every wholly free word (see agb_obj_fast): c0 .. c4. */
 #define FULL_STALE 9u
 
-/* Field width and spacing (blocks) of each level: a word holds the level when some field of
- * `width` blocks at a multiple of `step` is all free. Read at init only. */
-static const uint8_t level_width[SUMMARIES] = {1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-static const uint8_t level_step[SUMMARIES] = {1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32};
+
+/* Summary level of an n-block request (n a power of two <= 32, or a strip of 3, 6, 12 or 24
+ * blocks; no extra align), SUMMARIES for other n: index n. */
+#define NO_LEVEL SUMMARIES
+#define L_ NO_LEVEL
+
+/* The hot path's tables, in .data (IWRAM on the GBA, where the state is): from ROM each read
+ * would be a literal-pool load and a 16-bit ROM read; the state keeps a pointer to them (one
+ * IWRAM load). Only read, so every heap shares them. */
+struct agb_obj_fast_tables {
+	uint8_t ctz[32];   /* ctz.h's de Bruijn table */
+	uint32_t debruijn; /* AGB_DEBRUIJN32 */
+	/* Zero-field constants of each level ([0]: low bit of every field, [1]: high bit). */
+	uint32_t lvl[SUMMARIES][2];
+	uint8_t level_of_n[33];
+};
+/* A level whose fields are `width` blocks at multiples of `step` (a power of two <= 32): a
+ * word holds it when one of them is all free. */
+#define MULTIPLES(step) ((uint32_t)(0xFFFFFFFFull / ((1ull << (step)) - 1u)))
+#define LVL(width, step) {MULTIPLES(step), MULTIPLES(step) << ((width) - 1u)}
+static struct agb_obj_fast_tables obj_fast_tables = {
+	{0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+	 31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9},
+	AGB_DEBRUIJN32,
+	{LVL(1, 1), LVL(1, 2), LVL(2, 2), LVL(3, 4), LVL(4, 4), LVL(6, 8), LVL(8, 8), LVL(12, 16),
+	 LVL(16, 16), LVL(16, 32), LVL(24, 32), LVL(32, 32)},
+	{L_, 0, 2, 3, 4, L_, 5, L_, 6, L_, L_, L_, 7, L_, L_, L_, 8,
+	 L_, L_, L_, L_, L_, L_, L_, 10, L_, L_, L_, L_, L_, L_, L_, 11},
+};
+
+/* Index of `bit` (exactly one bit set) through the IWRAM copy of the de Bruijn table. */
+static inline uint32_t bit_index(const struct agb_obj_fast_tables *tb, uint32_t bit)
+{
+	return tb->ctz[(bit * tb->debruijn) >> 27];
+}
 
 _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 
@@ -34,6 +70,13 @@ _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
  * every wholly free word (see agb_obj_fast in agb/obj_fast.h). */
 #define SUM_LD(st, k) (AGB_WORK((st)->m, 1), ((st)->sum[k] & (st)->part) | (st)->full)
 #define SUM_FLIP(st, k, bits) (AGB_WORK((st)->m, 1), (st)->sum[k] ^= (bits))
+
+/* Flips levels lo .. hi-1 of the words `bits` (one unit each). */
+static inline void flip_range(agb_obj_fast *st, uint32_t lo, uint32_t hi, uint32_t bits)
+{
+	for (; lo < hi; lo++)
+		SUM_FLIP(st, lo, bits);
+}
 
 /* Bit i set where i is a multiple of s (s a power of two <= 32). */
 static inline uint32_t multiples(uint32_t s)
@@ -106,7 +149,7 @@ static inline int has_field(uint32_t x, uint32_t g, uint32_t lo, uint32_t hi)
 static uint32_t count_levels(const agb_obj_fast *st, uint32_t f)
 {
 	uint32_t k = 0;
-	while (k < SUMMARIES && has_field(f, ~f, st->lvl[k][0], st->lvl[k][1]))
+	while (k < SUMMARIES && has_field(f, ~f, st->tab->lvl[k][0], st->tab->lvl[k][1]))
 		k++;
 	return k;
 }
@@ -138,6 +181,7 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 	if (cfg->meta_addr == AGB_NULL || cfg->meta_bytes < AGB_OBJ_FAST_META_BYTES(nblocks))
 		return AGB_HEAP_META_TOO_SMALL;
 	st->m = m;
+	st->tab = &obj_fast_tables;
 	st->arena = cfg->arena_addr;
 	st->free = cfg->meta_addr;
 	st->start = cfg->meta_addr + 4u * nwords;
@@ -147,13 +191,6 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 	st->tail = span(0, nblocks - 32u * (nwords - 1u));
 	st->part = 0;
 	st->full = 0;
-	for (uint32_t j = 0; j < SUMMARIES; j++) {
-		uint32_t lo = 0;
-		for (uint32_t p = 0; p < 32u; p += level_step[j])
-			lo |= 1u << p;
-		st->lvl[j][0] = lo;
-		st->lvl[j][1] = lo << (level_width[j] - 1u);
-	}
 	for (uint32_t w = 0; w < nwords; w++) {
 		uint32_t lo = w * 32u, hi = lo + 32u, f = 0;
 		if (lo < first)
@@ -183,52 +220,55 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
 	AGB_WORK(st->m, 1);
-	return has_field(x, g, st->lvl[j][0], st->lvl[j][1]);
+	return has_field(x, g, st->tab->lvl[j][0], st->tab->lvl[j][1]);
 }
 
-/* Number of nested levels (c0, EVEN, c1, q2, .., q5, c5) word value x holds: 0..11, a binary
- * search of at most four tests (c0 is x != 0, c5 is x all ones). */
+/* Number of nested levels (c0, EVEN, c1, q2, .., P16, q5) a partly free word value x holds:
+ * 1..11 (c0 it holds, c5 it cannot), a binary search of at most four tests. */
 static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 {
 	uint32_t g = ~x;
 	if (has_level(st, x, g, 5)) {
 		if (has_level(st, x, g, 8))
-			return g == 0 ? 11u : has_level(st, x, g, 9) ? 10u : 9u;
+			return !has_level(st, x, g, 9) ? 9u : has_level(st, x, g, 10) ? 11u : 10u;
 		if (has_level(st, x, g, 6))
 			return has_level(st, x, g, 7) ? 8u : 7u;
 		return 6u;
 	}
 	if (has_level(st, x, g, 2))
 		return has_level(st, x, g, 3) ? (has_level(st, x, g, 4) ? 5u : 4u) : 3u;
-	if (x == 0)
-		return 0u;
 	return has_level(st, x, g, 1) ? 2u : 1u;
 }
 
-/* Word w's free value became x: the partial and full masks follow it, and a partial word's
- * summary bits follow its new level count (the levels gained or lost since its last count are
- * one contiguous range). A word that became wholly used or wholly free keeps its bits: the
- * masks override them. */
+/* Word w's free value became x (any change): the partial and full masks follow it and its
+ * level count moves to what x holds - FULL_STALE for a wholly free word - flipping the levels
+ * in between (one contiguous range). A word that became wholly used keeps its count and bits:
+ * the masks override them. */
 __attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint32_t x)
 {
-	uint32_t bit = 1u << w;
-	if (x + 1u > 1u) { /* neither 0 nor all ones */
-		uint32_t lo = st->cnt[w], hi = levels(st, x);
-		st->cnt[w] = (uint8_t)hi;
-		if (lo > hi) {
-			uint32_t t = lo;
-			lo = hi;
-			hi = t;
-		}
-		for (; lo < hi; lo++)
-			SUM_FLIP(st, lo, bit);
-		st->part |= bit;
+	uint32_t bit = 1u << w, lo = st->cnt[w], hi;
+	AGB_WORK(st->m, 1);
+	if (x == 0) {
+		st->part &= ~bit;
 		st->full &= ~bit;
 		return;
 	}
-	AGB_WORK(st->m, 1);
-	st->part &= ~bit;
-	st->full = x != 0 ? st->full | bit : st->full & ~bit;
+	if (~x == 0) {
+		hi = FULL_STALE;
+		st->part &= ~bit;
+		st->full |= bit;
+	} else {
+		hi = levels(st, x);
+		st->part |= bit;
+		st->full &= ~bit;
+	}
+	st->cnt[w] = (uint8_t)hi;
+	if (lo > hi) {
+		uint32_t t = lo;
+		lo = hi;
+		hi = t;
+	}
+	flip_range(st, lo, hi, bit);
 }
 
 /* Writes word w's new free value and brings the summaries and its level count along. */
@@ -236,6 +276,35 @@ static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
 {
 	AGB_ST32(st->m, FREE_W(st, w), new_);
 	relevel(st, w, new_);
+}
+
+/* An alloc's word w (bit `bit`, free value f before) is now x: what relevel does, for a word
+ * that only lost blocks. Its count can only fall (x holds fewer blocks; a wholly free word
+ * stood at FULL_STALE, which x cannot exceed: an alloc takes its block 0, so P16 and q5 go),
+ * so one test of level count - 1 tells whether it changed (mostly not); when it did, the binary
+ * search of levels finds the new count and the levels in between are flipped. A word left
+ * wholly used keeps its count (see relevel). obj_fast_thumb.S does the same in Thumb. */
+static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uint32_t f,
+				 uint32_t x)
+{
+	uint32_t k, c;
+	if (x == 0) {
+		AGB_WORK(st->m, 1);
+		st->part &= ~bit;
+		st->full &= ~bit;
+		return;
+	}
+	if (~f == 0) {
+		AGB_WORK(st->m, 1);
+		st->full &= ~bit;
+		st->part |= bit;
+	}
+	k = st->cnt[w];
+	if (has_level(st, x, ~x, k - 1u))
+		return;
+	c = levels(st, x); /* < k */
+	st->cnt[w] = (uint8_t)c;
+	flip_range(st, c, k, bit);
 }
 
 /* Words `bits` went from wholly free to wholly used or back: only the full mask changes. */
@@ -283,35 +352,37 @@ static uint32_t find_slow(agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wo
 	return st->nblocks;
 }
 
-/* Summary level of an n-block request (n a power of two <= 32, no extra align), 0xFF for other
- * n: index n. */
-static const uint8_t level_of_n[33] = {
-	0xFF, 0, 2, 3, 4, 0xFF, 5, 0xFF, 6, 0xFF, 0xFF, 0xFF, 7, 0xFF, 0xFF, 0xFF, 8,
-	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 9, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 10,
-};
-
 /* A strip of 33..63 blocks (48 tiles: a 6-frame 16x16 8bpp strip...) with no align above 64
  * blocks: alloc_slow's rule for it in a few operations. Candidates are even words wholly free
- * (the first 32 blocks) whose next word's first n - 32 blocks are free. */
+ * (the first 32 blocks) whose next word's first rem = n - 32 blocks are free. A next word with
+ * P16 (its first 16 blocks free) fits any rem <= 16 and every fitting one with rem >= 16 has
+ * it: with rem >= 16 only those are tested (for 48 tiles, rem = 16, the first one fits), with
+ * rem < 16 none past the first of them. */
 static uint32_t alloc_slow(agb_obj_fast *st, uint32_t size, uint32_t align, uint32_t *granted);
 
 __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, uint32_t size,
 							       uint32_t align, uint32_t *granted)
 {
 	agb_machine *m = st->m;
-	uint32_t n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES, need, cand, w, f;
+	uint32_t n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES, need, cand, sure, w, f;
+	uint32_t bit;
 	if (align > 64u * AGB_OBJ_BLOCK_BYTES || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
 		return alloc_slow(st, size, align, granted);
 	need = (1u << (n - 32u)) - 1u;
 	cand = SUM_LD(st, LV(5u)) & 0x55555555u;
-	AGB_WORK(m, 1);
+	sure = cand & (SUM_LD(st, P16) >> 1);
+	if (n >= 48u)
+		cand = sure;
+	else if (sure != 0)
+		cand &= ((sure & (0u - sure)) << 1) - 1u; /* up to the first sure word */
 	for (;;) {
-		uint32_t bit = cand & (0u - cand);
+		bit = cand & (0u - cand);
 		if (bit == 0)
 			return AGB_NULL;
 		AGB_WORK(m, 1);
 		cand ^= bit;
-		w = agb_ctz_bit(m, bit);
+		w = bit_index(st->tab, bit);
+		/* w + 1 < nwords: only when the next word holds P16 or rem < 16 */
 		if (w + 1u < st->nwords) {
 			f = AGB_LD32(m, FREE_W(st, w + 1u));
 			if ((f & need) == need)
@@ -319,8 +390,9 @@ __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, 
 		}
 	}
 	AGB_ST32(m, FREE_W(st, w), 0);
-	flip_all(st, 1u << w);
-	set_free_word(st, w + 1u, f & ~need);
+	flip_all(st, bit); /* a wholly used word inside an allocation keeps FULL_STALE */
+	AGB_ST32(m, FREE_W(st, w + 1u), f & ~need);
+	alloc_relevel(st, w + 1u, bit << 1, f, f & ~need);
 	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
@@ -341,12 +413,13 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
 		 * q-word-aligned run of q wholly free words, by the zero-field test on the
 		 * wholly-free summary (no bits past nwords, so no run leaves the arena). */
-		uint32_t q = n / 32u, j = 0u;
+		uint32_t q = n / 32u, j, k = 0u;
 		for (uint32_t x = q; x > 1u; x >>= 1)
-			j += 2u; /* the level of q-block fields (class log2 q): LV(log2 q) */
-		AGB_WORK(m, j);
+			k++;
+		AGB_WORK(m, k);
+		j = LV(k); /* the level of q-block fields (class log2 q) */
 		uint32_t full = SUM_LD(st, LV(5u));
-		uint32_t t = (~full - st->lvl[j][0]) & full & st->lvl[j][1], lb, sb;
+		uint32_t t = (~full - st->tab->lvl[j][0]) & full & st->tab->lvl[j][1], lb, sb;
 		if (t == 0)
 			return AGB_NULL;
 		lb = t & (0u - t);
@@ -446,48 +519,85 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
  * power of two of n <= 32 blocks with no align above it), the strips of 3, 6, 12 and 24 blocks
  * and the 8bpp one-block tile: summary level j holds the first word with a candidate; in it the
  * lowest candidate is the lowest all-free field of the zero-field test (exact for the lowest
- * field). Cost: one summary read, one free-word read, two ROM reads for the lowest bits (plus
- * one for the level), the free-word store, the start-word load/store, up to four level tests
- * per word value and a flip per summary level that changed (state words, IWRAM). */
+ * field). Cost: one summary read, the free-word load and store, the start-word load and store,
+ * two de Bruijn lookups and the level-of-n read (IWRAM tables), one level test and, when the
+ * word lost levels, up to four more and a flip per level lost (state words, IWRAM). In the ROM
+ * library obj_fast_thumb.S is this function (this C is its fallback, of_alloc_c). */
+#if AGB_OBJ_FAST_THUMB
+/* The Thumb alloc (obj_fast_thumb.S) is agb_obj_fast_alloc; the C is its fallback. */
+#define agb_obj_fast_alloc of_alloc_c
+static uint32_t of_alloc_c(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
+_Static_assert(offsetof(agb_obj_fast, tab) == S_TAB && offsetof(agb_obj_fast, arena) == S_ARENA &&
+		       offsetof(agb_obj_fast, free) == S_FREE &&
+		       offsetof(agb_obj_fast, start) == S_START &&
+		       offsetof(agb_obj_fast, nblocks) == S_NBLOCKS &&
+		       offsetof(agb_obj_fast, part) == S_PART &&
+		       offsetof(agb_obj_fast, full) == S_FULL && offsetof(agb_obj_fast, sum) == S_SUM &&
+		       offsetof(agb_obj_fast, cnt) == S_CNT,
+	       "obj_fast_thumb.h's field offsets");
+_Static_assert(offsetof(struct agb_obj_fast_tables, ctz) == T_CTZ &&
+		       offsetof(struct agb_obj_fast_tables, debruijn) == T_DEBRUIJN &&
+		       offsetof(struct agb_obj_fast_tables, lvl) == T_LVL &&
+		       offsetof(struct agb_obj_fast_tables, level_of_n) == T_LEVEL_OF_N &&
+		       SUMMARIES == 12u && FULL_STALE == 9u,
+	       "obj_fast_thumb.h's table offsets and level layout");
+
+uint32_t agb_obj_fast_thumb_alloc_general(agb_obj_fast *h, uint32_t size, uint32_t align,
+					  uint32_t *granted)
+{
+	return of_alloc_c(h, size, align, granted);
+}
+
+/* The Thumb free is agb_obj_fast_free too: the C one below stays for the ARM and host builds. */
+#define agb_obj_fast_free of_free_c
+__attribute__((unused)) static void of_free_c(agb_obj_fast *h, uint32_t addr);
+#endif
+
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted)
 {
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
+	const struct agb_obj_fast_tables *tb = st->tab;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa;
-	*granted = 0;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, addr;
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
-	if (n - 1u >= 32u)
+	if (n - 1u >= 32u) {
+		*granted = 0;
 		return n - 33u < 31u ? alloc_word_and_part(st, size, align, granted)
 				     : alloc_slow(st, size, align, granted);
-	j = AGB_ROM_LD8(m, level_of_n, n);
-	if (align > n * AGB_OBJ_BLOCK_BYTES) {
-		if (n != 1u || align != 2u * AGB_OBJ_BLOCK_BYTES)
-			return alloc_slow(st, size, align, granted);
-		j = EVEN; /* one block at an even index: an 8bpp tile */
 	}
-	if (j >= SUMMARIES)
+	j = tb->level_of_n[n];
+	if (align > n * AGB_OBJ_BLOCK_BYTES) {
+		if (n == 1u && align == 2u * AGB_OBJ_BLOCK_BYTES)
+			j = EVEN; /* one block at an even index: an 8bpp tile */
+		else
+			j = NO_LEVEL;
+	}
+	if (j >= SUMMARIES) {
+		*granted = 0;
 		return alloc_slow(st, size, align, granted);
+	}
 	cand = SUM_LD(st, j);
-	if (cand == 0)
+	if (cand == 0) {
+		*granted = 0;
 		return AGB_NULL;
+	}
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	bit = cand & (0u - cand);
-	w = agb_ctz_bit(m, bit);
+	w = bit_index(tb, bit);
 	fa = FREE_W(st, w);
 	f = AGB_LD32(m, fa);
-	t = (~f - st->lvl[j][0]) & f & st->lvl[j][1];
+	t = (~f - tb->lvl[j][0]) & f & tb->lvl[j][1];
 	lb = t & (0u - t);         /* top block of the lowest free field */
 	sb = lb >> (n - 1u);       /* its first block */
 	nf = f ^ ((lb << 1) - sb); /* wraps to the right mask when the field ends at block 31 */
 	AGB_ST32(m, fa, nf);
-	/* The levels lost first: then only st, w and sb live across the call (no high registers
-	 * to save in Thumb). */
-	relevel(st, w, nf);
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
-	return st->arena + (w * 32u + agb_ctz_bit(m, sb)) * AGB_OBJ_BLOCK_BYTES;
+	addr = st->arena + (w * 32u + bit_index(tb, sb)) * AGB_OBJ_BLOCK_BYTES;
+	alloc_relevel(st, w, bit, f, nf);
+	return addr;
 }
 
 /* The rest of agb_obj_fast_free when the allocation runs to the end of its first word w (whose free
@@ -520,6 +630,17 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 	if (full != 0)
 		flip_all(st, full);
 }
+
+#if AGB_OBJ_FAST_THUMB
+void agb_obj_fast_thumb_free_long(agb_obj_fast *h, uint32_t w, uint32_t f0, uint32_t lb)
+{
+	free_long(h, w, f0, lb);
+}
+#endif
+
+#if AGB_OBJ_FAST_THUMB
+#undef agb_obj_fast_alloc
+#endif
 
 #ifdef AGB_HEAP_CHECKED
 static void core_walk(void *st, agb_walk_fn fn, void *ctx);
@@ -557,6 +678,10 @@ void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 	/* Ends inside this word, just below the lowest such bit. */
 	set_free_word(st, w, f0 | ((y & (0u - y)) - lb));
 }
+
+#if AGB_OBJ_FAST_THUMB
+#undef agb_obj_fast_free
+#endif
 
 static int is_free(agb_obj_fast *st, uint32_t b)
 {
@@ -611,11 +736,19 @@ void agb_obj_fast_walk(agb_obj_fast *h, agb_walk_fn fn, void *ctx)
 
 /* Contract: observation only. Checks: no free or start bits outside the usable blocks, start
  * bits only on used blocks, every allocation begins with a start bit and sits at a multiple of
- * its rounded size, and each summary word matches the free words. O(blocks). */
+ * its rounded size, each summary word and level count matches the free words (a wholly free
+ * word's count is 9) and the IWRAM de Bruijn table is ctz.h's. O(blocks). */
 int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 {
 	agb_obj_fast *st = h;
 	uint32_t sum[SUMMARIES] = {0};
+	/* The IWRAM copy of the de Bruijn lookup must stay ctz.h's. */
+	for (uint32_t i = 0; i < 32u; i++) {
+		if (st->tab->debruijn != AGB_DEBRUIJN32 || st->tab->ctz[i] != agb_debruijn32[i]) {
+			*why = "obj-fast: lookup table differs from ctz.h's";
+			return 1;
+		}
+	}
 	for (uint32_t w = 0; w < st->nwords; w++) {
 		uint32_t f = AGB_PEEK32(st->m, FREE_W(st, w)), s = AGB_PEEK32(st->m, START_W(st, w));
 		uint32_t lo = w * 32u < st->first ? st->first - w * 32u : 0u;
@@ -634,7 +767,8 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why)
 			*why = "obj-fast: partial or full word mask does not match the free bitmap";
 			return 1;
 		}
-		if (st->cnt[w] >= SUMMARIES || (f + 1u > 1u && st->cnt[w] != c)) {
+		if (st->cnt[w] >= SUMMARIES || (f + 1u > 1u && st->cnt[w] != c) ||
+		    (~f == 0 && st->cnt[w] != FULL_STALE)) {
 			*why = "obj-fast: level count does not match the free bitmap";
 			return 1;
 		}
