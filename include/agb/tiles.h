@@ -154,7 +154,7 @@ uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp
  * for 4bpp, block / 2 for 8bpp -- uploading it on its first ref (*detail = AGB_VERB_UPLOADED,
  * else 0). Tile 0 (transparent) returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no free slot),
  * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. O(1): a
- * resident tile is three metadata accesses inline; an upload at most 16 more plus the copy.
+ * resident tile is three metadata accesses inline; an upload at most 10 more plus the copy.
  * *detail is only written here, never passed on, so a caller that ignores it pays nothing. */
 static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
