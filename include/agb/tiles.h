@@ -42,6 +42,13 @@
  * down, three metadata accesses) is inline below; the upload and the release are out of line.
  * The core table (agb_tiles_core, "tiles": alloc/free NULL, verbs ref and unref) calls the same
  * inline functions, so a replay measures the game's path plus the table's indirect call.
+ *
+ * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
+ * --allocator=tiles`, "direct call" line, fitted over the four 4bpp kenney traces): a resident
+ * ref or unref about 34 cycles in a game's loop (about 41 where the loop also picks the depth
+ * per call); an upload and its later release together about 440 (the 8- or 16-word copy from
+ * ROM about 80 of it). So a layer's mean per call is about 34 + 440 x (uploads per call): the
+ * shipped bg traces upload on 0.6 % to 15 % of calls (36.5 to 101.9 cycles).
  * Freestanding. */
 #ifndef AGB_TILES_H
 #define AGB_TILES_H

@@ -297,7 +297,33 @@ static void costs(void **state)
 	assert_int_equal(M->counts[AGB_REGION_ROM][AGB_LOAD32], 16);
 	assert_int_equal(M->counts[AGB_REGION_VRAM_BG][AGB_STORE32], 16);
 	assert_int_equal(M->quirk_stores, 0);
-	assert_true(agb_machine_accesses(M) <= 16u * 2u + 10u);
+	/* From list-b: the map entry and the reserved count inline, then list-b's head, the pair's
+	 * link, the new head, the tail marker, count, RAM->ROM and ROM->RAM entries (7). */
+	assert_int_equal(agb_machine_accesses(M), 16u * 2u + 2u + 7u);
+}
+
+/* The out-of-line paths' metadata accesses (the header's "at most 10 more plus the copy"): a
+ * 4bpp upload that splits a pair is the longest; a release that re-forms a pair too. */
+static void miss_and_release_accesses(void **state)
+{
+	(void)state;
+	start(16384, AGB_TILES_FLAG_MAPS(0));
+	agb_machine_reset_counters(M);
+	assert_int_equal(ref(10, 4, NULL), 2); /* list-c empty: pair 2 from list-a, 3 to list-c */
+	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 10u);
+	agb_machine_reset_counters(M);
+	assert_int_equal(ref(11, 4, NULL), 3); /* list-c's only block */
+	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 6u);
+	assert_ok();
+	agb_machine_reset_counters(M);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* partner used: block 2 to list-c */
+	/* count, partner, RAM->ROM, ROM->RAM, list-c head, link, prev, head (no old head) */
+	assert_int_equal(agb_machine_accesses(M), 8u);
+	agb_machine_reset_counters(M);
+	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1); /* partner free: pair 2 re-formed */
+	/* count, partner, RAM->ROM, ROM->RAM, unlink (prev, head), push (head, link, tail, head) */
+	assert_int_equal(agb_machine_accesses(M), 10u);
+	assert_ok();
 }
 
 /* The engine: a ref that finds no room is a tile_failure and its unref is skipped. */
@@ -449,6 +475,7 @@ int main(void)
 		cmocka_unit_test(layout_and_overhead),
 		cmocka_unit_test(walk_covers_the_arena),
 		cmocka_unit_test(costs),
+		cmocka_unit_test(miss_and_release_accesses),
 		cmocka_unit_test(failed_ref_skips_its_unref),
 		cmocka_unit_test(randomized_small_shared),
 		cmocka_unit_test(randomized_with_8bpp_region),
