@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "tiles_thumb.h"
+
 
 /* refc[] encodings. Counts stay below bit 15; everything with bit 15 set is not a count. */
 #define COUNT_MAX AGB_TILES_COUNT_MAX
@@ -17,10 +19,30 @@
 #define IS_LINK(v) (((v) & FREE_BIT) != 0 && ((v) & END) < 0x7FF0u) /* links name blocks < 2048 */
 #define IS_LINK_OR_END(v) (((v) & FREE_BIT) != 0 && (((v) & END) == END || ((v) & END) < 0x7FF0u))
 
-/* Head offsets in the meta area. */
-#define HEAD_A 0u
-#define HEAD_B 2u
-#define HEAD_C 4u
+/* Head offsets in the meta area (HEAD_A, HEAD_B, HEAD_C) and the state's field offsets: in
+ * tiles_thumb.h, which the Thumb paths share. */
+#if AGB_TILES_THUMB /* a GBA build: 32-bit pointers */
+_Static_assert(offsetof(agb_tiles, map4) == T_MAP4 && offsetof(agb_tiles, map8) == T_MAP8 &&
+		       offsetof(agb_tiles, refc) == T_REFC && offsetof(agb_tiles, r2r) == T_R2R &&
+		       offsetof(agb_tiles, vram) == T_VRAM && offsetof(agb_tiles, shared) == T_SHARED &&
+		       offsetof(agb_tiles, meta) == T_META && offsetof(agb_tiles, rom4) == T_ROM4 &&
+		       offsetof(agb_tiles, rom8) == T_ROM8,
+	       "tiles_thumb.h's field offsets");
+#endif
+_Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAIR_TAIL == 0xFFFDu &&
+		       UNUSED == 0xFFFFu && NOT_RES == 1u && AGB_VERB_RELEASED == 2u &&
+		       AGB_TILES_NO_ROOM == 0xFFFFu && AGB_TILES_SHARED_BLOCKS <= 2048u,
+	       "tiles_thumb.S's encodings (END is the only head or link value of 2048 and above)");
+
+/* In the Thumb ROM build the out-of-line entry points are tiles_thumb.S's, which hand the rare
+ * cases to these C functions under another name. */
+#if AGB_TILES_THUMB
+#define REF_SLOW agb_tiles_ref_slow_c
+#define UNREF_SLOW agb_tiles_unref_slow_c
+#else
+#define REF_SLOW agb_tiles_ref_slow
+#define UNREF_SLOW agb_tiles_unref_slow
+#endif
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
@@ -234,7 +256,7 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 	return b;
 }
 
-uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
+uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
 {
 	if (b == NOT_RES)
 		return ref_miss(t, rom_tile, bpp, map_at(t, rom_tile, bpp));
@@ -279,7 +301,7 @@ static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	return 1;
 }
 
-uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
+uint32_t UNREF_SLOW(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
 {
 	if (c <= 1u)
 		return release(t, b, bpp) != 0u ? AGB_VERB_RELEASED : 0u;
