@@ -95,7 +95,7 @@
  * tests one thing, "is the count below COUNT_MAX", and everything else (not resident, tile 0,
  * a full count) takes the out-of-line path, which tells the cases apart by the block. */
 #define AGB_TILES_NOT_RESIDENT 1u   /* rom2ram: the ROM tile is not in VRAM */
-#define AGB_TILES_COUNT_MAX 0x7FFEu /* largest reference count */
+#define AGB_TILES_COUNT_MAX 0x4000u /* largest reference count (16 384: every cell of 14 maps is 14 336) */
 
 #if defined(__GNUC__)
 #define AGB_TILES_LIKELY(x) __builtin_expect(!!(x), 1)

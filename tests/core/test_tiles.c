@@ -302,6 +302,27 @@ static void costs(void **state)
 	assert_int_equal(agb_machine_accesses(M), 16u * 2u + 2u + 7u);
 }
 
+/* A count stops at AGB_TILES_COUNT_MAX (more than every cell of 14 screen maps): the ref after
+ * it fails with AGB_TILES_BAD_TILE and changes nothing; the unrefs bring it back down. */
+static void count_limit(void **state)
+{
+	(void)state;
+	uint32_t up = 0, b;
+	start(VRAM_BG_SIZE, 0);
+	b = ref(7, 4, &up);
+	assert_int_equal(up, AGB_VERB_UPLOADED);
+	for (uint32_t i = 1; i < AGB_TILES_COUNT_MAX; i++)
+		assert_int_equal(ref(7, 4, &up), b);
+	assert_true(AGB_TILES_COUNT_MAX >= 14u * 1024u);
+	assert_int_equal(ref(7, 4, &up), AGB_TILES_BAD_TILE);
+	assert_int_equal(up, 0);
+	assert_ok();
+	for (uint32_t i = 1; i < AGB_TILES_COUNT_MAX; i++)
+		assert_int_equal(agb_tiles_unref_block(S, b, 4), 0);
+	assert_int_equal(agb_tiles_unref_block(S, b, 4), 1);
+	assert_ok();
+}
+
 /* The out-of-line paths' metadata accesses (the header's "at most 10 more plus the copy"): a
  * 4bpp upload that splits a pair is the longest; a release that re-forms a pair too. */
 static void miss_and_release_accesses(void **state)
@@ -476,6 +497,7 @@ int main(void)
 		cmocka_unit_test(walk_covers_the_arena),
 		cmocka_unit_test(costs),
 		cmocka_unit_test(miss_and_release_accesses),
+		cmocka_unit_test(count_limit),
 		cmocka_unit_test(failed_ref_skips_its_unref),
 		cmocka_unit_test(randomized_small_shared),
 		cmocka_unit_test(randomized_with_8bpp_region),
