@@ -256,10 +256,12 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 	return b;
 }
 
-uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
+uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
 {
+	uint32_t map = map_at(t, rom_tile, bpp);
+	uint32_t b = AGB_TILES_LD16(t->m, map);
 	if (b == NOT_RES)
-		return ref_miss(t, rom_tile, bpp, map_at(t, rom_tile, bpp));
+		return ref_miss(t, rom_tile, bpp, map);
 	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
 
@@ -301,9 +303,9 @@ static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	return 1;
 }
 
-uint32_t UNREF_SLOW(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
+uint32_t UNREF_SLOW(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp)
 {
-	if (c <= 1u)
+	if ((uint32_t)c <= 1u) /* a count of 1 (a word with bit 15 set is negative) */
 		return release(t, b, bpp) != 0u ? AGB_VERB_RELEASED : 0u;
 	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
 	 * any other is a free block (agb_tiles_unref_block after the last unref). */

@@ -9,8 +9,8 @@
  *
  * They make exactly tiles.c's decisions and metadata writes (the GBA/host equivalence test
  * compares every ref's and unref's result and the final map with the C on the host):
- *  - agb_tiles_ref_slow: the upload of a tile that is not resident (rom2ram entry 1) at depth 4
- *    or 8: a slot from list-c then list-a (4bpp) or list-b then list-a (8bpp), the count, both
+ *  - agb_tiles_ref_slow: the upload of a tile that is not resident (its rom2ram entry, read again,
+ *    is 1) at depth 4 or 8: a slot from list-c then list-a (4bpp) or list-b then list-a (8bpp), the count, both
  *    maps, the copy. Tile 0, a full count and other depths go to agb_tiles_ref_slow_c.
  *  - agb_tiles_unref_slow: the release of a count of 1 at depth 4 or 8: the depth check, the
  *    ROM->RAM entry cleared, the block to list-c or its pair re-formed onto list-a/b. Any other
@@ -23,20 +23,23 @@
 	.syntax unified
 	.thumb
 
-/* uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b) */
+/* uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp) */
 	.section .text.agb_tiles_ref_slow, "ax", %progbits
 	.align	2
 	.global	agb_tiles_ref_slow
 	.type	agb_tiles_ref_slow, %function
 	.thumb_func
 agb_tiles_ref_slow:
-	cmp	r3, #1			/* rom2ram 1: not resident */
-	bne	.Lref_c
 	cmp	r2, #8
 	beq	.Lref8
 	cmp	r2, #4
 	bne	.Lref_c
 	push	{r4, r5, r6, r7, lr}
+	ldr	r3, [r0, #T_MAP4]
+	lsls	r4, r1, #1
+	ldrh	r3, [r3, r4]
+	cmp	r3, #1			/* rom2ram 1: not resident */
+	bne	.Lref_c_pushed
 	ldr	r4, [r0, #T_REFC]
 	ldr	r5, [r0, #T_META]
 	/* A leftover single first, so pairs stay whole for 8bpp tiles. END (0x7FFF) is the only
@@ -100,8 +103,13 @@ agb_tiles_ref_slow:
 	bx	r1
 
 .Lref8:
-	/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
 	push	{r4, r5, r6, r7, lr}
+	ldr	r3, [r0, #T_MAP8]
+	lsls	r4, r1, #1
+	ldrh	r3, [r3, r4]
+	cmp	r3, #1
+	bne	.Lref_c_pushed
+	/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
 	ldr	r4, [r0, #T_REFC]
 	ldr	r5, [r0, #T_META]
 	adds	r5, r5, #HEAD_B
@@ -153,6 +161,11 @@ agb_tiles_ref_slow:
 	pop	{r4, r5, r6, r7}
 	pop	{r1}
 	bx	r1
+.Lref_c_pushed:
+	bl	agb_tiles_ref_slow_c	/* tile 0 or a full count */
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
 .Lref_c:
 	push	{r4, lr}
 	bl	agb_tiles_ref_slow_c
@@ -161,7 +174,7 @@ agb_tiles_ref_slow:
 	bx	r1
 	.size	agb_tiles_ref_slow, .-agb_tiles_ref_slow
 
-/* uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp) */
+/* uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp) */
 	.section .text.agb_tiles_unref_slow, "ax", %progbits
 	.align	2
 	.global	agb_tiles_unref_slow
@@ -183,10 +196,8 @@ agb_tiles_unref_slow:
 	/* An even block whose partner says TAIL8 holds an 8bpp tile: not released. */
 	lsrs	r2, r1, #1
 	bcs	1f
-	mvns	r2, r6
-	lsls	r2, r2, #16
-	lsrs	r2, r2, #16
-	cmp	r2, #1			/* ~0xFFFE */
+	adds	r2, r6, #2
+	lsls	r2, r2, #16		/* 0 only for 0xFFFE (the word is a halfword) */
 	beq	.Lrel_none
 1:	ldr	r7, [r0, #T_R2R]
 	lsls	r2, r1, #1		/* r2 = 2 b */
@@ -249,10 +260,8 @@ agb_tiles_unref_slow:
 	lsls	r2, r1, #1		/* r2 = 2 b */
 	adds	r3, r2, #2
 	ldrh	r6, [r4, r3]
-	mvns	r3, r6
-	lsls	r3, r3, #16
-	lsrs	r3, r3, #16
-	cmp	r3, #1			/* ~0xFFFE */
+	adds	r3, r6, #2
+	lsls	r3, r3, #16		/* 0 only for TAIL8, 0xFFFE */
 	bne	.Lrel_none
 	ldr	r7, [r0, #T_R2R]
 	ldrh	r3, [r7, r2]		/* the ROM tile */

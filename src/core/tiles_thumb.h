@@ -37,8 +37,8 @@
 
 /* The C the Thumb paths hand the rare cases to (tile 0, a full count, a bpp other than 4/8, an
  * unref whose count is not 1): tiles.c's agb_tiles_ref_slow and agb_tiles_unref_slow. */
-uint32_t agb_tiles_ref_slow_c(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b);
-uint32_t agb_tiles_unref_slow_c(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp);
+uint32_t agb_tiles_ref_slow_c(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
+uint32_t agb_tiles_unref_slow_c(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp);
 #endif
 
 #endif
