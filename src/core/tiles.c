@@ -172,10 +172,9 @@ static inline void unlink_c(agb_machine *m, uint32_t refc, uint32_t r2r, uint32_
 		MST(r2r + 2u * next, prev);
 }
 
-/* A free pair goes back to list-a in the shared half and to list-b above it. */
-static inline void push_pair(const agb_tiles *t, agb_machine *m, uint32_t refc, uint32_t b)
+/* A free pair goes on the list whose head is at `head`. */
+static inline void push_pair(agb_machine *m, uint32_t refc, uint32_t head, uint32_t b)
 {
-	uint32_t head = t->meta + (b < t->shared ? HEAD_A : HEAD_B);
 	MST(refc + 2u * b, LINK(MLD(head)));
 	MST(refc + 2u * b + 2u, PAIR_TAIL);
 	MST(head, b);
@@ -284,7 +283,8 @@ static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 			return 0;
 		AGB_WORK(m, 2);
 		MST(t->map8 + 2u * MLD(t->r2r + 2u * block), NOT_RES);
-		push_pair(t, m, refc, block);
+		/* list-a in the shared half, list-b above it */
+		push_pair(m, refc, t->meta + (block < t->shared ? HEAD_A : HEAD_B), block);
 		return 1;
 	}
 	if (bpp != 4u || ((block & 1u) == 0u && pc == TAIL8))
@@ -296,7 +296,8 @@ static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 	if ((pc & FREE_BIT) != 0) {
 		AGB_WORK(m, 1);
 		unlink_c(m, refc, t->r2r, t->meta, block ^ 1u, pc);
-		push_pair(t, m, refc, block & ~1u);
+		/* A 4bpp tile's pair is in the shared half (the only place 4bpp tiles live): list-a. */
+		push_pair(m, refc, t->meta + HEAD_A, block & ~1u);
 	} else {
 		push_c(m, refc, t->r2r, t->meta, block);
 	}

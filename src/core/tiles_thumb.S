@@ -52,13 +52,13 @@ agb_tiles_ref_slow:
 	lsls	r2, r2, #17
 	lsrs	r2, r2, #17		/* next */
 	strh	r2, [r5, #HEAD_C]
+	ldr	r5, [r0, #T_R2R]	/* r5 = r2r from here on, on both paths */
 	lsrs	r3, r2, #11
 	bne	.Lref4_take
-	ldr	r3, [r0, #T_R2R]
 	lsls	r2, r2, #1
-	movs	r5, #0
-	mvns	r5, r5			/* UNUSED: the new first element has no prev */
-	strh	r5, [r3, r2]
+	movs	r3, #0
+	mvns	r3, r3			/* UNUSED: the new first element has no prev */
+	strh	r3, [r5, r2]
 	b	.Lref4_take
 .Lref4_pair:
 	ldrh	r6, [r5, #HEAD_A]
@@ -79,11 +79,10 @@ agb_tiles_ref_slow:
 	ldr	r5, [r0, #T_R2R]
 	strh	r3, [r5, r2]
 .Lref4_take:
-	/* r0 t, r1 rom tile, r4 refc, r6 b, r7 2 b */
+	/* r0 t, r1 rom tile, r4 refc, r5 r2r, r6 b, r7 2 b */
 	movs	r2, #1
 	strh	r2, [r4, r7]		/* count 1 */
-	ldr	r2, [r0, #T_R2R]
-	strh	r1, [r2, r7]		/* RAM->ROM */
+	strh	r1, [r5, r7]		/* RAM->ROM */
 	ldr	r2, [r0, #T_MAP4]
 	lsls	r3, r1, #1
 	strh	r6, [r2, r3]		/* ROM->RAM */
@@ -249,7 +248,10 @@ agb_tiles_unref_slow:
 	strh	r3, [r7, r1]		/* r2r[next] = prev */
 5:	lsrs	r2, r2, #2
 	lsls	r2, r2, #2		/* 2 (b & ~1) */
-	b	.Lpush_pair
+	/* A 4bpp tile's pair is in the shared half, where 4bpp tiles live: list-a. */
+	ldr	r3, [r0, #T_META]
+	lsrs	r5, r2, #1
+	b	.Lpush_head
 
 .Lrel8:
 	/* An 8bpp tile: an even block whose partner says TAIL8; else nothing is released. */
@@ -267,18 +269,17 @@ agb_tiles_unref_slow:
 	ldrh	r3, [r7, r2]		/* the ROM tile */
 	lsls	r3, r3, #1
 	ldr	r1, [r0, #T_MAP8]
-	adds	r3, r3, r1
-	movs	r1, #1
-	strh	r1, [r3]		/* ROM->RAM: not resident */
-.Lpush_pair:
+	movs	r6, #1
+	strh	r6, [r1, r3]		/* ROM->RAM: not resident */
 	/* push_pair(e = r2 / 2): list-a in the shared half, list-b above it */
 	ldr	r3, [r0, #T_META]
 	ldr	r1, [r0, #T_SHARED]
 	lsrs	r5, r2, #1
 	cmp	r5, r1
-	bcc	6f
+	bcc	.Lpush_head
 	adds	r3, r3, #HEAD_B
-6:	ldrh	r1, [r3]
+.Lpush_head:
+	ldrh	r1, [r3]
 	movs	r6, #128
 	lsls	r6, r6, #8
 	orrs	r6, r1
