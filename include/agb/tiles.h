@@ -44,11 +44,11 @@
  * inline functions, so a replay measures the game's path plus the table's indirect call.
  *
  * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
- * --allocator=tiles`, "direct call" line, fitted over the four 4bpp kenney traces): a resident
- * ref or unref about 34 cycles in a game's loop (about 41 where the loop also picks the depth
- * per call); an upload and its later release together about 440 (the 8- or 16-word copy from
- * ROM about 80 of it). So a layer's mean per call is about 34 + 440 x (uploads per call): the
- * shipped bg traces upload on 0.6 % to 15 % of calls (36.5 to 101.9 cycles).
+ * --allocator=tiles`, "direct call" line, fitted over the 4bpp kenney traces): a resident ref or
+ * unref about 28 cycles in a game's loop; an upload and its later release together about 295
+ * (tiles_thumb.S; a 4bpp tile's 32-byte copy from ROM about 75 of it, 8bpp twice the bytes).
+ * So a layer's mean per call is about 28 + 295 x (uploads per call): the shipped bg traces
+ * upload on 0.6 % to 15 % of calls (29.7 to 73.6 cycles).
  * Freestanding. */
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
