@@ -30,10 +30,8 @@
 	.type	agb_tiles_ref_slow, %function
 	.thumb_func
 agb_tiles_ref_slow:
-	cmp	r2, #8
-	beq	.Lref8
 	cmp	r2, #4
-	bne	.Lref_c
+	bne	.Lref_not4
 	push	{r4, r5, r6, r7, lr}
 	ldr	r3, [r0, #T_MAP4]
 	lsls	r4, r1, #1
@@ -101,7 +99,9 @@ agb_tiles_ref_slow:
 	pop	{r1}
 	bx	r1
 
-.Lref8:
+.Lref_not4:
+	cmp	r2, #8
+	bne	.Lref_c
 	push	{r4, r5, r6, r7, lr}
 	ldr	r3, [r0, #T_MAP8]
 	lsls	r4, r1, #1
@@ -182,10 +182,8 @@ agb_tiles_ref_slow:
 agb_tiles_unref_slow:
 	cmp	r2, #1			/* the last ref */
 	bne	.Lunref_c
-	cmp	r3, #8
-	beq	.Lrel8
 	cmp	r3, #4
-	bne	.Lunref_c
+	bne	.Lunref_not4
 	push	{r4, r5, r6, r7, lr}
 	ldr	r4, [r0, #T_REFC]
 	movs	r5, #1
@@ -253,7 +251,9 @@ agb_tiles_unref_slow:
 	lsrs	r5, r2, #1
 	b	.Lpush_head
 
-.Lrel8:
+.Lunref_not4:
+	cmp	r3, #8
+	bne	.Lunref_c
 	/* An 8bpp tile: an even block whose partner says TAIL8; else nothing is released. */
 	lsrs	r2, r1, #1
 	bcs	.Lret0
