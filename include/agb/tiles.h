@@ -45,10 +45,10 @@
  *
  * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
  * --allocator=tiles`, "direct call" line, fitted over the 4bpp kenney traces): a resident ref or
- * unref about 28 cycles in a game's loop; an upload and its later release together about 295
+ * unref about 28 cycles in a game's loop; an upload and its later release together about 285
  * (tiles_thumb.S; a 4bpp tile's 32-byte copy from ROM about 75 of it, 8bpp twice the bytes).
- * So a layer's mean per call is about 28 + 295 x (uploads per call): the shipped bg traces
- * upload on 0.6 % to 15 % of calls (29.7 to 73.6 cycles).
+ * So a layer's mean per call is about 28 + 285 x (uploads per call): the shipped bg traces
+ * upload on 0.6 % to 15 % of calls (29.6 to 73.2 cycles).
  * Freestanding. */
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
