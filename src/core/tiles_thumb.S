@@ -23,6 +23,32 @@
 	.syntax unified
 	.thumb
 
+/* Takes block b for the ROM tile and uploads it, then returns b: count 1, both maps, the copy
+ * from the depth's ROM set (\rom + rom tile << \shift) to VRAM in \bursts four-word bursts.
+ * In: r0 t, r1 rom tile, r4 refc, r5 r2r, r6 b, r7 2 b (the frame pushed on entry). */
+.macro TAKE map, rom, shift, bursts
+	movs	r2, #1
+	strh	r2, [r4, r7]		/* count 1 */
+	strh	r1, [r5, r7]		/* RAM->ROM */
+	ldr	r2, [r0, #\map]
+	lsls	r3, r1, #1
+	strh	r6, [r2, r3]		/* ROM->RAM */
+	ldr	r2, [r0, #\rom]
+	lsls	r1, r1, #\shift
+	adds	r2, r2, r1		/* source */
+	ldr	r3, [r0, #T_VRAM]
+	lsls	r1, r6, #5
+	adds	r3, r3, r1		/* destination: vram + 32 b */
+	.rept	\bursts
+	ldmia	r2!, {r0, r1, r4, r5}
+	stmia	r3!, {r0, r1, r4, r5}
+	.endr
+	movs	r0, r6
+	pop	{r4, r5, r6, r7}
+	pop	{r1}
+	bx	r1
+.endm
+
 /* uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp) */
 	.section .text.agb_tiles_ref_slow, "ax", %progbits
 	.align	2
@@ -77,27 +103,7 @@ agb_tiles_ref_slow:
 	ldr	r5, [r0, #T_R2R]
 	strh	r3, [r5, r2]
 .Lref4_take:
-	/* r0 t, r1 rom tile, r4 refc, r5 r2r, r6 b, r7 2 b */
-	movs	r2, #1
-	strh	r2, [r4, r7]		/* count 1 */
-	strh	r1, [r5, r7]		/* RAM->ROM */
-	ldr	r2, [r0, #T_MAP4]
-	lsls	r3, r1, #1
-	strh	r6, [r2, r3]		/* ROM->RAM */
-	ldr	r2, [r0, #T_ROM4]
-	lsls	r1, r1, #5
-	adds	r2, r2, r1		/* source: rom4 + 32 rom tile */
-	ldr	r3, [r0, #T_VRAM]
-	lsls	r1, r6, #5
-	adds	r3, r3, r1		/* destination: vram + 32 b */
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	movs	r0, r6
-	pop	{r4, r5, r6, r7}
-	pop	{r1}
-	bx	r1
+	TAKE	T_MAP4, T_ROM4, 5, 2	/* 32 bytes */
 
 .Lref_not4:
 	cmp	r2, #8
@@ -128,31 +134,8 @@ agb_tiles_ref_slow:
 	movs	r3, #1
 	mvns	r3, r3			/* TAIL8: 0xFFFE */
 	strh	r3, [r4, r2]
-	movs	r2, #1
-	strh	r2, [r4, r7]		/* count 1 */
-	ldr	r2, [r0, #T_R2R]
-	strh	r1, [r2, r7]		/* RAM->ROM */
-	ldr	r2, [r0, #T_MAP8]
-	lsls	r3, r1, #1
-	strh	r6, [r2, r3]		/* ROM->RAM */
-	ldr	r2, [r0, #T_ROM8]
-	lsls	r1, r1, #6
-	adds	r2, r2, r1		/* source: rom8 + 64 rom tile */
-	ldr	r3, [r0, #T_VRAM]
-	lsls	r1, r6, #5
-	adds	r3, r3, r1		/* destination: vram + 32 b */
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	ldmia	r2!, {r0, r1, r4, r5}
-	stmia	r3!, {r0, r1, r4, r5}
-	movs	r0, r6
-	pop	{r4, r5, r6, r7}
-	pop	{r1}
-	bx	r1
+	ldr	r5, [r0, #T_R2R]
+	TAKE	T_MAP8, T_ROM8, 6, 4	/* 64 bytes */
 .Lno_room:
 	movs	r0, #0
 	mvns	r0, r0
