@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "tiles_thumb.h"
+
 
 /* refc[] encodings. Counts stay below bit 15; everything with bit 15 set is not a count. */
 #define COUNT_MAX AGB_TILES_COUNT_MAX
@@ -17,18 +19,34 @@
 #define IS_LINK(v) (((v) & FREE_BIT) != 0 && ((v) & END) < 0x7FF0u) /* links name blocks < 2048 */
 #define IS_LINK_OR_END(v) (((v) & FREE_BIT) != 0 && (((v) & END) == END || ((v) & END) < 0x7FF0u))
 
-/* Head offsets in the meta area. */
-#define HEAD_A 0u
-#define HEAD_B 2u
-#define HEAD_C 4u
+/* Head offsets in the meta area (HEAD_A, HEAD_B, HEAD_C) and the state's field offsets: in
+ * tiles_thumb.h, which the Thumb paths share. */
+#if AGB_TILES_THUMB /* a GBA build: 32-bit pointers */
+_Static_assert(offsetof(agb_tiles, map4) == T_MAP4 && offsetof(agb_tiles, map8) == T_MAP8 &&
+		       offsetof(agb_tiles, refc) == T_REFC && offsetof(agb_tiles, r2r) == T_R2R &&
+		       offsetof(agb_tiles, vram) == T_VRAM && offsetof(agb_tiles, shared) == T_SHARED &&
+		       offsetof(agb_tiles, meta) == T_META && offsetof(agb_tiles, rom4) == T_ROM4 &&
+		       offsetof(agb_tiles, rom8) == T_ROM8,
+	       "tiles_thumb.h's field offsets");
+#endif
+_Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAIR_TAIL == 0xFFFDu &&
+		       UNUSED == 0xFFFFu && NOT_RES == 1u && AGB_VERB_RELEASED == 2u &&
+		       AGB_TILES_NO_ROOM == 0xFFFFu && AGB_TILES_SHARED_BLOCKS <= 2048u,
+	       "tiles_thumb.S's encodings (END is the only head or link value of 2048 and above)");
+
+/* In the Thumb ROM build the out-of-line entry points are tiles_thumb.S's, which hand the rare
+ * cases to these C functions under another name. */
+#if AGB_TILES_THUMB
+#define REF_SLOW agb_tiles_ref_slow_c
+#define UNREF_SLOW agb_tiles_unref_slow_c
+#else
+#define REF_SLOW agb_tiles_ref_slow
+#define UNREF_SLOW agb_tiles_unref_slow
+#endif
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
 /* Address helpers: every metadata word is 16-bit, so one halfword access each. */
-static inline uint32_t ld(const agb_tiles *t, uint32_t a)
-{
-	return AGB_LD16(t->m, a);
-}
 static inline void st(const agb_tiles *t, uint32_t a, uint32_t v)
 {
 	AGB_ST16(t->m, a, v);
@@ -122,51 +140,44 @@ int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *c
 	return AGB_HEAP_OK;
 }
 
-/* Pops a pair or single off the list whose head is at `head`. List-c keeps prev links in
- * ram2rom, so the new first element's prev is cleared; lists a and b are singly linked. */
-static uint32_t pop(const agb_tiles *t, uint32_t head, int doubly)
-{
-	uint32_t b = ld(t, head);
-	uint32_t next;
-	if (b == END)
-		return END;
-	next = ld(t, rc_at(t, b)) & END;
-	st(t, head, next);
-	if (doubly && next != END)
-		st(t, r2r_at(t, next), UNUSED);
-	return b;
-}
+/* The out-of-line paths read the state's fields into locals once and reach the metadata through
+ * the inline paths' accessors (plain halfword accesses on the GBA). The GBA build compiles with
+ * -fno-strict-aliasing, so after any store through a pointer the compiler would otherwise load
+ * t->refc, t->r2r and t->meta again; and each Thumb instruction from ROM costs 2 cycles or more. */
+#define MLD(a) AGB_TILES_LD16(m, a)
+#define MST(a, v) AGB_TILES_ST16(m, a, v)
 
-static void push_c(const agb_tiles *t, uint32_t b)
+/* Pushes block b on list-c (free singles of the shared half; prev links in ram2rom). */
+static inline void push_c(agb_machine *m, uint32_t refc, uint32_t r2r, uint32_t meta, uint32_t b)
 {
-	uint32_t head = ld(t, t->meta + HEAD_C);
-	st(t, rc_at(t, b), LINK(head));
-	st(t, r2r_at(t, b), UNUSED);
+	uint32_t head = MLD(meta + HEAD_C);
+	MST(refc + 2u * b, LINK(head));
+	MST(r2r + 2u * b, UNUSED);
 	if (head != END)
-		st(t, r2r_at(t, head), b);
-	st(t, t->meta + HEAD_C, b);
+		MST(r2r + 2u * head, b);
+	MST(meta + HEAD_C, b);
 }
 
 /* Unlinks block b from list-c in O(1): that is what the prev links are for. `link` is refc[b]. */
-static void unlink_c(const agb_tiles *t, uint32_t b, uint32_t link)
+static inline void unlink_c(agb_machine *m, uint32_t refc, uint32_t r2r, uint32_t meta, uint32_t b,
+			    uint32_t link)
 {
 	uint32_t next = link & END;
-	uint32_t prev = ld(t, r2r_at(t, b));
+	uint32_t prev = MLD(r2r + 2u * b);
 	if (prev == UNUSED)
-		st(t, t->meta + HEAD_C, next);
+		MST(meta + HEAD_C, next);
 	else
-		st(t, rc_at(t, prev), LINK(next));
+		MST(refc + 2u * prev, LINK(next));
 	if (next != END)
-		st(t, r2r_at(t, next), prev);
+		MST(r2r + 2u * next, prev);
 }
 
-/* A free pair goes back to list-a in the shared half and to list-b above it. */
-static void push_pair(const agb_tiles *t, uint32_t b)
+/* A free pair goes on the list whose head is at `head`. */
+static inline void push_pair(agb_machine *m, uint32_t refc, uint32_t head, uint32_t b)
 {
-	uint32_t head = t->meta + (b < t->shared ? HEAD_A : HEAD_B);
-	st(t, rc_at(t, b), LINK(ld(t, head)));
-	st(t, rc_at(t, b + 1u), PAIR_TAIL);
-	st(t, head, b);
+	MST(refc + 2u * b, LINK(MLD(head)));
+	MST(refc + 2u * b + 2u, PAIR_TAIL);
+	MST(head, b);
 }
 
 #if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
@@ -178,7 +189,7 @@ struct tile_words {
 
 /* The real per-upload cost: the tile's bytes read from ROM and stored to VRAM a word at a time
  * (what an ldmia/stmia loop or DMA does; VRAM takes no byte stores). */
-static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
+static inline void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t block)
 {
 	uint32_t bytes = bpp * 8u;
 	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
@@ -200,76 +211,102 @@ static void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t
 }
 
 /* A ref of a tile that is not resident (map: its rom2ram entry): take a slot and upload. */
-static uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map)
+static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map)
 {
-	uint32_t b;
+	agb_machine *m = t->m;
+	const uint32_t refc = t->refc, r2r = t->r2r, meta = t->meta;
+	uint32_t b, head;
 	if (bpp == 8u) {
 		/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
-		b = pop(t, t->meta + HEAD_B, 0);
-		if (b == END)
-			b = pop(t, t->meta + HEAD_A, 0);
-		if (b == END)
-			return AGB_TILES_NO_ROOM;
-		st(t, rc_at(t, b + 1u), TAIL8);
-	} else {
-		/* A leftover single first, so pairs stay whole for 8bpp tiles. */
-		b = pop(t, t->meta + HEAD_C, 1);
+		head = meta + HEAD_B;
+		b = MLD(head);
 		if (b == END) {
-			b = pop(t, t->meta + HEAD_A, 0);
+			head = meta + HEAD_A;
+			b = MLD(head);
 			if (b == END)
 				return AGB_TILES_NO_ROOM;
-			push_c(t, b + 1u);
+		}
+		MST(head, MLD(refc + 2u * b) & END);
+		MST(refc + 2u * b + 2u, TAIL8);
+	} else {
+		/* A leftover single first, so pairs stay whole for 8bpp tiles. */
+		b = MLD(meta + HEAD_C);
+		if (b != END) {
+			uint32_t next = MLD(refc + 2u * b) & END;
+			MST(meta + HEAD_C, next);
+			if (next != END)
+				MST(r2r + 2u * next, UNUSED); /* the new first element has no prev */
+		} else {
+			b = MLD(meta + HEAD_A);
+			if (b == END)
+				return AGB_TILES_NO_ROOM;
+			MST(meta + HEAD_A, MLD(refc + 2u * b) & END);
+			/* List-c was empty (just seen): the pair's other half becomes its only element,
+			 * with no neighbours to link. */
+			MST(refc + 2u * b + 2u, LINK(END));
+			MST(r2r + 2u * b + 2u, UNUSED);
+			MST(meta + HEAD_C, b + 1u);
 		}
 	}
-	st(t, rc_at(t, b), 1);
-	st(t, r2r_at(t, b), rom_tile);
-	st(t, map, b);
+	MST(refc + 2u * b, 1u);
+	MST(r2r + 2u * b, rom_tile);
+	MST(map, b);
 	upload(t, rom_tile, bpp, b);
 	return b;
 }
 
-uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
+uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
 {
+	uint32_t map = map_at(t, rom_tile, bpp);
+	uint32_t b = AGB_TILES_LD16(t->m, map);
 	if (b == NOT_RES)
-		return ref_miss(t, rom_tile, bpp, map_at(t, rom_tile, bpp));
+		return ref_miss(t, rom_tile, bpp, map);
 	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
 
 /* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot.
  * Returns 1, or 0 with nothing changed when the block does not hold a tile of depth bpp.
- * Inline in agb_tiles_unref_slow: one call per release, not two. */
+ * Inline in agb_tiles_unref_slow: one call per release, not two. Each depth has its own path
+ * (the depth is a constant at a game's call site), so few values stay live at once: Thumb
+ * code that needs more than r0-r7 spends instructions moving values to and from r8-r11. */
 static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
-	uint32_t partner, pc;
-	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
-	 * is made whole again (unlink_c + push_pair). */
-	AGB_WORK(t->m, 2);
+	agb_machine *m = t->m;
+	const uint32_t refc = t->refc;
 	/* The depth must be the tile's: an 8bpp tile is an even block whose odd partner says TAIL8
 	 * (a 4bpp tile's partner never does). Else nothing is released. */
-	partner = block ^ 1u;
-	pc = ld(t, rc_at(t, partner));
-	if ((bpp != 4u && bpp != 8u) || (bpp == 8u) != ((block & 1u) == 0u && pc == TAIL8))
-		return 0;
-	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
-	st(t, map_at(t, ld(t, r2r_at(t, block)), bpp), NOT_RES);
+	uint32_t pc = MLD(refc + 2u * (block ^ 1u));
+	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
+	 * is made whole again (unlink_c + push_pair). */
 	if (bpp == 8u) {
-		push_pair(t, block);
+		if ((block & 1u) != 0u || pc != TAIL8)
+			return 0;
+		AGB_WORK(m, 2);
+		MST(t->map8 + 2u * MLD(t->r2r + 2u * block), NOT_RES);
+		/* list-a in the shared half, list-b above it */
+		push_pair(m, refc, t->meta + (block < t->shared ? HEAD_A : HEAD_B), block);
 		return 1;
 	}
-	/* 4bpp: if the other half of the pair is a free single, the pair is whole again. */
+	if (bpp != 4u || ((block & 1u) == 0u && pc == TAIL8))
+		return 0;
+	AGB_WORK(m, 2);
+	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
+	MST(t->map4 + 2u * MLD(t->r2r + 2u * block), NOT_RES);
+	/* If the other half of the pair is a free single, the pair is whole again. */
 	if ((pc & FREE_BIT) != 0) {
-		AGB_WORK(t->m, 1);
-		unlink_c(t, partner, pc);
-		push_pair(t, block & ~1u);
+		AGB_WORK(m, 1);
+		unlink_c(m, refc, t->r2r, t->meta, block ^ 1u, pc);
+		/* A 4bpp tile's pair is in the shared half (the only place 4bpp tiles live): list-a. */
+		push_pair(m, refc, t->meta + HEAD_A, block & ~1u);
 	} else {
-		push_c(t, block);
+		push_c(m, refc, t->r2r, t->meta, block);
 	}
 	return 1;
 }
 
-uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, uint32_t c, uint32_t bpp)
+uint32_t UNREF_SLOW(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp)
 {
-	if (c <= 1u)
+	if ((uint32_t)c <= 1u) /* a count of 1 (a word with bit 15 set is negative) */
 		return release(t, b, bpp) != 0u ? AGB_VERB_RELEASED : 0u;
 	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
 	 * any other is a free block (agb_tiles_unref_block after the last unref). */

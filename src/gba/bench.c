@@ -397,20 +397,32 @@ static inline __attribute__((always_inline)) uint32_t direct_pass(agb_tiles *t, 
 	uint32_t sink = 0, d;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t op = ev[i].op, tile = ev[i].id, bpp = ev[i].size;
+		/* The depth test is the loop's, not the call's (a game's call site has one depth):
+		 * the empty twin makes it too, each arm with its own asm so the compiler keeps both. */
 		if (op == AGB_OP_REF) {
-			if (!calls)
-				__asm__ volatile("" : "+r"(sink) : "r"(tile), "r"(bpp));
-			else if (bpp == 8u)
-				sink += agb_tiles_ref(t, tile, 8u, &d);
-			else
-				sink += agb_tiles_ref(t, tile, 4u, &d);
+			if (bpp == 8u) {
+				if (!calls)
+					__asm__ volatile("@ ref8" : "+r"(sink) : "r"(tile));
+				else
+					sink += agb_tiles_ref(t, tile, 8u, &d);
+			} else {
+				if (!calls)
+					__asm__ volatile("@ ref4" : "+r"(sink) : "r"(tile));
+				else
+					sink += agb_tiles_ref(t, tile, 4u, &d);
+			}
 		} else if (op == AGB_OP_UNREF) {
-			if (!calls)
-				__asm__ volatile("" : "+r"(sink) : "r"(tile), "r"(bpp));
-			else if (bpp == 8u)
-				sink += (uint32_t)agb_tiles_unref(t, tile, 8u, &d);
-			else
-				sink += (uint32_t)agb_tiles_unref(t, tile, 4u, &d);
+			if (bpp == 8u) {
+				if (!calls)
+					__asm__ volatile("@ unref8" : "+r"(sink) : "r"(tile));
+				else
+					sink += (uint32_t)agb_tiles_unref(t, tile, 8u, &d);
+			} else {
+				if (!calls)
+					__asm__ volatile("@ unref4" : "+r"(sink) : "r"(tile));
+				else
+					sink += (uint32_t)agb_tiles_unref(t, tile, 4u, &d);
+			}
 		}
 	}
 	return sink;

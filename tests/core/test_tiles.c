@@ -110,9 +110,9 @@ static void transparent_tile_is_never_allocated(void **state)
 	assert_int_equal(ref(0, 4, &up), 0);
 	assert_int_equal(up, 0);
 	assert_int_equal(ref(0, 8, &up), 0);
-	/* No bookkeeping: per ref, the map entry (block 0) and its reserved count are read, nothing
-	 * is written. */
-	assert_int_equal(agb_machine_accesses(M), 4);
+	/* No bookkeeping: per ref, the map entry (block 0) and its reserved count are read inline,
+	 * the map entry again out of line; nothing is written. */
+	assert_int_equal(agb_machine_accesses(M), 6);
 	assert_int_equal(M->counts[AGB_REGION_EWRAM][AGB_STORE16], 0);
 	assert_int_equal(M->counts[AGB_REGION_EWRAM][AGB_STORE32], 0);
 	/* Fill VRAM completely with 8bpp then 4bpp tiles: no block below 2 is ever used. */
@@ -297,7 +297,56 @@ static void costs(void **state)
 	assert_int_equal(M->counts[AGB_REGION_ROM][AGB_LOAD32], 16);
 	assert_int_equal(M->counts[AGB_REGION_VRAM_BG][AGB_STORE32], 16);
 	assert_int_equal(M->quirk_stores, 0);
-	assert_true(agb_machine_accesses(M) <= 16u * 2u + 10u);
+	/* From list-b: the map entry and the reserved count inline, then the map entry again,
+	 * list-b's head, the pair's link, the new head, the tail marker, count, RAM->ROM and ROM->RAM
+	 * entries (8). */
+	assert_int_equal(agb_machine_accesses(M), 16u * 2u + 2u + 8u);
+}
+
+/* A count stops at AGB_TILES_COUNT_MAX (more than every cell of 14 screen maps): the ref after
+ * it fails with AGB_TILES_BAD_TILE and changes nothing; the unrefs bring it back down. */
+static void count_limit(void **state)
+{
+	(void)state;
+	uint32_t up = 0, b;
+	start(VRAM_BG_SIZE, 0);
+	b = ref(7, 4, &up);
+	assert_int_equal(up, AGB_VERB_UPLOADED);
+	for (uint32_t i = 1; i < AGB_TILES_COUNT_MAX; i++)
+		assert_int_equal(ref(7, 4, &up), b);
+	assert_true(AGB_TILES_COUNT_MAX >= 14u * 1024u);
+	assert_int_equal(ref(7, 4, &up), AGB_TILES_BAD_TILE);
+	assert_int_equal(up, 0);
+	assert_ok();
+	for (uint32_t i = 1; i < AGB_TILES_COUNT_MAX; i++)
+		assert_int_equal(agb_tiles_unref_block(S, b, 4), 0);
+	assert_int_equal(agb_tiles_unref_block(S, b, 4), 1);
+	assert_ok();
+}
+
+/* The out-of-line paths' metadata accesses (the header's "at most 11 more plus the copy", the
+ * map entry read again included): a 4bpp upload that splits a pair is the longest; a release
+ * that re-forms a pair too. */
+static void miss_and_release_accesses(void **state)
+{
+	(void)state;
+	start(16384, AGB_TILES_FLAG_MAPS(0));
+	agb_machine_reset_counters(M);
+	assert_int_equal(ref(10, 4, NULL), 2); /* list-c empty: pair 2 from list-a, 3 to list-c */
+	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 11u);
+	agb_machine_reset_counters(M);
+	assert_int_equal(ref(11, 4, NULL), 3); /* list-c's only block */
+	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 7u);
+	assert_ok();
+	agb_machine_reset_counters(M);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* partner used: block 2 to list-c */
+	/* count, partner, RAM->ROM, ROM->RAM, list-c head, link, prev, head (no old head) */
+	assert_int_equal(agb_machine_accesses(M), 8u);
+	agb_machine_reset_counters(M);
+	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1); /* partner free: pair 2 re-formed */
+	/* count, partner, RAM->ROM, ROM->RAM, unlink (prev, head), push (head, link, tail, head) */
+	assert_int_equal(agb_machine_accesses(M), 10u);
+	assert_ok();
 }
 
 /* The engine: a ref that finds no room is a tile_failure and its unref is skipped. */
@@ -449,6 +498,8 @@ int main(void)
 		cmocka_unit_test(layout_and_overhead),
 		cmocka_unit_test(walk_covers_the_arena),
 		cmocka_unit_test(costs),
+		cmocka_unit_test(miss_and_release_accesses),
+		cmocka_unit_test(count_limit),
 		cmocka_unit_test(failed_ref_skips_its_unref),
 		cmocka_unit_test(randomized_small_shared),
 		cmocka_unit_test(randomized_with_8bpp_region),
