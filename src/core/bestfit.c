@@ -419,12 +419,12 @@ static const uint8_t long_class_of[256] = {
 	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
 };
 
-/* Class of a long run of `size` blocks (SMALL < size < 2^15). One ROM read. */
+/* Class of a long run of `size` blocks (SMALL < size <= MAX_BLOCKS, below 2^15). One ROM read.
+ * Every caller passes a run's size or a request long_best has bounded by MAX_BLOCKS, so size >> 7
+ * indexes the table; a mask would cost every call an AND. */
 static inline uint32_t long_class(agb_bestfit *t, uint32_t size)
 {
-	/* Run sizes are below 2^15 (MAX_BLOCKS), so size >> 7 indexes the table; a mask would cost
-	 * every call an AND. */
-	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.UndefReturn): size < 2^15 */
+	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.UndefReturn): size <= MAX_BLOCKS */
 	return AGB_ROM_LD8(t->m, long_class_of, size >> 7);
 }
 
@@ -509,6 +509,8 @@ HOT_WIDE void long_move(agb_bestfit *t, uint32_t x, uint32_t y,
 HOT_WIDE uint32_t long_best(agb_bestfit *t, uint32_t want, uint32_t amask, uint32_t phase,
 			  uint32_t *size)
 {
+	if (want > MAX_BLOCKS)
+		return NIL; /* longer than any run (and beyond long_class's table) */
 	uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
 	if (want > SMALL)
 		bits &= 0xFFFFu << long_class(t, want);

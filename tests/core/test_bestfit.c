@@ -362,6 +362,58 @@ static void random_ops_keep_invariants(void **state)
 	zoo_bus_clean();
 }
 
+/* Random ops over the whole range of request sizes (log-uniform, 1 byte to 64 KiB), every
+ * alignment up to 256 and reallocs that grow and shrink, in a 256 KiB pool and a 12 KiB one:
+ * every path of alloc, free and realloc (bins, summary, long classes, top run, merges in every
+ * direction), the checker after every op, and the pool whole again at the end. */
+static void random_sizes_over_the_whole_range(void **state)
+{
+	(void)state;
+	enum { LIVE = 200, OPS = 5000 };
+	static const uint32_t pools[] = {256u * 1024u, 12u * 1024u};
+	for (uint32_t seed = 11; seed <= 14; seed++) {
+		struct agb_mt rng;
+		agb_mt_seed(&rng, seed);
+		struct agb_heap_config c = zoo_config(pools[seed & 1u]);
+		if (seed == 14) {
+			c.meta_addr = AGB_NULL;
+			c.meta_bytes = 0;
+		}
+		assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
+		uint32_t live[LIVE], n = 0;
+		for (uint32_t op = 0; op < OPS; op++) {
+			uint32_t r = agb_mt_next(&rng), r2 = agb_mt_next(&rng);
+			uint32_t size = 1u + (r2 & ((2u << (r2 >> 28)) * 2048u - 1u) >> (r >> 28));
+			uint32_t align = 8u << ((r >> 8) & 7u) % 6u, g;
+			if (align > 8u && ((r >> 11) & 3u) != 0u)
+				align = 8u;
+			if (n < LIVE && ((r >> 4) & 3u) != 0u) {
+				uint32_t a = C->alloc(STATE, size, align, &g);
+				if (a != AGB_NULL) {
+					assert_int_equal(a & (align - 1u), 0);
+					live[n++] = a;
+				}
+			} else if (n > 0u) {
+				uint32_t k = (r >> 12) % n;
+				if (((r >> 20) & 3u) == 0u) {
+					uint32_t b = C->realloc(STATE, live[k], size, &g);
+					if (b != AGB_NULL)
+						live[k] = b;
+				} else {
+					C->free(STATE, live[k]);
+					live[k] = live[--n];
+				}
+			}
+			zoo_check(C);
+		}
+		while (n > 0u)
+			zoo_free(C, live[--n]);
+		assert_int_equal(zoo_stats(C).free_runs, 1);
+		zoo_check(C);
+	}
+	zoo_bus_clean();
+}
+
 /* The runs of the pool in address order, from the walk. */
 struct runs {
 	uint32_t n, addr[2048], len[2048];
@@ -467,6 +519,7 @@ int main(void)
 		cmocka_unit_test(last_block_has_no_right_neighbour),
 		cmocka_unit_test(top_run_at_the_pool_end),
 		cmocka_unit_test(random_ops_keep_invariants),
+		cmocka_unit_test(random_sizes_over_the_whole_range),
 	};
 	return cmocka_run_group_tests(tests, zoo_setup, zoo_teardown);
 }
