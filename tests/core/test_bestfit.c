@@ -317,6 +317,30 @@ static void top_run_at_the_pool_end(void **state)
 	zoo_bus_clean();
 }
 
+/* The release step of the random tests: live[k] is reallocated to `size` when `resize`, else
+ * freed and replaced by the last live block. */
+static void release_or_resize(uint32_t *live, uint32_t *n, uint32_t k, int resize, uint32_t size)
+{
+	uint32_t g;
+	if (resize) {
+		uint32_t b = C->realloc(STATE, live[k], size, &g);
+		if (b != AGB_NULL)
+			live[k] = b;
+	} else {
+		C->free(STATE, live[k]);
+		live[k] = live[--*n];
+	}
+}
+
+/* Frees every live block: the pool must be one free run again. */
+static void drain_to_one_run(const uint32_t *live, uint32_t n)
+{
+	while (n > 0u)
+		zoo_free(C, live[--n]);
+	assert_int_equal(zoo_stats(C).free_runs, 1);
+	zoo_check(C);
+}
+
 /* Random alloc/free/realloc of short and long sizes, checked after every op; tight pools so
  * failures and splitting happen, the meta area present or not. */
 static void random_ops_keep_invariants(void **state)
@@ -343,21 +367,11 @@ static void random_ops_keep_invariants(void **state)
 				if (a != AGB_NULL)
 					live[n++] = a;
 			} else if (n > 0u) {
-				uint32_t k = (r >> 12) % n;
-				if ((r >> 30) == 0u) {
-					uint32_t b = C->realloc(STATE, live[k], size, &g);
-					if (b != AGB_NULL)
-						live[k] = b;
-				} else {
-					C->free(STATE, live[k]);
-					live[k] = live[--n];
-				}
+				release_or_resize(live, &n, (r >> 12) % n, (r >> 30) == 0u, size);
 			}
 			zoo_check(C);
 		}
-		while (n > 0u)
-			zoo_free(C, live[--n]);
-		assert_int_equal(zoo_stats(C).free_runs, 1);
+		drain_to_one_run(live, n);
 	}
 	zoo_bus_clean();
 }
@@ -394,22 +408,11 @@ static void random_sizes_over_the_whole_range(void **state)
 					live[n++] = a;
 				}
 			} else if (n > 0u) {
-				uint32_t k = (r >> 12) % n;
-				if (((r >> 20) & 3u) == 0u) {
-					uint32_t b = C->realloc(STATE, live[k], size, &g);
-					if (b != AGB_NULL)
-						live[k] = b;
-				} else {
-					C->free(STATE, live[k]);
-					live[k] = live[--n];
-				}
+				release_or_resize(live, &n, (r >> 12) % n, ((r >> 20) & 3u) == 0u, size);
 			}
 			zoo_check(C);
 		}
-		while (n > 0u)
-			zoo_free(C, live[--n]);
-		assert_int_equal(zoo_stats(C).free_runs, 1);
-		zoo_check(C);
+		drain_to_one_run(live, n);
 	}
 	zoo_bus_clean();
 }
