@@ -883,10 +883,9 @@ static int free_run_ends_at(agb_bestfit *t, uint32_t b)
  * halfword is recognised from the halfword before it (map2.h), and the last block of a long run
  * is told from a one-block run after a free run by that free run's tags (free_run_ends_at). So
  * a double free, a foreign or interior address, or an address in a free run, is refused with
- * the map untouched. O(1): two map loads, four more in the last case. When addr lies on the
- * pool's grid, *w_out receives b's map halfword and *left_out its left neighbour's entry (E_END
- * for block 0), the two reads free goes on with. */
-HOT int refused_reading(agb_bestfit *t, uint32_t addr, uint32_t *w_out, uint32_t *left_out)
+ * the map untouched. O(1): two map loads, four more in the last case. (free makes the same
+ * refusal in its hot path, free_fast and bestfit_thumb.S; realloc calls this.) */
+HOT int refused(agb_bestfit *t, uint32_t addr)
 {
 	if (agb_map2_off_pool(t->blocks, t->nblocks, addr))
 		return 1;
@@ -897,69 +896,22 @@ HOT int refused_reading(agb_bestfit *t, uint32_t addr, uint32_t *w_out, uint32_t
 		left = (w >> (sh - 2u)) & 3u;
 	else if (b != 0u)
 		left = wp >> 14;
-	*w_out = w;
-	*left_out = left;
 	if (agb_map2_not_a_start(e, left) || agb_map2_starts_long(wp))
 		return 1;
 	return e == E_END && left == E_FREE && !free_run_ends_at(t, b);
 }
 
-HOT int refused(agb_bestfit *t, uint32_t addr)
+/* The one free the hot paths leave to the C (bestfit_thumb.S .Lf_general, and free_top, its
+ * host twin): used run [b, b+len), past the refusal, that ends where the top run starts (or
+ * ends the pool) and whose left neighbour is a long free run of ls blocks. Its entries become
+ * E_FREE and [b - ls, n) the top run. Every other free stays in the hot path (a merge beyond
+ * AGB_BESTFIT_SMALL blocks calls merge_free). O(1). */
+HOT_WIDE void free_top_long_left(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls)
 {
-	uint32_t w, left;
-	return refused_reading(t, addr, &w, &left);
-}
-
-/* The general free. The refusal's two map loads are the ones free needs: b's halfword and its
- * left neighbour's entry, so they are read once (the IWRAM build runs this path alone). */
-HOT void bf_free(agb_bestfit *t, uint32_t addr)
-{
-	uint32_t w0, left_entry;
-	if (addr == AGB_NULL || refused_reading(t, addr, &w0, &left_entry))
-		return;
-	uint32_t b = (addr - t->blocks) >> 3;
-	uint32_t h0 = b >> 3;
-	uint32_t w1 = 0;
-	int have1 = 0;
-	uint32_t len = used_len(t, b, w0, &w1, &have1);
-	uint32_t end = b + len; /* first block after the run */
-
-	const int left = left_entry == E_FREE; /* block 0 reads E_END */
-	int right = 0;
-	/* Next to the top run, or the pool's last run (then it becomes the top run). */
-	const int at_top = end == top_get(t);
-	if (at_top) {
-		right = end < t->nblocks;
-	} else {
-		uint32_t he = end >> 3, we;
-		if (he == h0)
-			we = w0;
-		else if (he == h0 + 1u && have1)
-			we = w1; /* a long run's length halfword never holds `end` (it is interior) */
-		else
-			we = AGB_LD16(t->m, map_hw(t, end));
-		right = ((we >> ((end & 7u) << 1)) & 3u) == E_FREE;
-	}
-
-	/* Every entry of the run becomes E_FREE (a long run's inner ones are already), so every
-	 * entry of the merged free run is: what lets refused() turn away a second free of addr or
-	 * any address inside the run. */
+	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
 	clear_used(t, b, len);
-
 	blocks_add(t, len);
-	if (at_top) {
-		merge_top(t, b, left ? ld(t, b - 1u, N_SIZE) : 0u);
-		return;
-	}
-	if (!left && !right) {
-		make_free(t, b, len);
-		return;
-	}
-	/* One unit per neighbour merged (its size load and unlink). */
-	AGB_WORK(t->m, (uint32_t)left + (uint32_t)right);
-	uint32_t ls = left ? ld(t, b - 1u, N_SIZE) : 0u;
-	uint32_t rs = right ? ld(t, end, N_SIZE) : 0u;
-	merge_free(t, b, len, ls, rs);
+	merge_top(t, b, ls);
 }
 
 /* ---- the hot paths ---------------------------------------------------------------------------
@@ -988,10 +940,6 @@ static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t
 
 #endif
 
-static __attribute__((noinline)) void free_general(agb_bestfit *t, uint32_t addr)
-{
-	bf_free(t, addr);
-}
 
 static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint32_t len,
 						uint32_t ls, uint32_t rs)
@@ -1105,9 +1053,9 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 
 /* free_fast's path for a used run [b, b+len) (long_run: E_LONG-encoded) that ends where the top
  * run starts, or ends the pool (no top run): the Thumb free's .Lf_top and .Lf_long_top, the same
- * accesses in the same order, and the decisions of bf_free's merge_top. w is the map window of
- * b's halfword and the next, left the left neighbour's entry. A long free left neighbour takes
- * the general path. */
+ * accesses in the same order, and merge_top's decisions. w is the map window of b's halfword
+ * and the next, left the left neighbour's entry. A long free left neighbour takes
+ * free_top_long_left. */
 static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, uint32_t b,
 					       uint32_t len, uint32_t w, uint32_t left, int long_run)
 {
@@ -1115,7 +1063,7 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	if (left == E_FREE) {
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
 		if (ls > SMALL) {
-			free_general(t, addr);
+			free_top_long_left(t, b, len, ls);
 			return;
 		}
 	}
@@ -1293,9 +1241,9 @@ uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *g
 	return alloc_long_addr(t, want, granted);
 }
 
-void agb_bestfit_thumb_free_general(agb_bestfit *t, uint32_t addr)
+void agb_bestfit_thumb_free_top(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls)
 {
-	bf_free(t, addr);
+	free_top_long_left(t, b, len, ls);
 }
 
 void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len)

@@ -13,10 +13,9 @@
  *    goes to the C.
  *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
  *    holding its first entry and the next), merged with short free neighbours into a bin or, at
- *    the pool's end, into the top run; a long used run likewise unless it ends at the top run;
- *    the refusal of bad addresses (src/core/map2.h) first; merges longer than
- *    AGB_BESTFIT_SMALL blocks, a long run at the top and a long left neighbour of the top go to
- *    the C.
+ *    the pool's end, into the top run; a long used run likewise; the refusal of bad addresses
+ *    (src/core/map2.h) first; merges longer than AGB_BESTFIT_SMALL blocks and a run at the top
+ *    run after a long free left neighbour go to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
  * pop {rN}; bx rN, so ARM callers come back in ARM state. */
@@ -782,10 +781,13 @@ agb_bestfit_thumb_free:
 	LONG_CLEAR
 	b	.Lf_top_cleared
 
+/* At the top run after a long free left neighbour (TOP_LEFT: r0 ls, r2 len, r4 b, the map not
+ * yet written): bestfit.c free_top_long_left. */
 .Lf_general:
+	movs	r3, r0
+	movs	r1, r4
 	ldr	r0, [sp]
-	ldr	r1, [sp, #4]
-	bl	agb_bestfit_thumb_free_general
+	bl	agb_bestfit_thumb_free_top
 	b	.Lf_ret
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
