@@ -226,9 +226,9 @@ HOT void clear_used(agb_bestfit *t, uint32_t b, uint32_t len)
 	agb_map2_clear_used(t->m, t->map, b, len);
 }
 
-/* Length of the used run at b, given w0 = its map halfword. *w1 receives the next halfword when it
- * had to be read (else it is left alone), so callers can reuse it. */
-HOT uint32_t used_len(agb_bestfit *t, uint32_t b, uint32_t w0, uint32_t *w1, int *have1)
+/* Length of the used run at b, given w0 = its map halfword (the next halfword is read when the
+ * run reaches into it, or holds its length). */
+HOT uint32_t used_len(agb_bestfit *t, uint32_t b, uint32_t w0)
 {
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t e = (w0 >> sh) & 3u;
@@ -236,18 +236,14 @@ HOT uint32_t used_len(agb_bestfit *t, uint32_t b, uint32_t w0, uint32_t *w1, int
 	if (e == E_END)
 		return 1u;
 	uint32_t a = map_hw(t, b);
-	if (e == E_LONG) {
-		*w1 = AGB_LD16(t->m, a + 2u);
-		*have1 = 1;
-		return agb_map2_len_decode(*w1);
-	}
+	if (e == E_LONG)
+		return agb_map2_len_decode(AGB_LD16(t->m, a + 2u));
 	/* Short: the end is the first entry with its high bit set. */
 	uint32_t hb = ((w0 >> 1) & 0x5555u) >> sh;
 	if (hb != 0u)
 		return (lowbit(t, hb) >> 1) + 1u;
-	*w1 = AGB_LD16(t->m, a + 2u);
-	*have1 = 1;
-	return 8u - (b & 7u) + (lowbit(t, (*w1 >> 1) & 0x5555u) >> 1) + 1u;
+	uint32_t w1 = AGB_LD16(t->m, a + 2u);
+	return 8u - (b & 7u) + (lowbit(t, (w1 >> 1) & 0x5555u) >> 1) + 1u;
 }
 
 /* The same decode with uncounted reads, for observers. */
@@ -1051,6 +1047,16 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 
 #endif
 
+/* The map clear of a long used run being freed (the Thumb free's LONG_CLEAR): its first entry
+ * (at bit sh of w, the halfword at a0), its length halfword and its last entry `last` become
+ * E_FREE; its inner entries already are. */
+HOT void long_clear(agb_bestfit *t, uint32_t a0, uint32_t w, uint32_t sh, uint32_t last)
+{
+	AGB_ST16(t->m, a0, w & ~(3u << sh));
+	AGB_ST16(t->m, a0 + 2u, 0u);
+	map_set(t, last, E_FREE);
+}
+
 /* free_fast's path for a used run [b, b+len) (long_run: E_LONG-encoded) that ends where the top
  * run starts, or ends the pool (no top run): the Thumb free's .Lf_top and .Lf_long_top, the same
  * accesses in the same order, and merge_top's decisions. w is the map window of b's halfword
@@ -1070,9 +1076,7 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	const uint32_t a0 = map_hw(t, b), sh = (b & 7u) << 1;
 	if (long_run) {
 		/* Its first entry, length halfword and last entry (the inner ones are E_FREE). */
-		AGB_ST16(t->m, a0, w & ~(3u << sh));
-		AGB_ST16(t->m, a0 + 2u, 0u);
-		map_set(t, b + len - 1u, E_FREE);
+		long_clear(t, a0, w, sh, b + len - 1u);
 	} else {
 		const uint32_t eh = sh + (len << 1); /* <= 32 */
 		const uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
@@ -1137,9 +1141,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 			free_top(t, addr, b, len, w, left, 1); /* next to the top run, or the pool's end */
 			return;
 		}
-		AGB_ST16(t->m, a0, w & ~(3u << sh));
-		AGB_ST16(t->m, a0 + 2u, 0u);
-		map_set(t, end - 1u, E_FREE);
+		long_clear(t, a0, w, sh, end - 1u);
 		if (map_entry(t, end) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	} else {
@@ -1310,9 +1312,7 @@ uint32_t agb_bestfit_realloc(agb_bestfit *t, uint32_t addr, uint32_t size, uint3
 	}
 	uint32_t want = (size + 7u) >> 3;
 	uint32_t b = (addr - t->blocks) >> 3;
-	uint32_t w1 = 0;
-	int have1 = 0;
-	uint32_t len = used_len(t, b, AGB_LD16(t->m, map_hw(t, b)), &w1, &have1);
+	uint32_t len = used_len(t, b, AGB_LD16(t->m, map_hw(t, b)));
 	if (want == len) {
 		if (granted != NULL)
 			*granted = len << 3;
