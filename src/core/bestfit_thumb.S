@@ -62,16 +62,22 @@
 	strh	\idx, [\base, #C_SUMMARY]
 .endm
 
+/* bitmap_word: for bin index \k (size - 1), \waddr receives ctrl + 4 * (k >> 5), \word the
+ * bitmap word there and \bitno k & 31. \k is kept. */
+.macro BITMAP_WORD k, waddr, word, bitno
+	lsrs	\waddr, \k, #5
+	lsls	\waddr, \waddr, #2
+	add	\waddr, lr			/* ctrl + 4 * (k >> 5) */
+	ldr	\word, [\waddr, #C_BITMAP]
+	lsls	\bitno, \k, #27
+	lsrs	\bitno, \bitno, #27
+.endm
+
 /* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
  * \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
 	subs	\t1, \size, #1		/* k */
-	lsrs	\t2, \t1, #5
-	lsls	\t2, \t2, #2
-	add	\t2, lr			/* ctrl + 4 * (k >> 5) */
-	ldr	\t3, [\t2, #C_BITMAP]
-	lsls	\t1, \t1, #27
-	lsrs	\t1, \t1, #27
+	BITMAP_WORD \t1, \t2, \t3, \t1
 	movs	\size, #1
 	lsls	\size, \size, \t1
 	bics	\t3, \size
@@ -118,12 +124,7 @@
 	lsls	\t2, \t1, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
-	lsrs	\t2, \t1, #5
-	lsls	\t2, \t2, #2
-	add	\t2, lr			/* ctrl + 4 * (k >> 5) */
-	ldr	\t3, [\t2, #C_BITMAP]
-	lsls	\size, \t1, #27
-	lsrs	\size, \size, #27
+	BITMAP_WORD \t1, \t2, \t3, \size
 	movs	\t4, #1
 	lsls	\t4, \t4, \size		/* the bin's bit */
 	lsls	\size, \t1, #1
