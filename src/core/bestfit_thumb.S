@@ -183,16 +183,22 @@
 	strh	r6, [r1]
 .endm
 
-/* top_left: ip (left | entry << 2) becomes ls, the free left neighbour's size (0: used); a long
- * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
-.macro TOP_LEFT
+/* left_tag: r0 becomes ls, the free left neighbour's size from its tag, or 0 (and a branch to
+ * \used) when ip (left | entry << 2) says the neighbour is used. Clobbers r1. */
+.macro LEFT_TAG used
 	movs	r0, #0
 	mov	r1, ip
 	lsls	r1, r1, #30
-	bne	1f
+	bne	\used
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* the free left neighbour's tag */
+.endm
+
+/* top_left: ip (left | entry << 2) becomes ls, the free left neighbour's size (0: used); a long
+ * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
+.macro TOP_LEFT
+	LEFT_TAG 1f
 	subs	r1, r0, #1
 	cmp	r1, #255
 	bls	1f
@@ -714,13 +720,7 @@ agb_bestfit_thumb_free:
 	adds	r0, r1
 	ldrh	r7, [r0, #N_SIZE]
 3:
-	movs	r0, #0
-	mov	r1, ip
-	lsls	r1, r1, #30
-	bne	4f
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls */
+	LEFT_TAG 4f			/* ls */
 4:
 	b	.Lf_merge
 
