@@ -84,4 +84,25 @@ int agb_pclose(FILE *f);
  * than replacing anything already there. 0, or -1. (agbsim-plain's GBA regions.) */
 int agb_map_fixed(uintptr_t addr, size_t size);
 
+/* A regular file's bytes in memory, read only, for a reader that goes through a big file front
+ * to back (the trace loader: up to 1 GiB of text). Where the system can, the file is mapped
+ * instead of copied, and the reader hands back what it has passed (agb_file_view_pass), so a
+ * pass over the file holds a window of it in memory, not all of it: the loader's peak stays
+ * near its event array. The bytes stay readable after a pass (the error path goes back to count
+ * lines); they are read again from the file. A file changed or cut while it is viewed gives
+ * undefined contents (on POSIX, cutting it is fatal), as with any mapped reader. */
+struct agb_file_view {
+	const char *data; /* len bytes, not NUL-terminated */
+	size_t len;
+};
+/* Views the first size bytes (size > 0) of the regular file open as f. Returns 0, or an errno
+ * value: ENOTSUP where the system does not map files (Windows build; the caller reads the file
+ * instead), or what mapping failed with. */
+int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v);
+/* The reader has passed the bytes [from, upto) and will not come back to them soon: their memory
+ * may be given back now (whole pages inside the range). O(pages in the range). */
+void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto);
+/* Ends the view; *v is zeroed. Safe on a zeroed view. */
+void agb_file_view_close(struct agb_file_view *v);
+
 #endif

@@ -187,3 +187,40 @@ int agb_map_fixed(uintptr_t addr, size_t size)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	return got == want ? 0 : -1;
 }
+
+int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v)
+{
+	*v = (struct agb_file_view){0};
+	if (size == 0)
+		return EINVAL;
+	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	if (p == MAP_FAILED)
+		return errno != 0 ? errno : ENOMEM;
+	/* One pass front to back: read-ahead helps, and pages behind are not wanted again. */
+	(void)posix_madvise(p, size, POSIX_MADV_SEQUENTIAL);
+	v->data = p;
+	v->len = size;
+	return 0;
+}
+
+void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (v->data == NULL || page == 0)
+		return;
+	if (upto > v->len)
+		upto = v->len;
+	from += (page - from % page) % page; /* whole pages only: the rest may still be read */
+	upto -= upto % page;
+	/* MADV_DONTNEED drops the pages of a private read-only file mapping from this process
+	 * (its resident set); touching them again reads them back from the page cache. */
+	if (from < upto)
+		(void)madvise((char *)v->data + from, upto - from, MADV_DONTNEED);
+}
+
+void agb_file_view_close(struct agb_file_view *v)
+{
+	if (v->data != NULL)
+		munmap((void *)v->data, v->len);
+	*v = (struct agb_file_view){0};
+}

@@ -344,3 +344,24 @@ int agb_map_fixed(uintptr_t addr, size_t size)
 	void *got = VirtualAlloc((void *)addr, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
 	return got == (void *)addr ? 0 : -1;
 }
+
+/* Not mapped here: the loader reads the file into memory instead (see platform.h). */
+int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v)
+{
+	(void)f;
+	(void)size;
+	*v = (struct agb_file_view){0};
+	return ENOTSUP;
+}
+
+void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
+{
+	(void)v;
+	(void)from;
+	(void)upto;
+}
+
+void agb_file_view_close(struct agb_file_view *v)
+{
+	*v = (struct agb_file_view){0};
+}

@@ -189,7 +189,32 @@ struct loader {
 	size_t event_opens; /* '[' and '{' at nesting depth 3: an upper bound on the events */
 	size_t ev_pos;      /* offset of the event being checked, when ev_known */
 	int ev_known;
+	struct agb_file_view *view; /* the text, when it is a viewed file (else NULL) */
+	size_t kept;                /* a viewed file's bytes before this were handed back */
 };
+
+/* How far behind the reader a viewed file's pages are handed back: big enough that the calls
+ * cost nothing next to parsing, small next to the 64 MiB of slack the loader allows itself. */
+#define LOADER_WINDOW_BYTES ((size_t)8 << 20)
+
+/* A pass over the text starts at offset OFF (each pass reads the file's pages in again). */
+static void loader_pass_from(struct loader *L, size_t off)
+{
+	L->kept = off;
+}
+
+/* The reader is at offset OFF of the text and will not come back to what is before it in this
+ * pass (the error path may, and reads the file again): a viewed file's pages behind it are given
+ * back, so a pass holds a window of the file in memory, not all of it. O(1) but every
+ * LOADER_WINDOW_BYTES / 2. */
+static void loader_pass(struct loader *L, size_t off)
+{
+	if (L->view != NULL && off > L->kept && off - L->kept > LOADER_WINDOW_BYTES) {
+		size_t upto = off - LOADER_WINDOW_BYTES / 2;
+		agb_file_view_pass(L->view, L->kept, upto);
+		L->kept = upto;
+	}
+}
 
 static void set_file(struct agb_diag *d, const char *name)
 {
@@ -268,9 +293,11 @@ static int prescan(struct loader *L)
 	unsigned depth = 0;
 	int in_str = 0;
 	prescan_init();
+	loader_pass_from(L, 0);
 	while (i < n) {
 		while (i < n && !prescan_special[s[i]])
 			i++;
+		loader_pass(L, i);
 		if (i >= n)
 			break;
 		unsigned c = s[i];
@@ -1583,6 +1610,7 @@ static int walk_events(struct loader *L, size_t p, int after_event, struct agb_l
 {
 	size_t n = *count, err = p;
 	int more;
+	loader_pass_from(L, p);
 	if (after_event) {
 		more = next_event(L, &p);
 	} else {
@@ -1606,6 +1634,7 @@ static int walk_events(struct loader *L, size_t p, int after_event, struct agb_l
 		p = e;
 		more = next_event(L, &p);
 		err = p;
+		loader_pass(L, p);
 	}
 	*count = n;
 	return more < 0 ? syntax_error(L, err) : AGB_LOAD_OK;
@@ -1721,6 +1750,8 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 	const cJSON *events = NULL;
 	size_t b = SIZE_MAX, n = 0;
 	int r = parse_skeleton(L, &root, &b);
+	if (L->view != NULL) /* finding the events array walked all of it */
+		agb_file_view_pass(L->view, 0, L->len);
 	if (r == AGB_LOAD_OK)
 		r = load_header(L, root, out, &events);
 	if (r == AGB_LOAD_BAD_INPUT && root != NULL && b != SIZE_MAX)
@@ -1746,10 +1777,12 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 	return AGB_LOAD_OK;
 }
 
-int agb_trace_load_buffer(const char *name, const char *text, size_t len,
-			  struct agb_loaded_trace *out, struct agb_diag *diag)
+/* agb_trace_load_buffer, for a text that is VIEW's file when VIEW is not NULL. */
+static int load_text(const char *name, const char *text, size_t len, struct agb_file_view *view,
+		     struct agb_loaded_trace *out, struct agb_diag *diag)
 {
-	struct loader L = {.text = text, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM};
+	struct loader L = {
+	    .text = text, .len = len, .diag = diag, .arena = AGB_ARENA_EWRAM, .view = view};
 	struct life lf;
 	memset(out, 0, sizeof *out);
 	memset(diag, 0, sizeof *diag);
@@ -1785,6 +1818,12 @@ int agb_trace_load_buffer(const char *name, const char *text, size_t len,
 	out->trace.name = out->name;
 	out->trace.source = out->source;
 	return AGB_LOAD_OK;
+}
+
+int agb_trace_load_buffer(const char *name, const char *text, size_t len,
+			  struct agb_loaded_trace *out, struct agb_diag *diag)
+{
+	return load_text(name, text, len, NULL, out, diag);
 }
 
 static int io_error(struct agb_diag *diag, const char *what, int err)
@@ -1877,12 +1916,40 @@ int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
 	return r;
 }
 
+/* Loads the regular file PATH through a view of it (agb_file_view_open), so a big trace's text
+ * is never held whole. Returns -1, having done nothing, where it cannot be viewed (not a regular
+ * file, empty, too large, a system that does not map files): the caller reads it instead. */
+static int load_viewed(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
+		       struct agb_diag *diag)
+{
+	struct stat st;
+	struct agb_file_view view;
+	int r = -1;
+	/* Look before opening: opening a FIFO waits for a writer, and the reader must open it once. */
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return -1;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size <= max_bytes &&
+	    agb_file_view_open(f, (size_t)st.st_size, &view) == 0) {
+		r = load_text(path, view.data, view.len, &view, out, diag);
+		agb_file_view_close(&view);
+	}
+	fclose(f);
+	return r;
+}
+
 int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 			    struct agb_diag *diag)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	memset(out, 0, sizeof *out);
+	int viewed = load_viewed(path, max_bytes, out, diag);
+	if (viewed >= 0)
+		return viewed;
 	int r = agb_read_input(path, max_bytes, &buf, &len, diag);
 	if (r == AGB_LOAD_OK)
 		r = agb_trace_load_buffer(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len, out,

@@ -701,6 +701,52 @@ static void load_file_reads_a_file(void **state)
 	remove(path);
 }
 
+/* A file bigger than the loader's window (8 MiB) is viewed and its pages handed back behind the
+ * parser; loading it gives the same events as the buffer it holds, and an error far past the
+ * window still gets its exact position (the error path reads the handed-back pages again). */
+static void big_file_loads_like_its_buffer(void **state)
+{
+	(void)state;
+	const char *path = "test_loader_big.json";
+	const unsigned n = 1500000; /* ~21 MB of events */
+	struct agb_memstream ms;
+	assert_int_equal(agb_memstream_open(&ms), 0);
+	fputs(HEAP "\n", ms.f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(ms.f, "[\"alloc\",%u,%u],\n[\"free\",%u],\n", i, 8u + i % 64u, i);
+	fputs("[\"frame\"]]}\n", ms.f);
+	assert_int_equal(agb_memstream_close(&ms), 0);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(ms.data, 1, ms.len, f), ms.len);
+	assert_int_equal(fclose(f), 0);
+
+	struct agb_loaded_trace from_file, from_buffer;
+	struct agb_diag d;
+	assert_int_equal(agb_trace_load_file(path, &from_file, &d), AGB_LOAD_OK);
+	assert_int_equal(agb_trace_load_buffer("b", ms.data, ms.len, &from_buffer, &d), AGB_LOAD_OK);
+	assert_int_equal(from_file.trace.event_count, 2u * n + 1u);
+	assert_int_equal(from_file.trace.event_count, from_buffer.trace.event_count);
+	assert_int_equal(from_file.trace.slots, from_buffer.trace.slots);
+	assert_memory_equal(from_file.events, from_buffer.events,
+			    from_file.trace.event_count * sizeof *from_file.events);
+	agb_trace_release(&from_file);
+	agb_trace_release(&from_buffer);
+
+	/* The last event (line 2n + 3: the header, an empty line, 2n events) loses its closing bracket:
+	 * ["frame",]} is refused at its column 10. */
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)ms.len - 4, SEEK_SET), 0);
+	assert_int_equal(fputc(',', f), ',');
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(agb_trace_load_file(path, &from_file, &d), AGB_LOAD_BAD_INPUT);
+	assert_int_equal(d.line, 2u * n + 3u);
+	assert_int_equal(d.col, 10);
+	free(ms.data);
+	remove(path);
+}
+
 static void writer_round_trips(void **state)
 {
 	(void)state;
@@ -797,6 +843,7 @@ int main(void)
 		cmocka_unit_test(options_object_is_ignored),
 		cmocka_unit_test(empty_event_list_and_crlf),
 		cmocka_unit_test(load_file_reads_a_file),
+		cmocka_unit_test(big_file_loads_like_its_buffer),
 		cmocka_unit_test(writer_round_trips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
