@@ -1941,6 +1941,73 @@ static int load_viewed(const char *path, size_t max_bytes, struct agb_loaded_tra
 	return r;
 }
 
+/* Copies IN into SPOOL under read_all's bounds (at most MAX bytes; no further than the first
+ * chunk holding a NUL byte, which the loader rejects with its position). *LEN: bytes copied.
+ * Returns an agb_load_status. */
+static int spool_copy(FILE *in, FILE *spool, size_t max, size_t *len, struct agb_diag *diag)
+{
+	static char chunk[1 << 16];
+	size_t n = 0;
+	for (;;) {
+		size_t got = fread(chunk, 1, sizeof chunk, in);
+		if (ferror(in))
+			return io_error(diag, "cannot read", errno != 0 ? errno : EIO);
+		n += got;
+		if (n > max)
+			return too_large(diag, max);
+		if (got > 0 && fwrite(chunk, 1, got, spool) != got)
+			return io_error(diag, "cannot spool the input to a temporary file",
+					errno != 0 ? errno : EIO);
+		if (feof(in) || memchr(chunk, 0, got) != NULL)
+			break;
+	}
+	*len = n;
+	return fflush(spool) == 0 ? AGB_LOAD_OK
+				  : io_error(diag, "cannot spool the input to a temporary file",
+					     errno != 0 ? errno : EIO);
+}
+
+/* Loads stdin ("-"), a FIFO or a character device through an unnamed temporary file that is
+ * then viewed, so a big trace from a pipe is not held whole either. Returns -1, having read
+ * nothing, for other paths or when no temporary file can be made: the caller reads the input
+ * itself. */
+static int load_spooled(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
+			struct agb_diag *diag)
+{
+	struct stat st;
+	int is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "<stdin>" : path;
+	if (!is_stdin && (stat(path, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+		return -1;
+	FILE *spool = tmpfile();
+	if (spool == NULL)
+		return -1;
+	memset(diag, 0, sizeof *diag);
+	set_file(diag, name);
+	FILE *in = is_stdin ? stdin : fopen(path, "rb");
+	size_t len = 0;
+	int r = in != NULL ? spool_copy(in, spool, max_bytes, &len, diag)
+			   : io_error(diag, "cannot open", agb_open_errno(path, errno));
+	if (in != NULL && !is_stdin)
+		fclose(in);
+	struct agb_file_view view;
+	if (r != AGB_LOAD_OK) {
+		/* diag says why */
+	} else if (len > 0 && agb_file_view_open(spool, len, &view) == 0) {
+		r = load_text(name, view.data, view.len, &view, out, diag);
+		agb_file_view_close(&view);
+	} else { /* empty, or a system that does not map files: read the copy back */
+		char *buf = NULL;
+		rewind(spool);
+		r = read_all(spool, len, max_bytes, &buf, &len, diag);
+		if (r == AGB_LOAD_OK)
+			r = load_text(name, buf, len, NULL, out, diag);
+		free(buf);
+	}
+	fclose(spool);
+	return r;
+}
+
 int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 			    struct agb_diag *diag)
 {
@@ -1948,6 +2015,8 @@ int agb_trace_load_file_max(const char *path, size_t max_bytes, struct agb_loade
 	size_t len = 0;
 	memset(out, 0, sizeof *out);
 	int viewed = load_viewed(path, max_bytes, out, diag);
+	if (viewed < 0)
+		viewed = load_spooled(path, max_bytes, out, diag);
 	if (viewed >= 0)
 		return viewed;
 	int r = agb_read_input(path, max_bytes, &buf, &len, diag);

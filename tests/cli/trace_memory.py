@@ -5,7 +5,8 @@ as dense as the real recordings (~49 MB, `agbsim gen ai-scratch`); each replay's
 memory must stay within 2x the file size + 64 MiB, and what it adds to agbsim's fixed cost (a
 10-event replay's peak) within 2x the file: the loader streams the events array and hands back
 the file's pages behind its cursor (the whole cJSON tree of the first loader peaked at ~16x the
-file; the text held whole next to the events, at 2.1x + the fixed cost).
+file; the text held whole next to the events, at 2.1x + the fixed cost). The dense one also
+goes through a pipe (stdin), which the loader spools to a temporary file and views the same way.
 
 usage: trace_memory.py AGBSIM WORK_DIR [EVENTS]
 """
@@ -39,29 +40,32 @@ def generate(n, out):
         f.write("]}\n")
 
 
-def peak_rss(cmd):
-    """Peak resident bytes of one run of CMD (a child's own ru_maxrss: run each in a fresh
-    process group so an earlier, bigger child does not mask it)."""
+def peak_rss(cmd, pipe_from=None):
+    """Peak resident bytes of one run of CMD, in a process of its own (ru_maxrss of its only
+    child), fed the file PIPE_FROM through a pipe when given."""
     probe = ("import resource,subprocess,sys;"
-             "r=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.PIPE);"
+             "data=open(sys.argv[1],'rb').read() if sys.argv[1] else None;"
+             "r=subprocess.run(sys.argv[2:],input=data,stdout=subprocess.DEVNULL,"
+             "stderr=subprocess.PIPE);"
              "sys.stderr.buffer.write(r.stderr);"
              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss*1024);"
              "sys.exit(r.returncode)")
-    r = subprocess.run([sys.executable, "-c", probe] + cmd, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+    r = subprocess.run([sys.executable, "-c", probe, pipe_from or ""] + cmd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
     return int(r.stdout)
 
 
-def check(agbsim, path, events, fixed):
+def check(agbsim, path, events, fixed, pipe=False):
     size = os.path.getsize(path)
-    peak = peak_rss([agbsim, "replay", path, "--allocator=tlsf"])
+    cmd = [agbsim, "replay", "-" if pipe else path, "--allocator=tlsf"]
+    peak = peak_rss(cmd, path if pipe else None)
     limit = 2 * size + 64 * 1024 * 1024
-    print("%s: %.1f MB, %d events: replay peak RSS %.1f MB, limit %.1f MB (2x file + 64 MiB); "
+    print("%s%s: %.1f MB, %d events: replay peak RSS %.1f MB, limit %.1f MB (2x file + 64 MiB); "
           "%.1f MB beyond agbsim's fixed %.1f MB, limit %.1f MB (2x file)"
-          % (os.path.basename(path), size / 1e6, events, peak / 1e6, limit / 1e6,
-             (peak - fixed) / 1e6, fixed / 1e6, 2 * size / 1e6))
+          % (os.path.basename(path), " through a pipe" if pipe else "", size / 1e6, events,
+             peak / 1e6, limit / 1e6, (peak - fixed) / 1e6, fixed / 1e6, 2 * size / 1e6))
     ok = True
     if peak > limit:
         print("FAIL: peak memory over 2x the file + 64 MiB")
@@ -93,6 +97,7 @@ def main():
             dense_events = f.read().count("\n[")
         ok = check(agbsim, churn, n, fixed)
         ok = check(agbsim, dense, dense_events, fixed) and ok
+        ok = check(agbsim, dense, dense_events, fixed, pipe=True) and ok
     except RuntimeError as e:
         print("FAIL: %s" % e)
         ok = False
