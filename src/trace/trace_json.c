@@ -1496,6 +1496,8 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 		r = event_shape(L, e, n, &spec, v);
 	if (r != AGB_LOAD_OK)
 		return r;
+	if (spec == NULL) /* (event_shape sets it whenever it succeeds; says so to the analyzer) */
+		return AGB_LOAD_BAD_INPUT;
 	memset(&out->events[n], 0, sizeof out->events[n]);
 	out->events[n].op = (uint8_t)spec->op;
 	switch (spec->op) {
