@@ -146,25 +146,29 @@ typedef struct agb_tiles {
  * _META_TOO_SMALL. O(blocks + N). */
 int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
 
-/* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead).
- * agb_tiles_ref_slow: a ref whose block (the rom2ram entry, which it reads again: the inline
- * path then keeps no register alive for the rare call) has no count to raise: uploads a tile
- * that is not resident (O(bpp * 8) bytes copied), returns 0 for tile 0 and AGB_TILES_BAD_TILE
- * for a full count. agb_tiles_unref_slow: an unref whose count `c` (the count
- * word as a signed halfword: every non-count is negative) of block
- * `b` is not above 1: releases the last ref (returns AGB_VERB_RELEASED), else returns
- * AGB_VERB_SKIPPED for a tile that is not resident and 0 for tile 0. Both O(1) apart from the
- * copy. */
+/* Out-of-line half of ref (call agb_tiles_ref instead): a ref whose block (the rom2ram entry,
+ * which it reads again: the inline path then keeps no register alive for the rare call) has no
+ * count to raise. Uploads a tile that is not resident into a free slot, else into the slot of an
+ * evicted unreferenced tile (see agb_tiles_ref); returns 0 for tile 0 and AGB_TILES_BAD_TILE for
+ * a full count. O(1) apart from the copy while a free slot exists; the eviction scan is
+ * O(blocks) at worst. */
 uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
-uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp);
 
 /* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
  * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block
- * for 4bpp, block / 2 for 8bpp -- uploading it on its first ref (*detail = AGB_VERB_UPLOADED,
- * else 0). Tile 0 (transparent) returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no free slot),
- * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. O(1): a
- * resident tile is three metadata accesses inline; an upload at most 11 more plus the copy.
- * *detail is only written here, never passed on, so a caller that ignores it pays nothing. */
+ * for 4bpp, block / 2 for 8bpp. A resident tile's count goes up: from 0 it is revived, its VRAM
+ * content still there (*detail = AGB_VERB_REVIVED), else *detail = 0. A tile that is not
+ * resident is uploaded (*detail = AGB_VERB_UPLOADED) into a free slot if its depth has one, else
+ * into the slot of an unreferenced tile, which is evicted (the clock policy: the first one the
+ * eviction hand finds; it leaves VRAM and a later ref uploads it again). Tile 0 (transparent)
+ * returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no slot of that depth is free or holds an
+ * unreferenced tile that can be evicted for it: every usable one is referenced),
+ * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. Cost: a
+ * resident tile, revived or not, is three metadata accesses inline; an upload into a free slot at
+ * most 11 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
+ * ones, and for 8bpp pairs it cannot use), so O(blocks) at worst, and about 8 more to drop a tile
+ * of the other depth. *detail is only written here, never passed on, so a caller that ignores it
+ * pays nothing. */
 static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	uint32_t b, c, r;
@@ -176,7 +180,7 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 	c = AGB_TILES_LD16(t->m, t->refc + 2u * b);
 	if (AGB_TILES_LIKELY(c < AGB_TILES_COUNT_MAX)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, c + 1u);
-		*detail = 0;
+		*detail = c == 0u ? AGB_VERB_REVIVED : 0u;
 		return b;
 	}
 	r = agb_tiles_ref_slow(t, rom_tile, bpp);
@@ -185,34 +189,37 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 }
 
 /* One screen-map cell showing VRAM block `block` (what agb_tiles_ref returned; the game reads it
- * from its screen map) at depth `bpp` stops showing it. Returns 1 when this was the last ref (the
- * slot is free again), else 0. Ignored, in every build and with nothing changed: blocks 0-1
- * (the transparent pair), blocks past the pool, blocks with no refs (a free block: an unref
- * after the last; an 8bpp tile's second block) and, on the last ref, a depth that is not the
- * tile's (an 8bpp tile's block unreffed as 4bpp or the other way round, or a bpp other than 4
- * or 8). An unref of a live tile that is not the one the cell showed cannot be told from a
- * right one: it drops that tile's count. O(1): three metadata accesses inline unless the last
- * ref. */
+ * from its screen map) stops showing it. Returns 1 when this was the last ref, else 0. The last
+ * ref leaves the tile in VRAM, unreferenced: its slot is reclaimable (free to stats and walk) and
+ * a later ref of the same tile revives it with no upload, unless an upload that found no free
+ * slot evicted it first. `bpp` is not needed (the count word is the block's, whatever the depth)
+ * and not checked. Ignored, in every build and with nothing changed: blocks 0-1 (the transparent
+ * pair), blocks past the pool, blocks with no refs (a free block; an unreferenced tile: an unref
+ * after the last; an 8bpp tile's second block). An unref of a live tile that is not the one the
+ * cell showed cannot be told from a right one: it drops that tile's count. O(1): three metadata
+ * accesses, inline, the last ref included. */
 static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	int32_t c;
+	(void)bpp;
 	if (AGB_TILES_UNLIKELY(block >= t->blocks))
 		return 0; /* past the pool (blocks 0-1 and free blocks fail the count test below) */
 	/* As a signed halfword, every word with the top bit set (free, reserved) is negative: one
-	 * compare finds a count of 2 or more. */
+	 * compare finds a count of 1 or more. */
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * block);
-	if (AGB_TILES_LIKELY(c > 1)) {
+	if (AGB_TILES_LIKELY(c > 0)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * block, (uint32_t)c - 1u);
-		return 0;
+		return c == 1;
 	}
-	return agb_tiles_unref_slow(t, block, c, bpp) == AGB_VERB_RELEASED;
+	return 0;
 }
 
 /* The same by ROM tile (a game that knows the level map's tile number of the cell leaving the
- * screen): the ROM->RAM map finds the block. *detail = AGB_VERB_RELEASED on the last ref,
- * AGB_VERB_SKIPPED when the tile is not resident (every ref of it failed: nothing to drop),
- * else 0. Returns AGB_VERB_DONE, or AGB_VERB_BAD for a bpp other than 4/8 or rom_tile >= N.
- * O(1). */
+ * screen): the ROM->RAM map finds the block. *detail = AGB_VERB_RELEASED on the last ref (the
+ * tile stays resident, reclaimable: see agb_tiles_unref_block), AGB_VERB_SKIPPED when the tile
+ * has no ref to drop (not resident: every ref of it failed; or resident with a count of 0), else
+ * 0. Returns AGB_VERB_DONE, or AGB_VERB_BAD for a bpp other than 4/8 or rom_tile >= N. O(1):
+ * three metadata accesses, inline. */
 static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	uint32_t b;
@@ -223,12 +230,13 @@ static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp,
 	}
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * b); /* signed: see agb_tiles_unref_block */
-	if (AGB_TILES_LIKELY(c > 1)) {
+	if (AGB_TILES_LIKELY(c > 0)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, (uint32_t)c - 1u);
-		*detail = 0;
+		*detail = c == 1 ? AGB_VERB_RELEASED : 0u;
 		return AGB_VERB_DONE;
 	}
-	*detail = agb_tiles_unref_slow(t, b, c, bpp);
+	/* Block 1 stands for "not resident", block 0 for tile 0 (nothing to skip). */
+	*detail = c == 0 || b == AGB_TILES_NOT_RESIDENT ? AGB_VERB_SKIPPED : 0u;
 	return AGB_VERB_DONE;
 }
 
