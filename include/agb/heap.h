@@ -113,7 +113,7 @@ enum agb_verb_status {
 };
 
 /* Detail bits a verb reports through its `detail` argument. */
-#define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
+#define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref, or after an eviction) */
 #define AGB_VERB_RELEASED 0x2u /* unref: last ref dropped (tiles: the tile stays, reclaimable) */
 #define AGB_VERB_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
 #define AGB_VERB_SHARED 0x8u   /* pal_load: an identical resident palette's banks were shared */
@@ -174,7 +174,7 @@ struct agb_heap_core {
 	int (*reset)(void *state, uint32_t marker);
 	int (*side)(void *state, uint32_t side);
 	/* Tile managers: one more / one less screen-map cell showing ROM tile `rom_tile` at `bpp`
-	 * (4 or 8). *detail receives AGB_VERB_UPLOADED / _RELEASED / _SKIPPED. */
+	 * (4 or 8). *detail receives AGB_VERB_UPLOADED / _REVIVED / _RELEASED / _SKIPPED. */
 	int (*ref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
 	int (*unref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
 	/* Shadow OAM: show a sprite at depth z (returns its OAM entry, AGB_SPRITE_NONE when all
