@@ -208,8 +208,8 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
  * and not checked. Ignored, in every build and with nothing changed: blocks 0-1 (the transparent
  * pair), blocks past the pool, blocks with no refs (a free block; an unreferenced tile: an unref
  * after the last; an 8bpp tile's second block). An unref of a live tile that is not the one the
- * cell showed cannot be told from a right one: it drops that tile's count. O(1): three metadata
- * accesses, inline, the last ref included. */
+ * cell showed cannot be told from a right one: it drops that tile's count. O(1): two metadata
+ * accesses (the count read and written), inline, the last ref included. */
 static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	int32_t c;
