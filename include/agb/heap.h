@@ -113,10 +113,11 @@ enum agb_verb_status {
 };
 
 /* Detail bits a verb reports through its `detail` argument. */
-#define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref) */
-#define AGB_VERB_RELEASED 0x2u /* unref: last ref dropped, VRAM slot freed */
+#define AGB_VERB_UPLOADED 0x1u /* ref: the tile was copied into VRAM (first ref, or after an eviction) */
+#define AGB_VERB_RELEASED 0x2u /* unref: last ref dropped (tiles: the tile stays, reclaimable) */
 #define AGB_VERB_SKIPPED 0x4u  /* unref of a ref that failed: nothing done, counted as skipped */
 #define AGB_VERB_SHARED 0x8u   /* pal_load: an identical resident palette's banks were shared */
+#define AGB_VERB_REVIVED 0x10u /* ref: an unreferenced tile still in VRAM used again, no upload */
 
 /* Palette verbs: side 0 is the BG palette (0x05000000), 1 the OBJ palette (0x05000200); each has
  * PAL_BANKS banks of 16 colours. pal_load returns the first bank, AGB_PAL_NONE when no run of
@@ -173,7 +174,7 @@ struct agb_heap_core {
 	int (*reset)(void *state, uint32_t marker);
 	int (*side)(void *state, uint32_t side);
 	/* Tile managers: one more / one less screen-map cell showing ROM tile `rom_tile` at `bpp`
-	 * (4 or 8). *detail receives AGB_VERB_UPLOADED / _RELEASED / _SKIPPED. */
+	 * (4 or 8). *detail receives AGB_VERB_UPLOADED / _REVIVED / _RELEASED / _SKIPPED. */
 	int (*ref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
 	int (*unref)(void *state, uint32_t rom_tile, uint32_t bpp, uint32_t *detail);
 	/* Shadow OAM: show a sprite at depth z (returns its OAM entry, AGB_SPRITE_NONE when all

@@ -1,19 +1,25 @@
 /* `tiles`: the BG tile manager of the seed article (Baptista, "GBA resource management"),
- * written anew for agbmem.
+ * written anew for agbmem, with released tiles kept as a cache.
  *
  * A tile engine keeps the whole level's tiles in ROM and only the visible ones in BG VRAM. The
  * manager answers "is ROM tile t already in VRAM, and where?" in constant time, counts how many
- * screen-map cells use each VRAM tile, copies a tile in on its first use and frees its VRAM slot
- * on its last. Bookkeeping (all 16-bit, in the meta area: EWRAM by default, IWRAM selectable):
+ * screen-map cells use each VRAM tile and copies a tile in on its first use. The last unref does
+ * not free the slot: the tile stays in VRAM with a count of 0 (unreferenced, reclaimable), so a
+ * tile that scrolls out and back in again -- common when a camera turns round or moves
+ * diagonally -- is revived by its next ref with no copy. An upload takes a free slot first; when
+ * its depth has none it evicts an unreferenced tile (the clock policy: see agb_tiles_ref), and
+ * fails only when every slot it could use holds a referenced tile. Bookkeeping (all 16-bit, in
+ * the meta area: EWRAM by default, IWRAM selectable):
  *
- *   refc[B]        per 32-byte VRAM block: the reference count of a used tile, or, for a free
- *                  block, the link to the next block of its free list (bit 15 set) -- the free
- *                  lists are threaded through the counts, as in the article;
+ *   refc[B]        per 32-byte VRAM block: the reference count of a resident tile (0: unreferenced),
+ *                  or, for a free block, the link to the next block of its free list (bit 15
+ *                  set) -- the free lists are threaded through the counts, as in the article;
  *   ram2rom[B]     per block: the ROM tile held there; for a block on list-c, its previous link
- *                  (list-c needs O(1) unlinking when a 4bpp free re-forms a pair);
+ *                  (list-c needs O(1) unlinking when an evicted 4bpp tile re-forms a pair);
+ *                  ram2rom[1] (the reserved pair's) is the 8bpp-only part's eviction hand;
  *   rom2ram4[N]    per 4bpp ROM tile: its VRAM block, or 1 (not resident; tile 0 maps to 0);
  *   rom2ram8[N]    per 8bpp ROM tile: its VRAM block (even), or 1 (likewise);
- *   3 list heads.
+ *   3 list heads and the shared half's eviction hand.
  *
  * B = tile bytes / 32 (1792 for the default 56 KiB), N = the largest ROM tile number + 1 the
  * manager accepts, per depth. Metadata bytes = 8 + 4 B + 4 N: the ROM->RAM maps dominate, so N is
@@ -26,8 +32,9 @@
  *   24 576 (dflt)  105 480 B   EWRAM -- the shipped maps use ROM tiles up to 23 105 (64 px cells)
  *   65 280 (max)   268 296 B   nowhere (> 256 KiB): 16-bit entries cap N below 65 535
  *
- * Only the maps' size changes with N; every path stays O(1). A game that streams one depth can
- * leave the other map's range small. Metadata in EWRAM costs 3 cycles per halfword access,
+ * Only the maps' size changes with N; every path stays O(1) but the eviction scan (O(blocks) at
+ * worst, see agb_tiles_ref). A game that streams one depth can leave the other map's range
+ * small. Metadata in EWRAM costs 3 cycles per halfword access,
  * in IWRAM 1: a resident-tile ref or unref is 3 accesses (9 vs 3 bus cycles).
  *
  * 4bpp and 8bpp share one pool. Blocks go in pairs (64 bytes, one 8bpp tile or two 4bpp). The
@@ -39,26 +46,31 @@
  * each, 4 by default) sit at the top of the arena.
  *
  * A game calls agb_tiles_ref / agb_tiles_unref directly: their resident-tile path (a count up or
- * down, three metadata accesses) is inline below; the upload and the release are out of line.
- * The core table (agb_tiles_core, "tiles": alloc/free NULL, verbs ref and unref) calls the same
- * inline functions, so a replay measures the game's path plus the table's indirect call.
+ * down, three metadata accesses; a revival and a last unref included) is inline below; the upload
+ * is out of line. The core table (agb_tiles_core, "tiles": alloc/free NULL, verbs ref and unref)
+ * calls the same inline functions, so a replay measures the game's path plus the table's indirect
+ * call.
  *
  * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
- * --allocator=tiles`, "direct call" line, fitted over the 4bpp kenney traces): a resident ref or
- * unref about 28 cycles in a game's loop; an upload and its later release together about 285
- * (tiles_thumb.S; a 4bpp tile's 32-byte copy from ROM about 75 of it, 8bpp twice the bytes).
- * So a layer's mean per call is about 28 + 285 x (uploads per call): the shipped bg traces
- * upload on 0.6 % to 15 % of calls (29.6 to 73.2 cycles).
+ * --allocator=tiles`, "direct call" line): a resident ref or unref about 28 cycles in a game's
+ * loop; an upload about 200-270 (4bpp) or 270-320 (8bpp) in hand-written Thumb (tiles_thumb.S;
+ * the copy from ROM about 75 cycles per 32 bytes), an eviction's included. So a layer's mean per
+ * call is about 28 + 250 x (uploads per call): the shipped bg traces upload on 0.3 % to 9.2 % of
+ * calls (28.4 to 50.2 cycles; 0.6 % to 15 % and 29.6 to 73.2 when the last unref freed the slot).
+ * What keeping tiles costs: nothing in VRAM (a slot is reclaimable the moment its count is 0:
+ * stats and walk count it free), an eviction scan on an upload with no free slot, and a ref may
+ * find its old tile evicted where it would have found it freed -- the same upload.
  * Freestanding. */
 #ifndef AGB_TILES_H
 #define AGB_TILES_H
 
 /* Abuse (agb/heap.h), in every build: the ref and unref verbs return AGB_VERB_BAD for a ROM
- * tile past N or a depth other than 4/8; an unref of a tile with no refs is AGB_VERB_SKIPPED;
- * agb_tiles_unref_block ignores a block with no refs left (a second unref after the last: its
- * count word is a free-list link) - all O(1), nothing changed. unref_block of a block number
- * past the pool, of a live block at the wrong depth, or one more unref than the game made refs
- * while refs remain, cannot be told apart from a real one. AGB_HEAP_CHECKED adds nothing here. */
+ * tile past N or a depth other than 4/8; an unref of a tile with no refs (not resident, or
+ * resident with a count of 0) is AGB_VERB_SKIPPED; agb_tiles_unref_block ignores a block past
+ * the pool or with no refs left (a second unref after the last: the count is 0; a free block:
+ * its count word is a free-list link) - all O(1), nothing changed. unref_block of a live block
+ * at the wrong depth, or one more unref than the game made refs while refs remain, cannot be
+ * told apart from a real one. AGB_HEAP_CHECKED adds nothing here. */
 
 #include <stdint.h>
 
@@ -86,7 +98,7 @@
 #define AGB_TILES_META_BYTES(blocks, rom_tiles) (8u + 4u * (uint32_t)(blocks) + 4u * (uint32_t)(rom_tiles))
 
 /* What agb_tiles_ref returns besides a block. */
-#define AGB_TILES_NO_ROOM 0xFFFFu  /* no free slot of that depth: nothing changed */
+#define AGB_TILES_NO_ROOM 0xFFFFu  /* no free or evictable slot of that depth: nothing changed */
 #define AGB_TILES_BAD_TILE 0xFFFEu /* rom_tile beyond the ROM tile count, or the count is full */
 
 /* Entry values the inline paths test (the rest of the encodings are private to tiles.c). A ROM
@@ -146,25 +158,29 @@ typedef struct agb_tiles {
  * _META_TOO_SMALL. O(blocks + N). */
 int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
 
-/* Out-of-line halves of ref and unref (call agb_tiles_ref / agb_tiles_unref instead).
- * agb_tiles_ref_slow: a ref whose block (the rom2ram entry, which it reads again: the inline
- * path then keeps no register alive for the rare call) has no count to raise: uploads a tile
- * that is not resident (O(bpp * 8) bytes copied), returns 0 for tile 0 and AGB_TILES_BAD_TILE
- * for a full count. agb_tiles_unref_slow: an unref whose count `c` (the count
- * word as a signed halfword: every non-count is negative) of block
- * `b` is not above 1: releases the last ref (returns AGB_VERB_RELEASED), else returns
- * AGB_VERB_SKIPPED for a tile that is not resident and 0 for tile 0. Both O(1) apart from the
- * copy. */
+/* Out-of-line half of ref (call agb_tiles_ref instead): a ref whose block (the rom2ram entry,
+ * which it reads again: the inline path then keeps no register alive for the rare call) has no
+ * count to raise. Uploads a tile that is not resident into a free slot, else into the slot of an
+ * evicted unreferenced tile (see agb_tiles_ref); returns 0 for tile 0 and AGB_TILES_BAD_TILE for
+ * a full count. O(1) apart from the copy while a free slot exists; the eviction scan is
+ * O(blocks) at worst. */
 uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
-uint32_t agb_tiles_unref_slow(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp);
 
 /* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
  * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block
- * for 4bpp, block / 2 for 8bpp -- uploading it on its first ref (*detail = AGB_VERB_UPLOADED,
- * else 0). Tile 0 (transparent) returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no free slot),
- * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. O(1): a
- * resident tile is three metadata accesses inline; an upload at most 11 more plus the copy.
- * *detail is only written here, never passed on, so a caller that ignores it pays nothing. */
+ * for 4bpp, block / 2 for 8bpp. A resident tile's count goes up: from 0 it is revived, its VRAM
+ * content still there (*detail = AGB_VERB_REVIVED), else *detail = 0. A tile that is not
+ * resident is uploaded (*detail = AGB_VERB_UPLOADED) into a free slot if its depth has one, else
+ * into the slot of an unreferenced tile, which is evicted (the clock policy: the first one the
+ * eviction hand finds; it leaves VRAM and a later ref uploads it again). Tile 0 (transparent)
+ * returns 0 untouched. Failure: AGB_TILES_NO_ROOM (no slot of that depth is free or holds an
+ * unreferenced tile that can be evicted for it: every usable one is referenced),
+ * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. Cost: a
+ * resident tile, revived or not, is three metadata accesses inline; an upload into a free slot at
+ * most 11 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
+ * ones, and for 8bpp pairs it cannot use), so O(blocks) at worst, and about 8 more to drop a tile
+ * of the other depth. *detail is only written here, never passed on, so a caller that ignores it
+ * pays nothing. */
 static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	uint32_t b, c, r;
@@ -176,7 +192,7 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 	c = AGB_TILES_LD16(t->m, t->refc + 2u * b);
 	if (AGB_TILES_LIKELY(c < AGB_TILES_COUNT_MAX)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, c + 1u);
-		*detail = 0;
+		*detail = c == 0u ? AGB_VERB_REVIVED : 0u;
 		return b;
 	}
 	r = agb_tiles_ref_slow(t, rom_tile, bpp);
@@ -185,34 +201,37 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 }
 
 /* One screen-map cell showing VRAM block `block` (what agb_tiles_ref returned; the game reads it
- * from its screen map) at depth `bpp` stops showing it. Returns 1 when this was the last ref (the
- * slot is free again), else 0. Ignored, in every build and with nothing changed: blocks 0-1
- * (the transparent pair), blocks past the pool, blocks with no refs (a free block: an unref
- * after the last; an 8bpp tile's second block) and, on the last ref, a depth that is not the
- * tile's (an 8bpp tile's block unreffed as 4bpp or the other way round, or a bpp other than 4
- * or 8). An unref of a live tile that is not the one the cell showed cannot be told from a
- * right one: it drops that tile's count. O(1): three metadata accesses inline unless the last
- * ref. */
+ * from its screen map) stops showing it. Returns 1 when this was the last ref, else 0. The last
+ * ref leaves the tile in VRAM, unreferenced: its slot is reclaimable (free to stats and walk) and
+ * a later ref of the same tile revives it with no upload, unless an upload that found no free
+ * slot evicted it first. `bpp` is not needed (the count word is the block's, whatever the depth)
+ * and not checked. Ignored, in every build and with nothing changed: blocks 0-1 (the transparent
+ * pair), blocks past the pool, blocks with no refs (a free block; an unreferenced tile: an unref
+ * after the last; an 8bpp tile's second block). An unref of a live tile that is not the one the
+ * cell showed cannot be told from a right one: it drops that tile's count. O(1): two metadata
+ * accesses (the count read and written), inline, the last ref included. */
 static inline uint32_t agb_tiles_unref_block(agb_tiles *t, uint32_t block, uint32_t bpp)
 {
 	int32_t c;
+	(void)bpp;
 	if (AGB_TILES_UNLIKELY(block >= t->blocks))
 		return 0; /* past the pool (blocks 0-1 and free blocks fail the count test below) */
 	/* As a signed halfword, every word with the top bit set (free, reserved) is negative: one
-	 * compare finds a count of 2 or more. */
+	 * compare finds a count of 1 or more. */
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * block);
-	if (AGB_TILES_LIKELY(c > 1)) {
+	if (AGB_TILES_LIKELY(c > 0)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * block, (uint32_t)c - 1u);
-		return 0;
+		return c == 1;
 	}
-	return agb_tiles_unref_slow(t, block, c, bpp) == AGB_VERB_RELEASED;
+	return 0;
 }
 
 /* The same by ROM tile (a game that knows the level map's tile number of the cell leaving the
- * screen): the ROM->RAM map finds the block. *detail = AGB_VERB_RELEASED on the last ref,
- * AGB_VERB_SKIPPED when the tile is not resident (every ref of it failed: nothing to drop),
- * else 0. Returns AGB_VERB_DONE, or AGB_VERB_BAD for a bpp other than 4/8 or rom_tile >= N.
- * O(1). */
+ * screen): the ROM->RAM map finds the block. *detail = AGB_VERB_RELEASED on the last ref (the
+ * tile stays resident, reclaimable: see agb_tiles_unref_block), AGB_VERB_SKIPPED when the tile
+ * has no ref to drop (not resident: every ref of it failed; or resident with a count of 0), else
+ * 0. Returns AGB_VERB_DONE, or AGB_VERB_BAD for a bpp other than 4/8 or rom_tile >= N. O(1):
+ * three metadata accesses, inline. */
 static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	uint32_t b;
@@ -223,17 +242,18 @@ static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp,
 	}
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * b); /* signed: see agb_tiles_unref_block */
-	if (AGB_TILES_LIKELY(c > 1)) {
+	if (AGB_TILES_LIKELY(c > 0)) {
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, (uint32_t)c - 1u);
-		*detail = 0;
+		*detail = c == 1 ? AGB_VERB_RELEASED : 0u;
 		return AGB_VERB_DONE;
 	}
-	*detail = agb_tiles_unref_slow(t, b, c, bpp);
+	/* Block 1 stands for "not resident", block 0 for tile 0 (nothing to skip). */
+	*detail = c == 0 || b == AGB_TILES_NOT_RESIDENT ? AGB_VERB_SKIPPED : 0u;
 	return AGB_VERB_DONE;
 }
 
 /* The core-table form of agb_tiles_ref: an agb_verb_status (AGB_VERB_BAD for a bpp other than
- * 4/8 or AGB_TILES_BAD_TILE, AGB_VERB_FAILED for AGB_TILES_NO_ROOM). O(1). */
+ * 4/8 or AGB_TILES_BAD_TILE, AGB_VERB_FAILED for AGB_TILES_NO_ROOM). Cost: agb_tiles_ref's. */
 static inline int agb_tiles_ref_verb(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t *detail)
 {
 	uint32_t b;
@@ -250,15 +270,19 @@ static inline int agb_tiles_ref_verb(agb_tiles *t, uint32_t rom_tile, uint32_t b
 /* Points uploads at a real ROM tile set (GBA builds). O(1). */
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr);
 
-/* Free runs of tile blocks (the maps and the transparent pair are not free). Observation only.
- * O(blocks). */
+/* Free runs of tile blocks: free blocks and the blocks of unreferenced tiles (reclaimable: the
+ * next upload with no free slot may take them), as a user sees VRAM; the maps and the
+ * transparent pair are not free. Observation only. O(blocks). */
 void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out);
 
-/* Tile blocks as FREE/USED runs, then the screen maps (and any slack) as META. O(blocks). */
+/* Tile blocks as FREE/USED runs (an unreferenced tile's blocks are FREE, as in stats), then the
+ * screen maps (and any slack) as META. O(blocks). */
 void agb_tiles_walk(agb_tiles *t, agb_walk_fn fn, void *ctx);
 
-/* Returns 0 when the counts, the free lists, the two maps and the transparent tile agree; else 1
- * with *why set (*why is untouched on success). Observation only. O(blocks + N). */
+/* Returns 0 when the counts (0 included: an unreferenced tile is resident and mapped both ways),
+ * the free lists, the two maps, the eviction hands (each within its region) and the transparent
+ * tile agree; else 1 with *why set (*why is untouched on success). Observation only.
+ * O(blocks + N). */
 int agb_tiles_check(agb_tiles *t, const char **why);
 
 /* Metadata bytes, the screen maps and the transparent pair: bytes the pool cannot hand out.

@@ -24,7 +24,8 @@
 #if AGB_TILES_THUMB /* a GBA build: 32-bit pointers */
 _Static_assert(offsetof(agb_tiles, map4) == T_MAP4 && offsetof(agb_tiles, map8) == T_MAP8 &&
 		       offsetof(agb_tiles, refc) == T_REFC && offsetof(agb_tiles, r2r) == T_R2R &&
-		       offsetof(agb_tiles, vram) == T_VRAM && offsetof(agb_tiles, shared) == T_SHARED &&
+		       offsetof(agb_tiles, vram) == T_VRAM &&
+		       offsetof(agb_tiles, blocks) == T_BLOCKS && offsetof(agb_tiles, shared) == T_SHARED &&
 		       offsetof(agb_tiles, meta) == T_META && offsetof(agb_tiles, rom4) == T_ROM4 &&
 		       offsetof(agb_tiles, rom8) == T_ROM8,
 	       "tiles_thumb.h's field offsets");
@@ -34,14 +35,12 @@ _Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAI
 		       AGB_TILES_NO_ROOM == 0xFFFFu && AGB_TILES_SHARED_BLOCKS <= 2048u,
 	       "tiles_thumb.S's encodings (END is the only head or link value of 2048 and above)");
 
-/* In the Thumb ROM build the out-of-line entry points are tiles_thumb.S's, which hand the rare
- * cases to these C functions under another name. */
+/* In the Thumb ROM build the out-of-line entry point is tiles_thumb.S's, which hands the rarer
+ * cases to this C function under another name. */
 #if AGB_TILES_THUMB
 #define REF_SLOW agb_tiles_ref_slow_c
-#define UNREF_SLOW agb_tiles_unref_slow_c
 #else
 #define REF_SLOW agb_tiles_ref_slow
-#define UNREF_SLOW agb_tiles_unref_slow
 #endif
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
@@ -112,7 +111,7 @@ int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *c
 	st(t, rc_at(t, 0), RESERVED);
 	st(t, rc_at(t, 1), RESERVED);
 	st(t, r2r_at(t, 0), 0);
-	st(t, r2r_at(t, 1), UNUSED);
+	st(t, r2r_at(t, 1), t->shared); /* the 8bpp-only part's eviction hand (see evict) */
 	for (uint32_t b = 2; b < t->blocks; b += 2u) {
 		uint32_t next = b + 2u;
 		if (next == t->shared || next >= t->blocks)
@@ -125,7 +124,7 @@ int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *c
 	st(t, t->meta + HEAD_A, t->shared > 2u ? 2u : END);
 	st(t, t->meta + HEAD_B, t->blocks > t->shared ? t->shared : END);
 	st(t, t->meta + HEAD_C, END);
-	st(t, t->meta + 6u, 0);
+	st(t, t->meta + HEAD_HAND, 2u);
 	/* Word stores: the maps are 2 N halfwords and N is a multiple of 256. Tile 0 of each depth
 	 * maps to block 0 (see NOT_RES in agb/tiles.h). */
 	for (uint32_t a = t->map4; a < t->map8 + 2u * rom; a += 4u)
@@ -210,8 +209,10 @@ static inline void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 #endif
 }
 
-/* A ref of a tile that is not resident (map: its rom2ram entry): take a slot and upload. */
-static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map)
+/* A free slot of depth bpp from the free lists, unlinked (its count word not written yet for a
+ * 4bpp block; an 8bpp pair's tail already says TAIL8), or AGB_TILES_NO_ROOM when the lists have
+ * none. O(1). */
+static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 {
 	agb_machine *m = t->m;
 	const uint32_t refc = t->refc, r2r = t->r2r, meta = t->meta;
@@ -228,28 +229,146 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 		}
 		MST(head, MLD(refc + 2u * b) & END);
 		MST(refc + 2u * b + 2u, TAIL8);
-	} else {
-		/* A leftover single first, so pairs stay whole for 8bpp tiles. */
-		b = MLD(meta + HEAD_C);
-		if (b != END) {
-			uint32_t next = MLD(refc + 2u * b) & END;
-			MST(meta + HEAD_C, next);
-			if (next != END)
-				MST(r2r + 2u * next, UNUSED); /* the new first element has no prev */
+		return b;
+	}
+	/* A leftover single first, so pairs stay whole for 8bpp tiles. */
+	b = MLD(meta + HEAD_C);
+	if (b != END) {
+		uint32_t next = MLD(refc + 2u * b) & END;
+		MST(meta + HEAD_C, next);
+		if (next != END)
+			MST(r2r + 2u * next, UNUSED); /* the new first element has no prev */
+		return b;
+	}
+	b = MLD(meta + HEAD_A);
+	if (b == END)
+		return AGB_TILES_NO_ROOM;
+	MST(meta + HEAD_A, MLD(refc + 2u * b) & END);
+	/* List-c was empty (just seen): the pair's other half becomes its only element, with no
+	 * neighbours to link. */
+	MST(refc + 2u * b + 2u, LINK(END));
+	MST(r2r + 2u * b + 2u, UNUSED);
+	MST(meta + HEAD_C, b + 1u);
+	return b;
+}
+
+/* Evicts the unreferenced tile of depth bpp at block b for good: its ROM->RAM entry says "not
+ * resident" and its slot goes to the free lists (a 4bpp block whose partner is a free single
+ * makes the pair whole again, onto list-a). Only the eviction scan calls it, for a tile of the
+ * other depth than the upload's (a same-depth tile's slot is reused as it is). O(1). */
+static void drop(agb_tiles *t, uint32_t b, uint32_t bpp)
+{
+	agb_machine *m = t->m;
+	const uint32_t refc = t->refc;
+	AGB_WORK(m, 2);
+	MST(map_at(t, MLD(t->r2r + 2u * b), bpp), NOT_RES);
+	if (bpp == 8u) {
+		/* list-a in the shared half, list-b above it */
+		push_pair(m, refc, t->meta + (b < t->shared ? HEAD_A : HEAD_B), b);
+		return;
+	}
+	{
+		uint32_t pc = MLD(refc + 2u * (b ^ 1u));
+		if ((pc & FREE_BIT) != 0) {
+			AGB_WORK(m, 1);
+			unlink_c(m, refc, t->r2r, t->meta, b ^ 1u, pc);
+			/* A 4bpp tile's pair is in the shared half: list-a. */
+			push_pair(m, refc, t->meta + HEAD_A, b & ~1u);
 		} else {
-			b = MLD(meta + HEAD_A);
-			if (b == END)
-				return AGB_TILES_NO_ROOM;
-			MST(meta + HEAD_A, MLD(refc + 2u * b) & END);
-			/* List-c was empty (just seen): the pair's other half becomes its only element,
-			 * with no neighbours to link. */
-			MST(refc + 2u * b + 2u, LINK(END));
-			MST(r2r + 2u * b + 2u, UNUSED);
-			MST(meta + HEAD_C, b + 1u);
+			push_c(m, refc, t->r2r, t->meta, b);
 		}
 	}
-	MST(refc + 2u * b, 1u);
-	MST(r2r + 2u * b, rom_tile);
+}
+
+/* No free slot of depth bpp: the eviction scan, the clock policy. A hand per region (the shared
+ * half's in the meta area's fourth halfword, the 8bpp-only part's in ram2rom[1], a word of the
+ * reserved pair) goes round its region's tiles from where it stopped last: it passes referenced
+ * ones and stops at the first unreferenced tile (count 0: released, still in VRAM) whose slot can
+ * take the upload, so a tile is evicted only after the hand has gone round once since the last
+ * time it stopped there. An 8bpp upload looks in the 8bpp-only part first (keeping the shared half
+ * for 4bpp tiles, as take_free does), then at the shared half's pairs, taking one whose halves are
+ * each free or an unreferenced 4bpp tile; a 4bpp upload looks at the shared half's blocks. A tile
+ * of the upload's depth leaves its slot as it is (its ROM->RAM entry cleared: the only write
+ * besides the hand); one of the other depth is dropped to the free lists and the lists are asked
+ * again. Returns the slot, unlinked (as take_free), or AGB_TILES_NO_ROOM after a lap of each
+ * region with nothing unreferenced the depth can use. O(blocks) worst case; about 1 + referenced /
+ * unreferenced tiles steps on average. */
+static uint32_t evict(agb_tiles *t, uint32_t bpp)
+{
+	agb_machine *m = t->m;
+	const uint32_t refc = t->refc, meta = t->meta, shared = t->shared;
+	uint32_t b;
+	if (bpp == 8u) {
+		b = MLD(t->r2r + 2u);
+		for (uint32_t n = (t->blocks - shared) / 2u; n != 0u; n--, b += 2u) {
+			if (b >= t->blocks)
+				b = shared;
+			AGB_WORK(m, 1);
+			if (MLD(refc + 2u * b) == 0u) { /* every tile here is 8bpp */
+				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
+				MST(t->r2r + 2u, b + 2u);
+				return b;
+			}
+		}
+		b = MLD(meta + HEAD_HAND) & ~1u;
+		for (uint32_t n = (shared - 2u) / 2u; n != 0u; n--, b += 2u) {
+			uint32_t h, tl;
+			if (b >= shared)
+				b = 2u;
+			AGB_WORK(m, 1);
+			h = MLD(refc + 2u * b);
+			tl = MLD(refc + 2u * b + 2u);
+			if (h == 0u && tl == TAIL8) {
+				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
+				MST(meta + HEAD_HAND, b + 2u);
+				return b;
+			}
+			/* Two 4bpp halves, each unreferenced or a free single (not both free: those
+			 * would be a pair on list-a). */
+			if ((h == 0u || IS_LINK_OR_END(h)) && (tl == 0u || IS_LINK_OR_END(tl))) {
+				if (h == 0u)
+					drop(t, b, 4u);
+				if (tl == 0u)
+					drop(t, b + 1u, 4u); /* the pair, now whole, heads list-a */
+				MST(meta + HEAD_HAND, b + 2u);
+				return take_free(t, 8u);
+			}
+		}
+		return AGB_TILES_NO_ROOM;
+	}
+	b = MLD(meta + HEAD_HAND);
+	for (uint32_t n = shared - 2u; n != 0u; n--, b++) {
+		if (b >= shared)
+			b = 2u;
+		AGB_WORK(m, 1);
+		if (MLD(refc + 2u * b) != 0u)
+			continue;
+		if ((b & 1u) == 0u && MLD(refc + 2u * b + 2u) == TAIL8) {
+			/* An unreferenced 8bpp tile: its pair (list-a's only one now) is split. */
+			drop(t, b, 8u);
+			MST(meta + HEAD_HAND, b + 2u);
+			return take_free(t, 4u);
+		}
+		MST(map_at(t, MLD(t->r2r + 2u * b), 4u), NOT_RES);
+		MST(meta + HEAD_HAND, b + 1u);
+		return b;
+	}
+	return AGB_TILES_NO_ROOM;
+}
+
+/* A ref of a tile that is not resident (map: its rom2ram entry): take a slot -- a free one, else
+ * an evicted one -- and upload. */
+static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t map)
+{
+	agb_machine *m = t->m;
+	uint32_t b = take_free(t, bpp);
+	if (b == AGB_TILES_NO_ROOM) {
+		b = evict(t, bpp);
+		if (b == AGB_TILES_NO_ROOM)
+			return b;
+	}
+	MST(t->refc + 2u * b, 1u);
+	MST(t->r2r + 2u * b, rom_tile);
 	MST(map, b);
 	upload(t, rom_tile, bpp, b);
 	return b;
@@ -264,62 +383,14 @@ uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
 	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
 
-/* The last ref of `block` dropped (its count was 1): clear the ROM->RAM entry, free the slot.
- * Returns 1, or 0 with nothing changed when the block does not hold a tile of depth bpp.
- * Inline in agb_tiles_unref_slow: one call per release, not two. Each depth has its own path
- * (the depth is a constant at a game's call site), so few values stay live at once: Thumb
- * code that needs more than r0-r7 spends instructions moving values to and from r8-r11. */
-static inline uint32_t release(agb_tiles *t, uint32_t block, uint32_t bpp)
-{
-	agb_machine *m = t->m;
-	const uint32_t refc = t->refc;
-	/* The depth must be the tile's: an 8bpp tile is an even block whose odd partner says TAIL8
-	 * (a 4bpp tile's partner never does). Else nothing is released. */
-	uint32_t pc = MLD(refc + 2u * (block ^ 1u));
-	/* AGB_WORK: 2 units for the out-of-line release (call, map address), 1 more when a pair
-	 * is made whole again (unlink_c + push_pair). */
-	if (bpp == 8u) {
-		if ((block & 1u) != 0u || pc != TAIL8)
-			return 0;
-		AGB_WORK(m, 2);
-		MST(t->map8 + 2u * MLD(t->r2r + 2u * block), NOT_RES);
-		/* list-a in the shared half, list-b above it */
-		push_pair(m, refc, t->meta + (block < t->shared ? HEAD_A : HEAD_B), block);
-		return 1;
-	}
-	if (bpp != 4u || ((block & 1u) == 0u && pc == TAIL8))
-		return 0;
-	AGB_WORK(m, 2);
-	/* Last ref: the RAM->ROM map names the ROM entry to clear. */
-	MST(t->map4 + 2u * MLD(t->r2r + 2u * block), NOT_RES);
-	/* If the other half of the pair is a free single, the pair is whole again. */
-	if ((pc & FREE_BIT) != 0) {
-		AGB_WORK(m, 1);
-		unlink_c(m, refc, t->r2r, t->meta, block ^ 1u, pc);
-		/* A 4bpp tile's pair is in the shared half (the only place 4bpp tiles live): list-a. */
-		push_pair(m, refc, t->meta + HEAD_A, block & ~1u);
-	} else {
-		push_c(m, refc, t->r2r, t->meta, block);
-	}
-	return 1;
-}
-
-uint32_t UNREF_SLOW(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp)
-{
-	if ((uint32_t)c <= 1u) /* a count of 1 (a word with bit 15 set is negative) */
-		return release(t, b, bpp) != 0u ? AGB_VERB_RELEASED : 0u;
-	/* A count word with the top bit set: block 1 stands for "not resident", block 0 for tile 0,
-	 * any other is a free block (agb_tiles_unref_block after the last unref). */
-	return b == NOT_RES ? AGB_VERB_SKIPPED : 0u;
-}
-
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)
 {
 	t->rom4 = rom4_addr;
 	t->rom8 = rom8_addr;
 }
 
-/* What one block is, for stats, walk and check. */
+/* What one block is, for stats, walk and check. A tile's head is USED4 or USED8_HEAD whatever its
+ * count, 0 (unreferenced, reclaimable) included. */
 enum block_kind { BK_FREE, BK_USED4, BK_USED8_HEAD, BK_USED8_TAIL, BK_RESERVED, BK_BAD };
 
 static enum block_kind kind_of(const agb_tiles *t, uint32_t b)
@@ -331,11 +402,30 @@ static enum block_kind kind_of(const agb_tiles *t, uint32_t b)
 		return BK_USED8_TAIL;
 	if (v == PAIR_TAIL || IS_LINK_OR_END(v))
 		return BK_FREE;
-	if (v == 0 || v > COUNT_MAX)
+	if (v > COUNT_MAX)
 		return BK_BAD;
 	if ((b & 1u) == 0 && b + 1u < t->blocks && AGB_PEEK16(t->m, rc_at(t, b + 1u)) == TAIL8)
 		return BK_USED8_HEAD;
 	return BK_USED4;
+}
+
+/* Whether block b is memory a user could have: a free block, or a block of an unreferenced tile
+ * (an 8bpp tile's tail goes with its head). An unreferenced tile stays in VRAM only as a cache:
+ * the next upload that finds no free slot takes it, so stats and walk count it free, and the
+ * fragmentation and live figures mean what they meant when the last unref freed the slot. */
+static int user_free(const agb_tiles *t, uint32_t b)
+{
+	switch (kind_of(t, b)) {
+	case BK_FREE:
+		return 1;
+	case BK_USED4:
+	case BK_USED8_HEAD:
+		return AGB_PEEK16(t->m, rc_at(t, b)) == 0;
+	case BK_USED8_TAIL:
+		return AGB_PEEK16(t->m, rc_at(t, b - 1u)) == 0;
+	default:
+		return 0;
+	}
 }
 
 void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out)
@@ -343,7 +433,7 @@ void agb_tiles_stats(agb_tiles *t, struct agb_heap_stats *out)
 	uint32_t run = 0;
 	*out = (struct agb_heap_stats){0};
 	for (uint32_t b = 0; b <= t->blocks; b++) {
-		if (b < t->blocks && kind_of(t, b) == BK_FREE) {
+		if (b < t->blocks && user_free(t, b)) {
 			run += AGB_TILES_BLOCK_BYTES;
 			continue;
 		}
@@ -363,7 +453,7 @@ void agb_tiles_walk(agb_tiles *t, agb_walk_fn fn, void *ctx)
 	uint32_t start = 0;
 	enum agb_run_kind cur = AGB_RUN_USED;
 	for (uint32_t b = 0; b < t->blocks; b++) {
-		enum agb_run_kind k = kind_of(t, b) == BK_FREE ? AGB_RUN_FREE : AGB_RUN_USED;
+		enum agb_run_kind k = user_free(t, b) ? AGB_RUN_FREE : AGB_RUN_USED;
 		if (k != cur) {
 			if (b > start)
 				fn(ctx, t->vram + start * AGB_TILES_BLOCK_BYTES,
@@ -443,9 +533,13 @@ static uint32_t list_len(const agb_tiles *t, uint32_t head_off, int kind, const 
 int agb_tiles_check(agb_tiles *t, const char **why)
 {
 	uint32_t links = 0, pair_tails = 0, resident = 0, mapped = 0;
+	uint32_t hand = AGB_PEEK16(t->m, t->meta + HEAD_HAND), hand8 = AGB_PEEK16(t->m, r2r_at(t, 1));
 
 	if (AGB_PEEK16(t->m, rc_at(t, 0)) != RESERVED || AGB_PEEK16(t->m, rc_at(t, 1)) != RESERVED)
 		FAIL("tiles: the transparent pair is not reserved");
+	/* The eviction hands: a block of their region, or its end (the scan wraps round). */
+	if (hand < 2u || hand > t->shared || hand8 < t->shared || hand8 > t->blocks)
+		FAIL("tiles: eviction hand outside its region");
 	for (uint32_t a = 0; a < 64u; a += 4u)
 		if (AGB_PEEK32(t->m, t->vram + a) != 0)
 			FAIL("tiles: the transparent tile is not all colour 0");
@@ -456,7 +550,7 @@ int agb_tiles_check(agb_tiles *t, const char **why)
 		case BK_RESERVED:
 			FAIL("tiles: reserved marker outside pair 0");
 		case BK_BAD:
-			FAIL("tiles: zero or overflowed reference count");
+			FAIL("tiles: overflowed reference count");
 		case BK_USED8_TAIL:
 			if ((b & 1u) == 0 || kind_of(t, b - 1u) != BK_USED8_HEAD)
 				FAIL("tiles: 8bpp tail without its head");

@@ -1,4 +1,4 @@
-/* tiles_thumb.h — what src/core/tiles.c and its Thumb out-of-line paths (src/core/tiles_thumb.S)
+/* tiles_thumb.h — what src/core/tiles.c and its Thumb out-of-line path (src/core/tiles_thumb.S)
  * share: the offsets of agb_tiles' fields and of the list heads the assembly reads, the refc
  * encodings it writes, and the C entry points it falls back on. Internal to src/core; included by
  * C and by the assembler (the C part is hidden from it). tiles.c checks the offsets at compile
@@ -12,18 +12,20 @@
 #define T_REFC 12
 #define T_R2R 20
 #define T_VRAM 24
+#define T_BLOCKS 28
 #define T_SHARED 32
 #define T_META 48
 #define T_ROM4 52
 #define T_ROM8 56
 
-/* List heads in the meta area. */
+/* List heads in the meta area, and the eviction scan's hand (the block it starts from). */
 #define HEAD_A 0
 #define HEAD_B 2
 #define HEAD_C 4
+#define HEAD_HAND 6
 
-/* The Thumb paths replace agb_tiles_ref_slow / agb_tiles_unref_slow in a Thumb build for the GBA
- * (the ROM placement); the ARM build (IWRAM) and the host keep the C. */
+/* The Thumb path replaces agb_tiles_ref_slow in a Thumb build for the GBA (the ROM placement);
+ * the ARM build (IWRAM) and the host keep the C. */
 #if defined(AGB_TARGET_GBA) && defined(__thumb__) && !defined(AGB_HEAP_CHECKED)
 #define AGB_TILES_THUMB 1
 #else
@@ -35,10 +37,9 @@
 
 #include "agb/tiles.h"
 
-/* The C the Thumb paths hand the rare cases to (tile 0, a full count, a bpp other than 4/8, an
- * unref whose count is not 1): tiles.c's agb_tiles_ref_slow and agb_tiles_unref_slow. */
+/* The C the Thumb path hands the rarer cases to (tile 0, a full count, a bpp other than 4/8, an
+ * eviction that must drop a tile of the other depth): tiles.c's agb_tiles_ref_slow. */
 uint32_t agb_tiles_ref_slow_c(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
-uint32_t agb_tiles_unref_slow_c(agb_tiles *t, uint32_t b, int32_t c, uint32_t bpp);
 #endif
 
 #endif

@@ -242,7 +242,9 @@ static void observe_pal_stack(struct agb_metrics_acc *acc, const struct agb_repl
 	acc->pal_buffer -= obs->granted <= acc->pal_buffer ? obs->granted : acc->pal_buffer;
 }
 
-/* ref/unref: refs, uploads and the resident tiles' peak, failures; unrefs and releases. */
+/* ref/unref: refs, uploads and the peak of tiles with refs, failures; unrefs and releases. A
+ * tiles release leaves the tile in VRAM, unreferenced; a revival (a ref of such a tile) makes it
+ * referenced again with no upload: it counts back in like an upload. */
 static void observe_tile(struct agb_metrics_acc *acc, const struct agb_replay_obs *obs)
 {
 	struct agb_metrics *o = acc->out;
@@ -253,8 +255,9 @@ static void observe_tile(struct agb_metrics_acc *acc, const struct agb_replay_ob
 		return;
 	}
 	o->refs++;
-	if (obs->result & AGB_VERB_UPLOADED) {
+	if (obs->result & AGB_VERB_UPLOADED)
 		o->tile_uploads++;
+	if (obs->result & (AGB_VERB_UPLOADED | AGB_VERB_REVIVED)) {
 		if (++acc->resident_tiles > o->peak_resident_tiles)
 			o->peak_resident_tiles = acc->resident_tiles;
 	}

@@ -374,6 +374,7 @@ static const char *op_label(const struct view_model *vm, const struct agb_replay
 	case AGB_OP_UNREF:
 		snprintf(buf, n, "%s tile %u %ubpp%s%s", agb_op_name(o->op), o->id, o->requested,
 			 (o->result & AGB_VERB_UPLOADED) != 0   ? " upload"
+			 : (o->result & AGB_VERB_REVIVED) != 0  ? " revive"
 			 : (o->result & AGB_VERB_RELEASED) != 0 ? " release"
 									 : "",
 			 outcome[o->outcome]);

@@ -245,7 +245,7 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 			rec->live = 0;
 		} else if (vm->scratch[u] == VK_USED && vm->owner[u] == 0 &&
 			   vm->initial[u] != VK_USED && o->op == AGB_OP_REF &&
-			   (o->result & AGB_VERB_UPLOADED) != 0) {
+			   (o->result & (AGB_VERB_UPLOADED | AGB_VERB_REVIVED)) != 0) {
 			uint32_t r = vm->t->slots + u;
 			uint32_t e = u;
 			while (e < vm->units && vm->scratch[e] == VK_USED && vm->owner[e] == 0 &&
@@ -411,7 +411,9 @@ void view_model_apply(struct view_model *vm, void *ws, const struct agb_replay_o
 	case AGB_OP_REF:
 	case AGB_OP_UNREF:
 		track_tile_refs(vm, o);
-		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED)) != 0)
+		/* An upload, a release and a revival change which blocks are free (walk counts an
+		 * unreferenced tile's slot free). */
+		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_RELEASED | AGB_VERB_REVIVED)) != 0)
 			resync(vm, o);
 		break;
 	case AGB_OP_RESET:
@@ -549,7 +551,7 @@ static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *
 	if (o->op == AGB_OP_REF) {
 		vm->tile_refs[i]++;
 		vm->tile_refs_total++;
-		if ((o->result & AGB_VERB_UPLOADED) != 0) {
+		if ((o->result & (AGB_VERB_UPLOADED | AGB_VERB_REVIVED)) != 0) {
 			vm->resident_tiles++;
 			vm->resident_tile_bytes += bytes;
 		}

@@ -37,13 +37,14 @@ static void close_frame(struct agb_view_scan *s, int loading)
 	s->open_cycles = 0;
 }
 
-/* Resident tile bytes after a ref/unref: an upload adds the tile, a release drops it. */
+/* Referenced tile bytes after a ref/unref: an upload or a revival adds the tile, a release drops
+ * it (it stays in VRAM, reclaimable: free to walk). */
 static void track_tiles(struct agb_view_scan *s, const struct agb_replay_obs *o)
 {
 	uint32_t bytes = o->requested == 8u ? 64u : 32u;
 	if (o->outcome != AGB_OUTCOME_OK)
 		return;
-	if (o->op == AGB_OP_REF && (o->result & AGB_VERB_UPLOADED) != 0)
+	if (o->op == AGB_OP_REF && (o->result & (AGB_VERB_UPLOADED | AGB_VERB_REVIVED)) != 0)
 		s->tile_bytes += bytes;
 	else if (o->op == AGB_OP_UNREF && (o->result & AGB_VERB_RELEASED) != 0)
 		s->tile_bytes -= bytes <= s->tile_bytes ? bytes : s->tile_bytes;

@@ -664,8 +664,10 @@ static void block_bad_arguments(void **st)
 }
 
 /* tiles: agb_tiles_unref_block of a block with no refs left (an unref after the last), of the
- * transparent pair, past the pool or at a depth that is not the tile's changes nothing; the
- * unref verb skips a tile that is not resident. */
+ * transparent pair, of an 8bpp tile's second block or past the pool changes nothing; one at a
+ * depth that is not the tile's drops the count like a right one (no free list is touched: the
+ * tile stays resident, unreferenced, and the structure stays sound); the unref verb skips a
+ * tile with no refs. */
 static void tiles_abuse(void **st)
 {
 	(void)st;
@@ -681,17 +683,29 @@ static void tiles_abuse(void **st)
 	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
 	uint32_t b8 = agb_tiles_ref(t, 9, 8, &d); /* another live tile */
 	assert_int_equal(b8 % 2u, 0);
-	/* each with one ref: unrefs at the wrong depth, past the pool or with a bpp other than
-	 * 4 or 8 are ignored (before, the first two released the wrong number of blocks) */
+	/* each with one ref: unrefs of an 8bpp tile's second block or past the pool are ignored */
 	uint32_t b4 = agb_tiles_ref(t, 11, 4, &d);
 	fb = free_bytes(&p);
-	const uint32_t wrong[][2] = {{b8, 4}, {b8 + 1u, 8}, {b8 + 1u, 4}, {b4, 8}, {b4, 5},
-				     {t->blocks, 4}, {t->blocks + 1u, 8}, {0xFFFFFFFFu, 4}};
+	const uint32_t wrong[][2] = {{b8 + 1u, 8}, {b8 + 1u, 4}, {t->blocks, 4}, {t->blocks + 1u, 8},
+				     {0xFFFFFFFFu, 4}};
 	for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
 		assert_int_equal(agb_tiles_unref_block(t, wrong[k][0], wrong[k][1]), 0);
-		sound(&p, "an unref at the wrong depth or past the pool");
+		sound(&p, "an unref of a tail or past the pool");
 		assert_int_equal(free_bytes(&p), fb);
 	}
+	/* the wrong depth, or a bpp other than 4/8: the count drops (before, when the last unref
+	 * freed the slot, the first released the wrong number of blocks); the tiles stay resident
+	 * and a ref revives them where they are */
+	assert_int_equal(agb_tiles_unref_block(t, b8, 4), 1);
+	sound(&p, "an unref at the wrong depth");
+	assert_int_equal(free_bytes(&p), fb + 64u);
+	assert_int_equal(agb_tiles_ref(t, 9, 8, &d), b8);
+	assert_int_equal(d, AGB_VERB_REVIVED);
+	assert_int_equal(agb_tiles_unref_block(t, b4, 5), 1);
+	sound(&p, "an unref with a bpp other than 4/8");
+	assert_int_equal(agb_tiles_ref(t, 11, 4, &d), b4);
+	assert_int_equal(d, AGB_VERB_REVIVED);
+	assert_int_equal(free_bytes(&p), fb);
 	assert_int_equal(agb_tiles_unref_block(t, b4, 4), 1);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 0);
 	assert_int_equal(agb_tiles_unref_block(t, b, 4), 1); /* the last ref */
@@ -709,10 +723,10 @@ static void tiles_abuse(void **st)
 	assert_int_equal(c->unref(state, 0xFFFFu, 4, &d), AGB_VERB_BAD);
 	sound(&p, "unrefs by ROM tile");
 	assert_int_equal(free_bytes(&p), fb);
-	/* the tile is still uploadable, into the block it left */
+	/* the tile is still resident, unreferenced: a ref revives it where it is */
 	assert_int_equal(agb_tiles_ref(t, 5, 4, &d), b);
-	assert_int_equal(d, AGB_VERB_UPLOADED);
-	sound(&p, "a new ref");
+	assert_int_equal(d, AGB_VERB_REVIVED);
+	sound(&p, "a revival");
 }
 
 int main(void)

@@ -663,8 +663,14 @@ static void tiles_damage(void **st)
 	poke16(T->refc + 2u * 8u, 0xFFFCu); /* RESERVED on a free block */
 	damaged_as("tiles: reserved marker outside pair 0", 0);
 	tiles_state();
-	poke16(T->refc + 2u * 2u, 0); /* a count of zero on a resident tile */
-	damaged_as("tiles: zero or overflowed reference count", 0);
+	poke16(T->refc + 2u * 2u, 0x4001u); /* a count above AGB_TILES_COUNT_MAX */
+	damaged_as("tiles: overflowed reference count", 0);
+	tiles_state();
+	poke16(T->meta + 6u, 1u); /* the shared half's eviction hand on the transparent pair */
+	damaged_as("tiles: eviction hand outside its region", 0);
+	tiles_state();
+	poke16(T->r2r + 2u, 2u); /* the 8bpp-only part's hand below the part */
+	damaged_as("tiles: eviction hand outside its region", 0);
 	tiles_state();
 	poke16(T->refc + 2u * b8, 0xFFFEu); /* a tail marker on the 8bpp tile's even block */
 	damaged_as("tiles: 8bpp tail without its head", 0);

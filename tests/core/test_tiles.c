@@ -126,45 +126,92 @@ static void transparent_tile_is_never_allocated(void **state)
 	assert_ok();
 }
 
-/* Seed: a 4bpp free whose pair block is free returns the pair to list-a; otherwise the block
- * goes to list-c. Shown by where the next tiles land. */
-static void four_bpp_free_rejoins_its_pair(void **state)
+/* 2 KiB, no maps: blocks 2-63, all shared. Fills them with 4bpp tiles first..first+61. */
+static void start_small_full4(uint32_t first)
+{
+	start(2048, AGB_TILES_FLAG_MAPS(0));
+	for (uint32_t i = 0; i < 62u; i++)
+		assert_int_equal(ref(first + i, 4, NULL), 2u + i); /* list-a's pairs, then list-c */
+}
+
+/* A last unref leaves the tile in VRAM; an upload that finds no free slot evicts an
+ * unreferenced tile. Seed: evicted 4bpp blocks whose partners are free re-form their pair on
+ * list-a, where an 8bpp upload finds it. */
+static void eviction_rejoins_a_pair(void **state)
 {
 	(void)state;
-	/* 16 KiB of tiles, no screen maps, no 8bpp-only region: every pair is on list-a. */
-	start(16384, AGB_TILES_FLAG_MAPS(0));
-	assert_int_equal(ref(10, 4, NULL), 2); /* pair 2 from list-a, block 3 to list-c */
-	assert_int_equal(ref(11, 4, NULL), 3); /* list-c first */
-	assert_int_equal(ref(12, 4, NULL), 4); /* pair 4, block 5 to list-c */
-	assert_ok();
-	/* Free 10 (block 2): its partner 3 is used, so block 2 goes to list-c. */
+	uint32_t up = 0;
+	start_small_full4(10);
+	assert_int_equal(ref(200, 8, NULL), AGB_TILES_NO_ROOM); /* every block referenced */
+	/* Last unrefs of blocks 3 then 2: both stay resident, unreferenced (free to stats). */
+	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1);
 	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1);
 	assert_ok();
-	/* Free 11 (block 3): partner 2 is free, so it leaves list-c and pair 2 goes to list-a. */
-	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1);
+	assert_holds(2, 10, 4);
+	assert_holds(3, 11, 4);
+	{
+		struct agb_heap_stats st;
+		agb_tiles_core.stats(S, &st);
+		assert_int_equal(st.free_bytes, 64);
+		assert_int_equal(st.free_runs, 1);
+	}
+	/* The 8bpp upload evicts both halves: the pair is whole again and takes the tile. */
+	assert_int_equal(ref(200, 8, &up), 2);
+	assert_int_equal(up, AGB_VERB_UPLOADED);
+	assert_holds(2, 200, 8);
 	assert_ok();
-	/* list-c holds only block 5 now; list-a's head is pair 2. */
-	assert_int_equal(ref(20, 8, NULL), 2);
-	assert_int_equal(ref(21, 4, NULL), 5);
-	assert_int_equal(ref(22, 4, NULL), 6);
-	assert_holds(2, 20, 8);
-	assert_holds(5, 21, 4);
-	assert_holds(4, 12, 4);
+	/* Tiles 10 and 11 left VRAM: a ref uploads again, and fails while every block is
+	 * referenced. */
+	assert_int_equal(ref(10, 4, NULL), AGB_TILES_NO_ROOM);
+	assert_ok();
+	/* Block 5 (tile 13) released: the 4bpp eviction takes it as it is. */
+	assert_int_equal(agb_tiles_unref_block(S, 5, 4), 1);
+	assert_int_equal(ref(10, 4, &up), 5);
+	assert_int_equal(up, AGB_VERB_UPLOADED);
+	assert_holds(5, 10, 4);
+	assert_int_equal(ref(13, 4, NULL), AGB_TILES_NO_ROOM); /* evicted */
 	assert_ok();
 }
 
-/* An odd block freed whose even partner is free also re-forms the pair (the other order). */
-static void four_bpp_free_either_order(void **state)
+/* A 4bpp eviction of an unreferenced 8bpp tile splits its pair: the other half goes to list-c.
+ */
+static void eviction_splits_an_8bpp_pair(void **state)
 {
 	(void)state;
-	start(16384, AGB_TILES_FLAG_MAPS(0));
-	assert_int_equal(ref(1, 4, NULL), 2);
-	assert_int_equal(ref(2, 4, NULL), 3);
-	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1); /* 3 to list-c */
+	start(2048, AGB_TILES_FLAG_MAPS(0));
+	for (uint32_t i = 0; i < 31u; i++)
+		assert_int_equal(ref(1 + i, 8, NULL), 2u + 2u * i);
+	assert_int_equal(agb_tiles_unref_block(S, 4, 8), 1);
 	assert_ok();
-	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* 3 leaves list-c, pair 2 to a */
+	assert_int_equal(ref(100, 4, NULL), 4); /* hand at 2: pair 2 referenced, pair 4 evicted */
 	assert_ok();
-	assert_int_equal(ref(3, 8, NULL), 2);
+	assert_int_equal(ref(101, 4, NULL), 5); /* list-c */
+	assert_int_equal(ref(2, 8, NULL), AGB_TILES_NO_ROOM);
+	assert_holds(4, 100, 4);
+	assert_holds(5, 101, 4);
+	assert_ok();
+}
+
+/* The hand goes round: the unreferenced tile evicted next is the first one after the last
+ * eviction, not the first in VRAM (the clock policy). */
+static void eviction_hand_goes_round(void **state)
+{
+	(void)state;
+	uint32_t up = 0;
+	start_small_full4(10);
+	for (uint32_t b = 2; b < 64u; b++)
+		assert_int_equal(agb_tiles_unref_block(S, b, 4), 1);
+	assert_int_equal(ref(300, 4, NULL), 2);
+	assert_int_equal(ref(301, 4, NULL), 3);
+	/* Tile 12 (block 4) revived: referenced again, with no upload; the hand passes it. */
+	assert_int_equal(ref(12, 4, &up), 4);
+	assert_int_equal(up, AGB_VERB_REVIVED);
+	assert_int_equal(ref(302, 4, NULL), 5);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* behind the hand */
+	for (uint32_t i = 0; i < 58u; i++)
+		assert_int_equal(ref(303 + i, 4, NULL), 6u + i);
+	assert_int_equal(ref(400, 4, NULL), 2); /* wrapped round */
+	assert_int_equal(ref(401, 4, NULL), AGB_TILES_NO_ROOM);
 	assert_ok();
 }
 
@@ -188,11 +235,17 @@ static void reference_counting(void **state)
 	assert_ok();
 	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1);
 	assert_ok();
-	/* Gone from ROM->RAM: the next ref uploads again. */
+	/* Still in VRAM, unreferenced: the next ref revives it with no upload. */
 	assert_int_equal(ref(77, 4, &up), 2);
-	assert_int_equal(up, 1);
+	assert_int_equal(up, AGB_VERB_REVIVED);
+	assert_holds(2, 77, 4);
 	assert_int_equal(ref(77, 8, &up), 1024);
 	assert_int_equal(up, 0);
+	/* An unref after the last of an unreferenced tile is skipped, nothing changed. */
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 0);
+	assert_int_equal(agb_tiles_unref(S, 77, 4, &up), AGB_VERB_DONE);
+	assert_int_equal(up, AGB_VERB_SKIPPED);
 	assert_ok();
 }
 
@@ -211,16 +264,18 @@ static void eight_bpp_uses_second_region_first(void **state)
 	assert_int_equal(ref(501, 4, NULL), 4);
 	assert_int_equal(ref(502, 4, NULL), 5);
 	assert_ok();
-	/* A freed 8bpp tile above 1024 goes back to list-b and is reused by 8bpp first. */
+	/* A released 8bpp tile stays where it is; a free shared pair is taken before it is
+	 * evicted. */
 	assert_int_equal(agb_tiles_unref_block(S, 1030, 8), 1);
-	assert_int_equal(ref(503, 8, NULL), 1030);
-	/* A freed shared 8bpp pair goes to list-a, where 4bpp can split it. */
+	assert_int_equal(ref(503, 8, NULL), 6);
+	/* A released shared 8bpp tile: 4bpp uploads split its pair once the shared half is full. */
 	assert_int_equal(agb_tiles_unref_block(S, 2, 8), 1);
-	assert_int_equal(ref(504, 4, NULL), 2);
-	assert_int_equal(ref(505, 4, NULL), 3);
-	/* Fill the rest with 4bpp: never above block 1023. */
+	/* Fill the rest with 4bpp: never above block 1023; the unreferenced 8bpp tile at block 2 is
+	 * evicted for them, the one at 1030 is not (4bpp tiles cannot live there). */
 	for (uint32_t t = 1000; (b = ref(t, 4, NULL)) != 0xFFFFu; t++)
 		assert_true(b < 1024u);
+	assert_holds(2, 1000u + 1016u, 4); /* after blocks 8-1023 */
+	assert_int_equal(ref(500, 8, NULL), 1030); /* not resident: evicts the one at 1030 */
 	assert_ok();
 }
 
@@ -324,13 +379,13 @@ static void count_limit(void **state)
 	assert_ok();
 }
 
-/* The out-of-line paths' metadata accesses (the header's "at most 11 more plus the copy", the
- * map entry read again included): a 4bpp upload that splits a pair is the longest; a release
- * that re-forms a pair too. */
+/* The out-of-line path's metadata accesses (the header's "at most 11 more plus the copy", the
+ * map entry read again included): a 4bpp upload that splits a pair is the longest; a last unref
+ * is the inline path's two; an eviction reads the hand and the blocks it passes. */
 static void miss_and_release_accesses(void **state)
 {
 	(void)state;
-	start(16384, AGB_TILES_FLAG_MAPS(0));
+	start(2048, AGB_TILES_FLAG_MAPS(0));
 	agb_machine_reset_counters(M);
 	assert_int_equal(ref(10, 4, NULL), 2); /* list-c empty: pair 2 from list-a, 3 to list-c */
 	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 11u);
@@ -339,13 +394,15 @@ static void miss_and_release_accesses(void **state)
 	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 2u + 7u);
 	assert_ok();
 	agb_machine_reset_counters(M);
-	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* partner used: block 2 to list-c */
-	/* count, partner, RAM->ROM, ROM->RAM, list-c head, link, prev, head (no old head) */
-	assert_int_equal(agb_machine_accesses(M), 8u);
+	assert_int_equal(agb_tiles_unref_block(S, 2, 4), 1); /* the count read and written */
+	assert_int_equal(agb_machine_accesses(M), 2u);
+	for (uint32_t i = 0; i < 60u; i++)
+		assert_int_equal(ref(12 + i, 4, NULL), 4u + i);
 	agb_machine_reset_counters(M);
-	assert_int_equal(agb_tiles_unref_block(S, 3, 4), 1); /* partner free: pair 2 re-formed */
-	/* count, partner, RAM->ROM, ROM->RAM, unlink (prev, head), push (head, link, tail, head) */
-	assert_int_equal(agb_machine_accesses(M), 10u);
+	/* Lists empty (heads c and a); the hand, block 2's count and its partner's (is it an 8bpp
+	 * head?), the evicted tile's RAM->ROM and ROM->RAM, the hand; count, RAM->ROM, ROM->RAM. */
+	assert_int_equal(ref(500, 4, NULL), 2);
+	assert_int_equal(agb_machine_accesses(M), 8u * 2u + 3u + 2u + 6u + 3u);
 	assert_ok();
 }
 
@@ -407,6 +464,31 @@ static uint32_t next_rand(void)
 /* Model: live refs per (tile, depth), of which how many failed; where a resident tile sits. */
 static uint32_t live[2][RT], failed[2][RT], where[2][RT];
 
+/* Blocks walk reports free (free, or an unreferenced tile's): the eviction's candidates. */
+static uint8_t walk_free[2048];
+static void free_map_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind kind)
+{
+	(void)ctx;
+	if (kind != AGB_RUN_FREE)
+		return;
+	for (uint32_t a = addr; a < addr + bytes; a += 32u)
+		if ((a - MEM_VRAM_BG) / 32u < 2048u)
+			walk_free[(a - MEM_VRAM_BG) / 32u] = 1;
+}
+
+/* A ref fails only when no slot its depth can use is free or unreferenced. */
+static void assert_no_usable_slot(uint32_t bpp)
+{
+	memset(walk_free, 0, sizeof walk_free);
+	agb_tiles_core.walk(S, free_map_fn, NULL);
+	for (uint32_t b = 2; b < 2048u; b++) {
+		if (bpp == 4u && b < 1024u && walk_free[b])
+			fail_msg("4bpp ref failed with block %u free or unreferenced", b);
+		if (bpp == 8u && b % 2u == 0 && walk_free[b] && walk_free[b + 1u])
+			fail_msg("8bpp ref failed with pair %u free or unreferenced", b);
+	}
+}
+
 static void random_run(uint32_t arena, uint32_t flags, uint32_t ops, uint32_t seed, uint32_t range)
 {
 	uint32_t uploads = 0, fails = 0;
@@ -425,11 +507,17 @@ static void random_run(uint32_t arena, uint32_t flags, uint32_t ops, uint32_t se
 			live[d][tile]++;
 			if (b == AGB_TILES_NO_ROOM) {
 				assert_true(live[d][tile] == failed[d][tile] + 1u);
+				assert_no_usable_slot(bpp);
 				failed[d][tile]++;
 				fails++;
 			} else {
 				assert_true(b >= 2u);
-				if (up) {
+				if (up == AGB_VERB_REVIVED) {
+					assert_int_equal(live[d][tile] - failed[d][tile], 1);
+					assert_int_equal(b, where[d][tile]);
+					assert_holds(b, tile, bpp);
+				} else if (up) {
+					assert_int_equal(up, AGB_VERB_UPLOADED);
 					assert_int_equal(live[d][tile] - failed[d][tile], 1);
 					where[d][tile] = b;
 					uploads++;
@@ -491,8 +579,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(transparent_tile_is_never_allocated),
-		cmocka_unit_test(four_bpp_free_rejoins_its_pair),
-		cmocka_unit_test(four_bpp_free_either_order),
+		cmocka_unit_test(eviction_rejoins_a_pair),
+		cmocka_unit_test(eviction_splits_an_8bpp_pair),
+		cmocka_unit_test(eviction_hand_goes_round),
 		cmocka_unit_test(reference_counting),
 		cmocka_unit_test(eight_bpp_uses_second_region_first),
 		cmocka_unit_test(layout_and_overhead),

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """tiles_edges.py AGBSIM EQUIVALENCE_SH — the paths of `tiles` the shipped BG traces never take,
-on the GBA and the host alike. The ROM build runs the upload and the release in hand-written
-Thumb (src/core/tiles_thumb.S), which hands the rare cases to the C; the shipped traces have no
-transparent tile, never fill VRAM and never unref a tile whose ref failed. This writes a trace
-that does all of that (tile 0 at both depths; VRAM filled with 8bpp tiles until refs fail, then
-4bpp ones; releases that re-form pairs and ones that leave singles; a random mix of both depths
-with failed refs and their skipped unrefs) and runs equivalence.sh on it: the GBA (ROM and
-IWRAM placement) and the host must make the same decision on every event and end in the same
-memory map. It also checks that the trace reached the failure and the skip paths.
+on the GBA and the host alike. The ROM build runs the upload, and the evictions of a tile of the
+same depth, in hand-written Thumb (src/core/tiles_thumb.S), which hands the rarer cases to the
+C; the shipped traces have no transparent tile, never fill VRAM with referenced tiles and never
+unref a tile whose ref failed. This writes a trace that does all of that (tile 0 at both depths;
+VRAM filled with 8bpp tiles until refs fail, then 4bpp ones; released tiles evicted by uploads of
+the other depth -- a 4bpp upload splitting an unreferenced 8bpp tile's pair, an 8bpp upload
+taking a shared pair of two unreferenced 4bpp tiles once the 8bpp-only part holds none; a random
+mix of both depths with failed refs and their skipped unrefs) and runs equivalence.sh on it: the
+GBA (ROM and IWRAM placement) and the host must make the same decision on every event and end in
+the same memory map. It also checks that the trace reached the failure, skip, eviction and revival paths.
 
 Exit 0 when equivalent, 1 otherwise."""
 import json
@@ -39,6 +41,19 @@ def trace():
             ev.append(["frame"])
     ev += [["unref", t, bpp] for t, bpp in live]
     ev += [["unref", t, 8] for t in range(2, 920, 3)]
+    # Everything unreferenced now: 4bpp uploads fill the shared half by eviction, half of them
+    # are released, then 8bpp uploads evict the 8bpp-only part's tiles and, once those are all
+    # referenced, shared pairs of unreferenced 4bpp tiles; then a 4bpp lap that finds nothing.
+    ev += [["ref", t, 4] for t in range(1000, 2030)]
+    ev += [["unref", t, 4] for t in range(1000, 2030, 2)]
+    ev += [["unref", t, 4] for t in range(1001, 1400, 2)]
+    ev += [["ref", t, 8] for t in range(1000, 1700)]
+    ev += [["ref", t, 4] for t in range(3000, 3040)]
+    ev += [["unref", t, 8] for t in range(1000, 1700)]
+    ev += [["unref", t, 4] for t in list(range(1401, 2030, 2)) + list(range(3000, 3040))]
+    # Refs of 4bpp tiles the 8bpp uploads evicted: uploaded again.
+    ev += [["ref", t, 4] for t in range(1000, 1100)]
+    ev += [["unref", t, 4] for t in range(1000, 1100)]
     return {"version": 1, "arena": "bg_vram", "arena_bytes": 65536, "name": "tiles-edges",
             "events": ev}
 
@@ -54,17 +69,33 @@ def main():
         if eq.returncode != 0 or "same  tiles (rom)" not in eq.stdout:
             print("FAIL  equivalence.sh exit %d: %s" % (eq.returncode, eq.stderr.strip()))
             return 1
+        evpath = os.path.join(tmp, "events.json")
         m = subprocess.run([agbsim, "measure", path, "--allocator=tiles", "--no-min-arena",
-                            "--format=json"], capture_output=True, text=True)
+                            "--format=json", "--events-out=" + evpath],
+                           capture_output=True, text=True)
         if m.returncode != 0:
             print("FAIL  measure exit %d: %s" % (m.returncode, m.stderr.strip()))
             return 1
         r = json.loads(m.stdout)
-        if r.get("failures", 0) == 0 or r.get("skipped", 0) == 0:
-            print("FAIL  the trace no longer reaches the failure and skip paths: %s failures, %s "
-                  "skipped" % (r.get("failures"), r.get("skipped")))
+        # A tile uploaded twice was evicted in between; a revival found its tile kept.
+        uploaded, again, revived = set(), 0, 0
+        with open(evpath) as f:
+            for line in f:
+                e = json.loads(line)
+                if e.get("op") != "ref":
+                    continue
+                if e["result"] & 0x1:
+                    key = (e["tile"], e["bpp"])
+                    again += key in uploaded
+                    uploaded.add(key)
+                revived += (e["result"] & 0x10) != 0
+        if r.get("failures", 0) == 0 or r.get("skipped", 0) == 0 or again == 0 or revived == 0:
+            print("FAIL  the trace no longer reaches the failure, skip, eviction and revival "
+                  "paths: %s failures, %s skipped, %d uploads of evicted tiles, %d revivals"
+                  % (r.get("failures"), r.get("skipped"), again, revived))
             return 1
-        print("ok    %d failures, %d unrefs skipped" % (r["failures"], r["skipped"]))
+        print("ok    %d failures, %d unrefs skipped, %d uploads of evicted tiles, %d revivals"
+              % (r["failures"], r["skipped"], again, revived))
     return 0
 
 
