@@ -396,7 +396,7 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 
 /* Class of a long run by its size >> 7 (2..255 for SMALL < size < 2^15): 2 (log2(size) - 8)
  * plus the bit below the top one. A ROM table: the ARM7TDMI has no count-leading-zeros. */
-static const uint8_t long_class_of[256] = {
+const uint8_t agb_bestfit_long_class_of[256] = {
 	0, 0, 0, 1, 2, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5,
 	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,
 	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
@@ -421,12 +421,12 @@ static const uint8_t long_class_of[256] = {
 static inline uint32_t long_class(agb_bestfit *t, uint32_t size)
 {
 	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.UndefReturn): size <= MAX_BLOCKS */
-	return AGB_ROM_LD8(t->m, long_class_of, size >> 7);
+	return AGB_ROM_LD8(t->m, agb_bestfit_long_class_of, size >> 7);
 }
 
 static uint32_t long_class_quiet(uint32_t size)
 {
-	return long_class_of[(size >> 7) & 0xFFu];
+	return agb_bestfit_long_class_of[(size >> 7) & 0xFFu];
 }
 
 static inline uint32_t lhead_addr(const agb_bestfit *t, uint32_t c)
@@ -1127,7 +1127,10 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	left &= 3u;
 	if (UNLIKELY(agb_map2_not_a_start(e, left)))
 		return;
-	if (b >= 8u && UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
+	/* A length halfword has bit 14 set (agb_map2_len_encode): without it b's halfword is none,
+	 * and the halfword before is not read. */
+	if ((w & 0x4000u) != 0u && b >= 8u &&
+	    UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
 		return;
 	if (UNLIKELY(e == E_END && left == E_FREE) && !free_run_ends_at(t, b))
 		return;

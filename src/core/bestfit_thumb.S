@@ -14,8 +14,10 @@
  *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
  *    holding its first entry and the next), merged with short free neighbours into a bin or, at
  *    the pool's end, into the top run; a long used run likewise; the refusal of bad addresses
- *    (src/core/map2.h) first; merges longer than AGB_BESTFIT_SMALL blocks and a run at the top
- *    run after a long free left neighbour go to the C.
+ *    (src/core/map2.h) first; a merge longer than AGB_BESTFIT_SMALL blocks goes to its class
+ *    list here too (long runs' neighbours unlinked from their bins or classes, the class table
+ *    read from ROM); a merge that ends the pool and a run at the top run after a long free left
+ *    neighbour go to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
  * pop {rN}; bx rN, so ARM callers come back in ARM state. */
@@ -25,6 +27,10 @@
 
 	.syntax unified
 	.thumb
+
+#if (C_LHEADS & 7) != 0
+#error "LHEAD builds C_LHEADS as (C_LHEADS >> 3) << 3"
+#endif
 
 #define NIL 0xFFFF
 #define N_PREV 2
@@ -154,6 +160,94 @@
 	lsls	\t3, \t3, #3
 	strh	\x, [r6, \t3]		/* last.next = x */
 	strh	\x, [\t2, #N_PREV]	/* first.prev = x */
+6:
+.endm
+
+/* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
+ * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. */
+.macro LONG_CLASS c, size, t
+	lsrs	\c, \size, #7
+	ldr	\t, =agb_bestfit_long_class_of
+	ldrb	\c, [\t, \c]
+.endm
+
+/* \h receives the address of long class \c's head (ctrl + C_LHEADS + 2c); \c is kept. */
+.macro LHEAD h, c, t
+	lsls	\h, \c, #1
+	movs	\t, #(C_LHEADS >> 3)
+	lsls	\t, \t, #3
+	adds	\h, \t
+	add	\h, lr
+.endm
+
+/* long_unlink: takes long free run \x of \size blocks out of its class list. Clobbers \size,
+ * \t1..\t3; keeps \x. */
+.macro LONG_UNLINK x, size, t1, t2, t3
+	LONG_CLASS \t1, \size, \t2
+	lsls	\t2, \x, #3
+	ldr	\t2, [r6, \t2]		/* next (low half), prev (high half) */
+	lsls	\t3, \t2, #16
+	lsrs	\t3, \t3, #16		/* next */
+	cmp	\t3, \x
+	bne	7f
+	movs	\t2, #1			/* x was its class's only run: the class bit goes */
+	lsls	\t2, \t2, \t1
+	mov	\t3, lr
+	ldrh	\t1, [\t3, #C_LONG]
+	bics	\t1, \t2
+	strh	\t1, [\t3, #C_LONG]
+	b	8f
+7:
+	lsrs	\t2, \t2, #16		/* prev */
+	lsls	\size, \t2, #3
+	strh	\t3, [r6, \size]	/* prev.next = next */
+	lsls	\size, \t3, #3
+	adds	\size, #N_PREV
+	strh	\t2, [r6, \size]	/* next.prev = prev */
+	LHEAD	\size, \t1, \t2
+	ldrh	\t2, [\size]
+	cmp	\t2, \x
+	bne	8f
+	strh	\t3, [\size]		/* x was the head: next is */
+8:
+.endm
+
+/* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
+ * appends it to its class list. Clobbers \size, \t0..\t3; keeps \x. */
+.macro LONG_PUSH x, size, t0, t1, t2, t3
+	lsls	\t0, \x, #3
+	adds	\t0, r6			/* the run's first block */
+	strh	\size, [\t0, #N_SIZE]
+	subs	\t1, \size, #1
+	lsls	\t1, \t1, #3
+	adds	\t1, \t0
+	strh	\size, [\t1, #N_SIZE]	/* its last block's tag */
+	LONG_CLASS \t1, \size, \t2
+	movs	\size, #1
+	lsls	\size, \size, \t1		/* the class's bit */
+	LHEAD	\t2, \t1, \t3
+	mov	\t1, lr
+	ldrh	\t3, [\t1, #C_LONG]
+	tst	\t3, \size
+	bne	5f
+	orrs	\t3, \size		/* empty class: the run alone, linked to itself */
+	strh	\t3, [\t1, #C_LONG]
+	lsls	\t1, \x, #16
+	orrs	\t1, \x
+	str	\t1, [\t0]
+	strh	\x, [\t2]
+	b	6f
+5:
+	ldrh	\t1, [\t2]		/* first */
+	lsls	\t3, \t1, #3
+	adds	\t3, r6
+	ldrh	\size, [\t3, #N_PREV]	/* last (the head's prev) */
+	strh	\x, [\t3, #N_PREV]	/* first.prev = x */
+	lsls	\t3, \size, #16
+	orrs	\t3, \t1
+	str	\t3, [\t0]		/* x.next = first, x.prev = last */
+	lsls	\size, \size, #3
+	strh	\x, [r6, \size]	/* last.next = x */
 6:
 .endm
 
@@ -478,6 +572,8 @@ agb_bestfit_thumb_free:
 	lsrs	r0, r0, r3
 	lsrs	r0, r0, #1
 	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
+	lsls	r0, r6, #17		/* a length halfword has bit 14 set (map2.h agb_map2_len_encode): */
+	bpl	1f			/* without it b's halfword is none, and the load below is skipped */
 	cmp	r4, #8
 	blo	1f
 	subs	r0, r5, #2		/* refused too when the halfword before b's holds a long run's */
@@ -659,8 +755,9 @@ agb_bestfit_thumb_free:
 	b	.Lf_ret			/* refused */
 	.pool				/* the literals of the paths above, within ldr's reach */
 
-/* total > AGB_BESTFIT_SMALL: merge_free in C. */
-.Lf_merge_long:
+/* The merged run ends the pool: merge_free in C (r2 end). */
+.Lf_merge_c:
+	subs	r2, r2, r4		/* len */
 	lsls	r7, r7, #16
 	orrs	r0, r7
 	movs	r3, r0			/* ls | rs << 16 */
@@ -668,6 +765,65 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp]
 	bl	agb_bestfit_thumb_merge
 	b	.Lf_ret
+
+/* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations in the same order.
+ * r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map is written. A merged run
+ * that ends the pool (it becomes the top run) goes to the C. [sp+8] (the alignment slot) keeps
+ * total, ip ls. */
+.Lf_merge_long:
+	adds	r2, r4, r2		/* end: the right neighbour's first block */
+	ldr	r1, [sp]
+	ldr	r1, [r1, #T_NBLOCKS]
+	adds	r3, r2, r7
+	cmp	r3, r1
+	beq	.Lf_merge_c		/* ends the pool: the new top run, in C */
+	subs	r4, r4, r0		/* start */
+	str	r5, [sp, #8]
+	mov	ip, r0
+	cmp	r7, #0
+	beq	.Lml_right_done
+	subs	r1, r7, #1
+	cmp	r1, #255
+	bhi	.Lml_right_long
+	BIN_UNLINK r2, r7, r0, r1, r3
+	b	.Lml_right_done
+.Lml_right_long:
+	LONG_UNLINK r2, r7, r0, r1, r3
+.Lml_right_done:
+	mov	r0, ip			/* ls */
+	cmp	r0, #0
+	beq	.Lml_push
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bls	.Lml_left_short
+	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
+	 * its tags take the new size. */
+	ldr	r3, =agb_bestfit_long_class_of
+	lsrs	r1, r0, #7
+	ldrb	r1, [r3, r1]
+	ldr	r5, [sp, #8]
+	lsrs	r2, r5, #7
+	ldrb	r2, [r3, r2]
+	cmp	r1, r2
+	bne	.Lml_left_long
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	subs	r2, r5, #1
+	lsls	r2, r2, #3
+	adds	r1, r2
+	strh	r5, [r1, #N_SIZE]
+	b	.Lf_ret
+.Lml_left_long:
+	LONG_UNLINK r4, r0, r1, r2, r3
+	b	.Lml_push
+.Lml_left_short:
+	BIN_UNLINK r4, r0, r1, r2, r3
+.Lml_push:
+	ldr	r5, [sp, #8]
+	LONG_PUSH r4, r5, r0, r1, r2, r3
+	b	.Lf_ret
+
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
  * before (none for block 0: as if a used run ended there). */
