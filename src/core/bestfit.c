@@ -1256,11 +1256,6 @@ void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len)
 	mark_used(t, b, len);
 }
 
-void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs)
-{
-	merge_free(t, b, len, ls_rs & 0xFFFFu, ls_rs >> 16);
-}
-
 #define core_alloc agb_bestfit_thumb_alloc
 #define core_free agb_bestfit_thumb_free
 #else

@@ -16,8 +16,8 @@
  *    the pool's end, into the top run; a long used run likewise; the refusal of bad addresses
  *    (src/core/map2.h) first; a merge longer than AGB_BESTFIT_SMALL blocks goes to its class
  *    list here too (long runs' neighbours unlinked from their bins or classes, the class table
- *    read from ROM); a merge that ends the pool and a run at the top run after a long free left
- *    neighbour go to the C.
+ *    read from ROM), or becomes the top run when it ends the pool; only a run at the top
+ *    run after a long free left neighbour goes to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
  * pop {rN}; bx rN, so ARM callers come back in ARM state. */
@@ -755,28 +755,11 @@ agb_bestfit_thumb_free:
 	b	.Lf_ret			/* refused */
 	.pool				/* the literals of the paths above, within ldr's reach */
 
-/* The merged run ends the pool: merge_free in C (r2 end). */
-.Lf_merge_c:
-	subs	r2, r2, r4		/* len */
-	lsls	r7, r7, #16
-	orrs	r0, r7
-	movs	r3, r0			/* ls | rs << 16 */
-	movs	r1, r4
-	ldr	r0, [sp]
-	bl	agb_bestfit_thumb_merge
-	b	.Lf_ret
-
-/* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations in the same order.
- * r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map is written. A merged run
- * that ends the pool (it becomes the top run) goes to the C. [sp+8] (the alignment slot) keeps
- * total, ip ls. */
+/* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
+ * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
+ * is written. [sp+8] (the alignment slot) keeps total, ip ls. */
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
-	ldr	r1, [sp]
-	ldr	r1, [r1, #T_NBLOCKS]
-	adds	r3, r2, r7
-	cmp	r3, r1
-	beq	.Lf_merge_c		/* ends the pool: the new top run, in C */
 	subs	r4, r4, r0		/* start */
 	str	r5, [sp, #8]
 	mov	ip, r0
@@ -790,9 +773,19 @@ agb_bestfit_thumb_free:
 .Lml_right_long:
 	LONG_UNLINK r2, r7, r0, r1, r3
 .Lml_right_done:
+	ldr	r1, [sp]
+	ldr	r1, [r1, #T_NBLOCKS]
+	ldr	r5, [sp, #8]
+	adds	r3, r4, r5
 	mov	r0, ip			/* ls */
+	cmp	r3, r1
+	beq	.Lml_top		/* ends the pool (a short run was last): the new top run */
 	cmp	r0, #0
-	beq	.Lml_push
+	bne	.Lml_left
+.Lml_push:
+	LONG_PUSH r4, r5, r0, r1, r2, r3
+	b	.Lf_ret
+.Lml_left:
 	subs	r1, r0, #1
 	cmp	r1, #255
 	bls	.Lml_left_short
@@ -801,7 +794,6 @@ agb_bestfit_thumb_free:
 	ldr	r3, =agb_bestfit_long_class_of
 	lsrs	r1, r0, #7
 	ldrb	r1, [r3, r1]
-	ldr	r5, [sp, #8]
 	lsrs	r2, r5, #7
 	ldrb	r2, [r3, r2]
 	cmp	r1, r2
@@ -814,15 +806,28 @@ agb_bestfit_thumb_free:
 	adds	r1, r2
 	strh	r5, [r1, #N_SIZE]
 	b	.Lf_ret
+.Lml_top:
+	cmp	r0, #0
+	beq	.Lml_top_set
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bhi	.Lml_top_left_long
+	BIN_UNLINK r4, r0, r1, r2, r3
+	b	.Lml_top_set
+.Lml_top_left_long:
+	LONG_UNLINK r4, r0, r1, r2, r3
+.Lml_top_set:
+	mov	r0, lr
+	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
+	b	.Lf_ret
 .Lml_left_long:
 	LONG_UNLINK r4, r0, r1, r2, r3
+	ldr	r5, [sp, #8]
 	b	.Lml_push
 .Lml_left_short:
 	BIN_UNLINK r4, r0, r1, r2, r3
-.Lml_push:
 	ldr	r5, [sp, #8]
-	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret
+	b	.Lml_push
 
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
