@@ -42,7 +42,7 @@
 #define K_TABLE 0	/* the de Bruijn table, 32 bytes */
 #define K_DEBRUIJN 32
 #define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
-#define K_REFUSE 40	/* 0x666F: map2.h's refused pairs, indexed left | entry << 2 */
+#define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -161,6 +161,27 @@
 	strh	\x, [r6, \t3]		/* last.next = x */
 	strh	\x, [\t2, #N_PREV]	/* first.prev = x */
 6:
+.endm
+
+/* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
+ * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). A length
+ * halfword has bit 14 set (agb_map2_len_encode): without it the load is skipped. Expects r2 the
+ * constants, r4 b, r5 a0; clobbers r0, r1, r3. */
+.macro STARTS_LONG refuse
+	lsls	r0, r6, #17
+	bpl	1f
+	cmp	r4, #8
+	blo	1f
+	subs	r0, r5, #2
+	ldrh	r0, [r0]
+	lsrs	r1, r0, #1
+	bics	r1, r0
+	ldr	r3, [r2, #K_EVEN]
+	ands	r1, r3
+	ands	r0, r3
+	cmp	r1, r0
+	bhi	\refuse
+1:
 .endm
 
 /* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
@@ -525,19 +546,19 @@ agb_bestfit_thumb_alloc:
 	b	.Lf_edge
 .Lf_top_stub:
 	b	.Lf_top
-.Lf_long_stub:
-	b	.Lf_long
-.Lf_end_after_free_stub:
-	b	.Lf_end_after_free
 .Lf_merge_long_stub:
 	b	.Lf_merge_long
 .Lf_ret_stub:
 	b	.Lf_ret
+.Lf_kind_stub:
+	b	.Lf_kind
 	.thumb_func
 /* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
 agb_bestfit_thumb_free:
 	push	{r0, r1, r2, r4, r5, r6, r7, lr}	/* r2: 8-byte alignment */
 	ldr	r6, [r0, #T_BLOCKS]
+	ldr	r2, [r0, #T_CTRL]
+	mov	lr, r2
 	subs	r4, r1, r6		/* off */
 	lsls	r2, r4, #29
 	bne	.Lf_ret_stub			/* off the 8-byte grid */
@@ -562,72 +583,53 @@ agb_bestfit_thumb_free:
 	subs	r0, r7, #2
 	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
 .Lf_idx:
-	/* map2.h's refusal with the two entries swapped: refused when b's entry is free or its
-	 * left neighbour's starts or continues a used run (bits left | entry << 2 of 0x666F). */
+	/* map2.h's refusal with the two entries swapped, and the kind of run, in one lookup: two
+	 * bits per pair left | entry << 2 of K_CLASS, 0 for a short run's first block, 1 refused
+	 * (b's entry is free, or its left neighbour's starts or continues a used run), 2 E_LONG, 3
+	 * E_END after E_FREE (a one-block run, or a long run's end). */
 	movs	r0, #15
 	ands	r3, r0
 	mov	ip, r3			/* left | entry << 2 */
 	ldr	r2, =agb_bestfit_thumb_k
-	ldr	r0, [r2, #K_REFUSE]
-	lsrs	r0, r0, r3
-	lsrs	r0, r0, #1
-	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
-	lsls	r0, r6, #17		/* a length halfword has bit 14 set (map2.h agb_map2_len_encode): */
-	bpl	1f			/* without it b's halfword is none, and the load below is skipped */
-	cmp	r4, #8
-	blo	1f
-	subs	r0, r5, #2		/* refused too when the halfword before b's holds a long run's */
-	ldrh	r0, [r0]		/* start: b's is its length (map2.h agb_map2_starts_long) */
-	lsrs	r1, r0, #1
-	bics	r1, r0
-	ldr	r3, [r2, #K_EVEN]
-	ands	r1, r3
-	ands	r0, r3
-	cmp	r1, r0
-	bhi	.Lf_ret_stub
-	mov	r3, ip
-1:
-	cmp	r3, #12
-	beq	.Lf_end_after_free_stub	/* E_END after E_FREE: a one-block run, or a long run's end */
-.Lf_idx_ok:
-	lsrs	r3, r3, #2
-	cmp	r3, #2
-	beq	.Lf_long_stub		/* E_LONG: a long run */
-	/* len: the first entry at or after b with its high bit set ends the run */
+	ldr	r0, [r2, #K_CLASS]
+	lsls	r1, r3, #1
+	lsrs	r0, r0, r1
+	lsls	r0, r0, #30
+	bne	.Lf_kind_stub		/* refused, a long run, or E_END after E_FREE */
+	STARTS_LONG .Lf_ret_stub
+/* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
+.Lf_short:
 	lsrs	r0, r6, #1
 	ldr	r1, [r2, #K_EVEN]
 	ands	r0, r1
-	lsrs	r0, r0, r7
-	LOWBIT	r0, r1, r2
+	lsrs	r0, r0, r7		/* the entries from b's with their high bit set, at their low bit */
+	rsbs	r1, r0, #0
+	ands	r0, r1			/* v: the first, the run's last (bit 2 (len - 1)) */
+	lsls	r1, r0, #2
+	subs	r3, r1, #1
+	lsls	r3, r3, r7		/* clear: entries [b, end) (v << 2 is 0 for 16 entries from sh 0) */
+	lsls	r1, r1, r7
+	movs	r7, r1			/* bit sh + 2 len: the right neighbour's entry, 0 past the window */
+	ldr	r1, [r2, #K_DEBRUIJN]
+	muls	r0, r1, r0
+	lsrs	r0, r0, #27
+	ldrb	r0, [r2, r0]		/* 2 (len - 1) */
 	lsrs	r2, r0, #1
 	adds	r2, #1			/* len */
-	adds	r3, r4, r2		/* end */
-	ldr	r0, [sp]
-	ldr	r0, [r0, #T_CTRL]
-	mov	lr, r0
-	ldrh	r0, [r0, #C_TOP]
-	cmp	r3, r0
+	adds	r0, r4, r2		/* end */
+	mov	r1, lr
+	ldrh	r1, [r1, #C_TOP]
+	cmp	r0, r1
 	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
-	/* clear: entries [b, end) of the window */
-	lsls	r0, r2, #1
-	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
-	movs	r3, #0
-	mvns	r3, r3
-	lsls	r3, r3, r7
-	movs	r7, #32
-	subs	r7, r7, r0
-	lsls	r3, r3, r7
-	lsrs	r3, r3, r7		/* clear */
 	/* right neighbour's entry: from the window, or the halfword after it. The common cases fall
 	 * through; the others are out of line after the return (a taken branch costs some six
 	 * cycles from ROM). */
-	cmp	r0, #32
+	lsls	r0, r7, #1
+	orrs	r0, r7
 	beq	.Lf_right_edge
-	movs	r7, r6
-	lsrs	r7, r7, r0
-.Lf_right:
-	lsls	r7, r7, #30
+	tst	r6, r0
 	beq	.Lf_right_free
+.Lf_right_used:
 	movs	r7, #0			/* rs */
 .Lf_right_done:
 	movs	r0, #0			/* ls */
@@ -671,8 +673,9 @@ agb_bestfit_thumb_free:
 	bx	r3
 
 .Lf_right_edge:
-	ldrh	r7, [r5, #4]
-	b	.Lf_right
+	ldrh	r0, [r5, #4]
+	lsls	r0, r0, #30
+	bne	.Lf_right_used
 .Lf_right_free:
 	lsls	r0, r2, #3
 	ldr	r1, [sp, #4]
@@ -749,10 +752,19 @@ agb_bestfit_thumb_free:
 	bhi	9f			/* y lies in a length halfword */
 1:
 	ldr	r2, =agb_bestfit_thumb_k
-	mov	r3, ip
-	b	.Lf_idx_ok
+	b	.Lf_short
 9:
 	b	.Lf_ret			/* refused */
+
+/* K_CLASS's other kinds (r0 the code << 30): refused (1), or, past the refusal of a length
+ * halfword, a long run (2) or E_END after E_FREE (3). */
+.Lf_kind:
+	bpl	9b			/* 1: refused */
+	STARTS_LONG 9b
+	mov	r3, ip
+	cmp	r3, #12
+	beq	.Lf_end_after_free
+	b	.Lf_long
 	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
@@ -857,9 +869,7 @@ agb_bestfit_thumb_free:
 	orrs	r0, r1
 	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
 	adds	r3, r4, r2		/* end */
-	ldr	r0, [sp]
-	ldr	r0, [r0, #T_CTRL]
-	mov	lr, r0
+	mov	r0, lr
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
 	bne	1f
@@ -888,29 +898,22 @@ agb_bestfit_thumb_free:
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
  * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
- * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 end,
- * r4 b, r5 a0, r6 the window, r7 sh, ip left | entry << 2, lr ctrl. */
+ * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
+ * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip left | entry << 2, lr ctrl. */
 .Lf_top:
 	TOP_LEFT
-	/* every entry of the run becomes E_FREE (the clear of the common path) */
-	lsls	r0, r2, #1
-	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
-	movs	r1, #0
-	mvns	r1, r1
-	lsls	r1, r1, r7
-	movs	r7, #32
-	subs	r7, r7, r0
-	lsls	r1, r1, r7
-	lsrs	r1, r1, r7		/* clear */
-	bics	r6, r1
-	lsls	r0, r1, #16
+	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
+	bics	r6, r3
+	lsls	r0, r3, #16
 	beq	.Lf_top_hi
 	strh	r6, [r5]
 .Lf_top_hi:
-	lsrs	r1, r1, #16
-	beq	.Lf_top_cleared
+	lsrs	r1, r3, #16
+	beq	.Lf_top_end
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
+.Lf_top_end:
+	adds	r3, r4, r2		/* end */
 .Lf_top_cleared:
 	ldr	r1, [sp]
 	ldr	r6, [r1, #T_BLOCKS]
@@ -964,7 +967,7 @@ agb_bestfit_thumb_k:
 	.byte	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9
 	.word	0x077CB531
 	.word	0x55555555
-	.word	0x666F
+	.word	0x17961455	/* K_CLASS: 0 a short run's start, 1 refused, 2 E_LONG, 3 E_END after E_FREE */
 	.size	agb_bestfit_thumb_k, 44
 
 #endif
