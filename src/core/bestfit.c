@@ -324,15 +324,16 @@ HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 	AGB_ST16(t->m, af + N_PREV, x);
 }
 
-/* Unlinks short run x of `size` blocks from its bin. */
+/* Unlinks short run x of `size` blocks from its bin. Its prev is read only when x is not the
+ * bin's only run (the Thumb BIN_UNLINK's accesses). */
 HOT void bin_unlink(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
-	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
-	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	uint32_t next = AGB_LD16(t->m, blocks + (x << 3) + N_NEXT);
 	if (next == x) {
 		bit_clear(t, size - 1u);
 		return;
 	}
+	uint32_t prev = AGB_LD16(t->m, blocks + (x << 3) + N_PREV);
 	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
 	AGB_ST16(t->m, blocks + (next << 3) + N_PREV, prev);
 	uint32_t ha = t->ctrl + C_HEADS + ((size - 1u) << 1);

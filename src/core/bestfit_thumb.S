@@ -68,55 +68,48 @@
 	strh	\idx, [\base, #C_SUMMARY]
 .endm
 
-/* bitmap_word: for bin index \k (size - 1), \waddr receives ctrl + 4 * (k >> 5), \word the
- * bitmap word there and \bitno k & 31. \k is kept. */
-.macro BITMAP_WORD k, waddr, word, bitno
-	lsrs	\waddr, \k, #5
-	lsls	\waddr, \waddr, #2
-	add	\waddr, lr			/* ctrl + 4 * (k >> 5) */
-	ldr	\word, [\waddr, #C_BITMAP]
-	lsls	\bitno, \k, #27
-	lsrs	\bitno, \bitno, #27
-.endm
-
-/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
- * \t1..\t3. */
+/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. The bin's bit,
+ * 1 << (k & 31), is 1 rotated right by -k: a rotation takes its amount modulo 32. Clobbers
+ * \size, \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
 	subs	\t1, \size, #1		/* k */
-	BITMAP_WORD \t1, \t2, \t3, \t1
-	movs	\size, #1
-	lsls	\size, \size, \t1
-	bics	\t3, \size
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t1, #1
+	rors	\t1, \size		/* the bin's bit */
+	bics	\t3, \t1
 	str	\t3, [\t2, #C_BITMAP]
 	bne	1f
 	SUMMARY_BIT bics, \t1, \t2, \t2, \t3	/* the word is empty: clear its summary bit */
 1:
 .endm
 
-/* bin_unlink: takes short free run \x of \size blocks out of its bin. Clobbers \size, \t1..\t3. */
+/* bin_unlink: takes short free run \x of \size blocks out of its bin: next first, prev only when
+ * x is not the bin's only run. Clobbers \size, \t1..\t3. */
 .macro BIN_UNLINK x, size, t1, t2, t3
-	lsls	\t1, \x, #3
-	ldr	\t1, [r6, \t1]		/* next (low half), prev (high half) */
-	lsrs	\t2, \t1, #16
-	lsls	\t1, \t1, #16
-	lsrs	\t1, \t1, #16
+	lsls	\t3, \x, #3
+	ldrh	\t1, [r6, \t3]		/* next */
 	cmp	\t1, \x
 	bne	2f
 	BIT_CLEAR \size, \t1, \t2, \t3
 	b	3f
 2:
+	adds	\t3, #N_PREV
+	ldrh	\t2, [r6, \t3]		/* prev */
 	lsls	\t3, \t2, #3
 	strh	\t1, [r6, \t3]		/* prev.next = next */
 	lsls	\t3, \t1, #3
 	adds	\t3, #N_PREV
 	strh	\t2, [r6, \t3]		/* next.prev = prev */
 	lsls	\t3, \size, #1
-	add	\t3, lr
-	adds	\t3, #(C_HEADS - 2)	/* the bin's head */
-	ldrh	\t2, [\t3]
+	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	\t2, [\t3, #(C_HEADS - 2)]
 	cmp	\t2, \x
 	bne	3f
-	strh	\t1, [\t3]
+	strh	\t1, [\t3, #(C_HEADS - 2)]
 3:
 .endm
 
@@ -130,18 +123,21 @@
 	lsls	\t2, \t1, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
-	BITMAP_WORD \t1, \t2, \t3, \size
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
 	movs	\t4, #1
-	lsls	\t4, \t4, \size		/* the bin's bit */
+	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
 	lsls	\size, \t1, #1
-	add	\size, lr
-	adds	\size, #C_HEADS		/* the bin's head */
+	add	\size, lr		/* the bin's head at C_HEADS */
 	tst	\t3, \t4
 	bne	4f
 	lsls	\t1, \x, #16		/* empty bin: the run alone, linked to itself */
 	orrs	\t1, \x
 	str	\t1, [\t0]
-	strh	\x, [\size]
+	strh	\x, [\size, #C_HEADS]
 	cmp	\t3, #0
 	bne	5f
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
@@ -150,7 +146,7 @@
 	str	\t3, [\t2, #C_BITMAP]
 	b	6f
 4:
-	ldrh	\t1, [\size]		/* first */
+	ldrh	\t1, [\size, #C_HEADS]	/* first */
 	lsls	\t2, \t1, #3
 	adds	\t2, \t2, r6
 	ldrh	\t3, [\t2, #N_PREV]	/* last (the head's prev) */
