@@ -558,11 +558,10 @@ agb_bestfit_thumb_free:
 	subs	r4, r1, r6		/* off */
 	lsls	r2, r4, #29
 	bne	.Lf_ret_stub			/* off the 8-byte grid */
+	lsrs	r4, r4, #3		/* b (from an address below the pool: 2^29 or more) */
 	ldr	r2, [r0, #T_NBLOCKS]
-	lsls	r2, r2, #3
 	cmp	r4, r2
 	bhs	.Lf_ret_stub			/* outside the pool (AGB_NULL too) */
-	lsrs	r4, r4, #3		/* b */
 	ldr	r5, [r0, #T_MAP]
 	lsrs	r2, r4, #3
 	lsls	r2, r2, #1
@@ -633,12 +632,9 @@ agb_bestfit_thumb_free:
 	lsls	r1, r1, #30
 	beq	.Lf_left_free
 .Lf_left_done:
-	/* every entry of the run becomes E_FREE */
+	/* every entry of the run becomes E_FREE (b's own is in the low half: it is always stored) */
 	bics	r6, r3
-	lsls	r1, r3, #16
-	beq	6f
 	strh	r6, [r5]
-6:
 	lsrs	r3, r3, #16
 	beq	.Lf_merge
 	lsrs	r6, r6, #16
@@ -653,14 +649,12 @@ agb_bestfit_thumb_free:
 	bhi	.Lf_merge_long_stub
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
-	mov	ip, r5
 	cmp	r0, #0
 	bne	.Lf_unlink_left
 .Lf_unlink_left_done:
 	cmp	r7, #0
 	bne	.Lf_unlink_right
 .Lf_unlink_right_done:
-	mov	r5, ip
 	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
 .Lf_ret:
 	add	sp, #12
@@ -684,7 +678,9 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
 	b	.Lf_left_done
 .Lf_unlink_left:
+	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
 	BIN_UNLINK r4, r0, r1, r3, r5
+	mov	r5, ip
 	b	.Lf_unlink_left_done
 .Lf_unlink_right:
 	BIN_UNLINK r2, r7, r0, r1, r3
@@ -900,10 +896,7 @@ agb_bestfit_thumb_free:
 	TOP_LEFT
 	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
 	bics	r6, r3
-	lsls	r0, r3, #16
-	beq	.Lf_top_hi
-	strh	r6, [r5]
-.Lf_top_hi:
+	strh	r6, [r5]		/* b's entry is in the low half */
 	lsrs	r1, r3, #16
 	beq	.Lf_top_end
 	lsrs	r6, r6, #16
