@@ -201,6 +201,11 @@
  * \t1..\t3; keeps \x. */
 .macro LONG_UNLINK x, size, t1, t2, t3
 	LONG_CLASS \t1, \size, \t2
+	LONG_UNLINK_C \x, \size, \t1, \t2, \t3
+.endm
+
+/* LONG_UNLINK with the run's class already in \t1. */
+.macro LONG_UNLINK_C x, size, t1, t2, t3
 	lsls	\t2, \x, #3
 	ldr	\t2, [r6, \t2]		/* next (low half), prev (high half) */
 	lsls	\t3, \t2, #16
@@ -232,14 +237,25 @@
 /* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
  * appends it to its class list. Clobbers \size, \t0..\t3; keeps \x. */
 .macro LONG_PUSH x, size, t0, t1, t2, t3
+	LONG_CLASS \t1, \size, \t2
+	LONG_PUSH_C \x, \size, \t1, \t0, \t2, \t3
+.endm
+
+/* LONG_PUSH with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
+.macro LONG_PUSH_C x, size, c, t0, t2, t3
 	lsls	\t0, \x, #3
 	adds	\t0, r6			/* the run's first block */
 	strh	\size, [\t0, #N_SIZE]
-	subs	\t1, \size, #1
-	lsls	\t1, \t1, #3
-	adds	\t1, \t0
-	strh	\size, [\t1, #N_SIZE]	/* its last block's tag */
-	LONG_CLASS \t1, \size, \t2
+	subs	\t2, \size, #1
+	lsls	\t2, \t2, #3
+	adds	\t2, \t0
+	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
+	LONG_PUSH_LINK \x, \size, \t0, \c, \t2, \t3
+.endm
+
+/* The list part of long_push: \t0 the run's first block, \t1 its class. Clobbers \size,
+ * \t1..\t3. */
+.macro LONG_PUSH_LINK x, size, t0, t1, t2, t3
 	movs	\size, #1
 	lsls	\size, \size, \t1		/* the class's bit */
 	LHEAD	\t2, \t1, \t3
@@ -783,34 +799,8 @@ agb_bestfit_thumb_free:
 	adds	r3, r4, r5
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
-	beq	.Lml_top		/* ends the pool (a short run was last): the new top run */
-	cmp	r0, #0
-	bne	.Lml_left
-.Lml_push:
-	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret
-.Lml_left:
-	subs	r1, r0, #1
-	cmp	r1, #255
-	bls	.Lml_left_short
-	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
-	 * its tags take the new size. */
-	ldr	r3, =agb_bestfit_long_class_of
-	lsrs	r1, r0, #7
-	ldrb	r1, [r3, r1]
-	lsrs	r2, r5, #7
-	ldrb	r2, [r3, r2]
-	cmp	r1, r2
-	bne	.Lml_left_long
-	lsls	r1, r4, #3
-	adds	r1, r6
-	strh	r5, [r1, #N_SIZE]
-	subs	r2, r5, #1
-	lsls	r2, r2, #3
-	adds	r1, r2
-	strh	r5, [r1, #N_SIZE]
-	b	.Lf_ret
-.Lml_top:
+	bne	.Lml_not_top
+	/* The merged run ends the pool (a short run was last): the new top run. */
 	cmp	r0, #0
 	beq	.Lml_top_set
 	subs	r1, r0, #1
@@ -824,15 +814,41 @@ agb_bestfit_thumb_free:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
 	b	.Lf_ret
-.Lml_left_long:
-	LONG_UNLINK r4, r0, r1, r2, r3
-	ldr	r5, [sp, #8]
-	b	.Lml_push
+.Lml_not_top:
+	cmp	r0, #0
+	bne	.Lml_left
+.Lml_push:
+	LONG_PUSH r4, r5, r0, r1, r2, r3
+	b	.Lf_ret
+.Lml_left:
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bls	.Lml_left_short
+	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
+	 * its tags take the new size. */
+	ldr	r3, =agb_bestfit_long_class_of
+	lsrs	r1, r0, #7
+	ldrb	r1, [r3, r1]		/* its class */
+	lsrs	r2, r5, #7
+	ldrb	r2, [r3, r2]		/* the merged run's */
+	cmp	r1, r2
+	bne	.Lml_left_long
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	subs	r2, r5, #1
+	lsls	r2, r2, #3
+	adds	r1, r2
+	strh	r5, [r1, #N_SIZE]
+	b	.Lf_ret
 .Lml_left_short:
 	BIN_UNLINK r4, r0, r1, r2, r3
-	ldr	r5, [sp, #8]
 	b	.Lml_push
-
+.Lml_left_long:
+	/* r1 and r2 hold the two classes: no table read again */
+	LONG_UNLINK_C r4, r0, r1, r3, r7
+	LONG_PUSH_C r4, r5, r2, r0, r1, r3
+	b	.Lf_ret
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
  * before (none for block 0: as if a used run ended there). */
