@@ -708,6 +708,7 @@ agb_bestfit_thumb_free:
  * whose first entry is E_FREE and which starts the pool or follows a used run's last entry that
  * is not inside a length halfword. */
 .Lf_end_after_free:
+	str	r7, [sp, #8]		/* sh, back on acceptance (the alignment slot) */
 	ldr	r1, [sp, #4]
 	subs	r0, r1, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* s */
@@ -724,32 +725,30 @@ agb_bestfit_thumb_free:
 	ldr	r1, [r1, #T_MAP]
 	lsrs	r0, r3, #3
 	lsls	r0, r0, #1
-	ldrh	r0, [r1, r0]
+	adds	r1, r0			/* x's map halfword */
+	ldrh	r0, [r1]
 	movs	r2, #7
 	ands	r2, r3
-	lsls	r2, r2, #1
-	lsrs	r0, r0, r2
-	lsls	r0, r0, #30
-	bne	9f			/* x's entry is not E_FREE */
-	cmp	r3, #0
-	beq	1f
-	subs	r3, #1			/* y = x - 1 */
-	lsrs	r0, r3, #3
-	lsls	r0, r0, #1
-	ldrh	r0, [r1, r0]
-	movs	r2, #7
-	ands	r2, r3
-	lsls	r2, r2, #1
-	lsrs	r0, r0, r2
-	movs	r2, #3
-	ands	r0, r2
-	cmp	r0, #3
-	bne	9f			/* y does not end a used run */
-	lsrs	r3, r3, #3
-	beq	1f
-	subs	r3, #1
-	lsls	r3, r3, #1
-	ldrh	r0, [r1, r3]		/* the halfword before y's */
+	lsls	r2, r2, #1		/* x's entry's bit */
+	beq	.Lfe_edge
+	/* y = x - 1 in the same halfword: y's entry and x's, y | x << 2, must be E_END, E_FREE */
+	subs	r2, #2
+	movs	r7, r0
+	lsrs	r7, r7, r2
+	movs	r2, #15
+	ands	r7, r2
+	cmp	r7, #3
+	bne	9f
+	cmp	r3, #8
+	blo	.Lfe_ok			/* y's halfword is the map's first */
+/* r0 y's halfword, r1 its address (not the map's first): refused when it is a length halfword,
+ * which needs its bit 14 (map2.h agb_map2_len_encode) and the halfword before holding a long
+ * run's start (agb_map2_starts_long). */
+.Lfe_len:
+	lsls	r0, r0, #17
+	bpl	.Lfe_ok
+	subs	r1, #2
+	ldrh	r0, [r1]		/* the halfword before y's */
 	lsrs	r1, r0, #1
 	bics	r1, r0
 	ldr	r2, =agb_bestfit_thumb_k
@@ -758,9 +757,24 @@ agb_bestfit_thumb_free:
 	ands	r0, r3
 	cmp	r1, r0
 	bhi	9f			/* y lies in a length halfword */
-1:
+.Lfe_ok:
+	ldr	r7, [sp, #8]
 	ldr	r2, =agb_bestfit_thumb_k
 	b	.Lf_short
+/* x is its halfword's first entry: y's entry is the last of the halfword before. */
+.Lfe_edge:
+	lsls	r2, r0, #30
+	bne	9f			/* x's entry is not E_FREE */
+	cmp	r3, #0
+	beq	.Lfe_ok			/* x = 0: the run starts the pool */
+	subs	r1, #2
+	ldrh	r0, [r1]		/* y's halfword */
+	lsrs	r2, r0, #14
+	cmp	r2, #3
+	bne	9f			/* y does not end a used run */
+	cmp	r3, #16
+	blo	.Lfe_ok			/* y's halfword is the map's first */
+	b	.Lfe_len
 9:
 	b	.Lf_ret			/* refused */
 
