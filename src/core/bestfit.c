@@ -1050,12 +1050,16 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 
 /* The map clear of a long used run being freed (the Thumb free's LONG_CLEAR): its first entry
  * (at bit sh of w, the halfword at a0), its length halfword and its last entry `last` become
- * E_FREE; its inner entries already are. */
-HOT void long_clear(agb_bestfit *t, uint32_t a0, uint32_t w, uint32_t sh, uint32_t last)
+ * E_FREE; its inner entries already are. Returns the halfword written for the last entry, which
+ * holds the right neighbour's entry too unless `last` is its halfword's top entry. */
+HOT uint32_t long_clear(agb_bestfit *t, uint32_t a0, uint32_t w, uint32_t sh, uint32_t last)
 {
 	AGB_ST16(t->m, a0, w & ~(3u << sh));
 	AGB_ST16(t->m, a0 + 2u, 0u);
-	map_set(t, last, E_FREE);
+	const uint32_t az = map_hw(t, last);
+	const uint32_t v = AGB_LD16(t->m, az) & ~(3u << ((last & 7u) << 1));
+	AGB_ST16(t->m, az, v);
+	return v;
 }
 
 /* free_fast's path for a used run [b, b+len) (long_run: E_LONG-encoded) that ends where the top
@@ -1077,7 +1081,7 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	const uint32_t a0 = map_hw(t, b), sh = (b & 7u) << 1;
 	if (long_run) {
 		/* Its first entry, length halfword and last entry (the inner ones are E_FREE). */
-		long_clear(t, a0, w, sh, b + len - 1u);
+		(void)long_clear(t, a0, w, sh, b + len - 1u);
 	} else {
 		const uint32_t eh = sh + (len << 1); /* <= 32 */
 		const uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
@@ -1145,8 +1149,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 			free_top(t, addr, b, len, w, left, 1); /* next to the top run, or the pool's end */
 			return;
 		}
-		long_clear(t, a0, w, sh, end - 1u);
-		if (map_entry(t, end) == E_FREE)
+		const uint32_t hv = long_clear(t, a0, w, sh, end - 1u);
+		const uint32_t right = (end & 7u) != 0u ? hv >> ((end & 7u) << 1) : map_entry(t, end);
+		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	} else {
 		/* A short run: the first entry at or after b with its high bit set ends it. */

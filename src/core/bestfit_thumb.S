@@ -286,7 +286,8 @@
 
 /* long_clear: a long used run's first entry (at bit \sh of the window's low half), its length
  * halfword and its last entry become E_FREE (its inner entries are already). Expects r3 end,
- * r5 a0, r6 the window, r7 sh; leaves r5 the map's address; clobbers r0, r1, r6. */
+ * r5 a0, r6 the window, r7 sh; leaves r5 the map's address, r1 the last entry's halfword's, r6
+ * that halfword as written and r0 the last entry's bits in it (3 << 2 (last % 8)). */
 .macro LONG_CLEAR
 	movs	r0, #3
 	lsls	r0, r0, r7
@@ -898,24 +899,29 @@ agb_bestfit_thumb_free:
 	b	.Lf_long_top		/* next to the top run, or the pool's last run */
 1:
 	LONG_CLEAR
-	lsrs	r0, r3, #3		/* the right neighbour's entry */
-	lsls	r0, r0, #1
-	ldrh	r0, [r5, r0]
-	movs	r1, #7
-	ands	r1, r3
-	lsls	r1, r1, #1
-	lsrs	r0, r0, r1
+	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
+	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
+	lsls	r0, r0, #2
+	lsrs	r7, r0, #16
+	bne	.Lfl_right_next
 	movs	r7, #0			/* rs */
-	lsls	r0, r0, #30
-	bne	3f
+	tst	r6, r0
+	bne	.Lfl_right_done
+.Lfl_right_free:
 	ldr	r1, [sp, #4]
 	lsls	r0, r2, #3
 	adds	r0, r1
 	ldrh	r7, [r0, #N_SIZE]
-3:
+.Lfl_right_done:
 	LEFT_TAG 4f			/* ls */
 4:
 	b	.Lf_merge
+.Lfl_right_next:
+	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
+	movs	r7, #0
+	lsls	r0, r0, #30
+	beq	.Lfl_right_free
+	b	.Lfl_right_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
