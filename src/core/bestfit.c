@@ -324,15 +324,16 @@ HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 	AGB_ST16(t->m, af + N_PREV, x);
 }
 
-/* Unlinks short run x of `size` blocks from its bin. */
+/* Unlinks short run x of `size` blocks from its bin. Its prev is read only when x is not the
+ * bin's only run (the Thumb BIN_UNLINK's accesses). */
 HOT void bin_unlink(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
-	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
-	uint32_t next = links & 0xFFFFu, prev = links >> 16;
+	uint32_t next = AGB_LD16(t->m, blocks + (x << 3) + N_NEXT);
 	if (next == x) {
 		bit_clear(t, size - 1u);
 		return;
 	}
+	uint32_t prev = AGB_LD16(t->m, blocks + (x << 3) + N_PREV);
 	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
 	AGB_ST16(t->m, blocks + (next << 3) + N_PREV, prev);
 	uint32_t ha = t->ctrl + C_HEADS + ((size - 1u) << 1);
@@ -396,7 +397,7 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 
 /* Class of a long run by its size >> 7 (2..255 for SMALL < size < 2^15): 2 (log2(size) - 8)
  * plus the bit below the top one. A ROM table: the ARM7TDMI has no count-leading-zeros. */
-static const uint8_t long_class_of[256] = {
+const uint8_t agb_bestfit_long_class_of[256] = {
 	0, 0, 0, 1, 2, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5,
 	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,
 	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
@@ -421,12 +422,12 @@ static const uint8_t long_class_of[256] = {
 static inline uint32_t long_class(agb_bestfit *t, uint32_t size)
 {
 	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.UndefReturn): size <= MAX_BLOCKS */
-	return AGB_ROM_LD8(t->m, long_class_of, size >> 7);
+	return AGB_ROM_LD8(t->m, agb_bestfit_long_class_of, size >> 7);
 }
 
 static uint32_t long_class_quiet(uint32_t size)
 {
-	return long_class_of[(size >> 7) & 0xFFu];
+	return agb_bestfit_long_class_of[(size >> 7) & 0xFFu];
 }
 
 static inline uint32_t lhead_addr(const agb_bestfit *t, uint32_t c)
@@ -1049,12 +1050,16 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 
 /* The map clear of a long used run being freed (the Thumb free's LONG_CLEAR): its first entry
  * (at bit sh of w, the halfword at a0), its length halfword and its last entry `last` become
- * E_FREE; its inner entries already are. */
-HOT void long_clear(agb_bestfit *t, uint32_t a0, uint32_t w, uint32_t sh, uint32_t last)
+ * E_FREE; its inner entries already are. Returns the halfword written for the last entry, which
+ * holds the right neighbour's entry too unless `last` is its halfword's top entry. */
+HOT uint32_t long_clear(agb_bestfit *t, uint32_t a0, uint32_t w, uint32_t sh, uint32_t last)
 {
 	AGB_ST16(t->m, a0, w & ~(3u << sh));
 	AGB_ST16(t->m, a0 + 2u, 0u);
-	map_set(t, last, E_FREE);
+	const uint32_t az = map_hw(t, last);
+	const uint32_t v = AGB_LD16(t->m, az) & ~(3u << ((last & 7u) << 1));
+	AGB_ST16(t->m, az, v);
+	return v;
 }
 
 /* free_fast's path for a used run [b, b+len) (long_run: E_LONG-encoded) that ends where the top
@@ -1076,7 +1081,7 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	const uint32_t a0 = map_hw(t, b), sh = (b & 7u) << 1;
 	if (long_run) {
 		/* Its first entry, length halfword and last entry (the inner ones are E_FREE). */
-		long_clear(t, a0, w, sh, b + len - 1u);
+		(void)long_clear(t, a0, w, sh, b + len - 1u);
 	} else {
 		const uint32_t eh = sh + (len << 1); /* <= 32 */
 		const uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
@@ -1127,7 +1132,10 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	left &= 3u;
 	if (UNLIKELY(agb_map2_not_a_start(e, left)))
 		return;
-	if (b >= 8u && UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
+	/* A length halfword has bit 14 set (agb_map2_len_encode): without it b's halfword is none,
+	 * and the halfword before is not read. */
+	if ((w & 0x4000u) != 0u && b >= 8u &&
+	    UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
 		return;
 	if (UNLIKELY(e == E_END && left == E_FREE) && !free_run_ends_at(t, b))
 		return;
@@ -1141,8 +1149,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 			free_top(t, addr, b, len, w, left, 1); /* next to the top run, or the pool's end */
 			return;
 		}
-		long_clear(t, a0, w, sh, end - 1u);
-		if (map_entry(t, end) == E_FREE)
+		const uint32_t hv = long_clear(t, a0, w, sh, end - 1u);
+		const uint32_t right = (end & 7u) != 0u ? hv >> ((end & 7u) << 1) : map_entry(t, end);
+		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	} else {
 		/* A short run: the first entry at or after b with its high bit set ends it. */
@@ -1251,11 +1260,6 @@ void agb_bestfit_thumb_free_top(agb_bestfit *t, uint32_t b, uint32_t len, uint32
 void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len)
 {
 	mark_used(t, b, len);
-}
-
-void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs)
-{
-	merge_free(t, b, len, ls_rs & 0xFFFFu, ls_rs >> 16);
 }
 
 #define core_alloc agb_bestfit_thumb_alloc

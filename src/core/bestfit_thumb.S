@@ -14,8 +14,10 @@
  *  - agb_bestfit_thumb_free: a short used run (its map entries within the window of the halfword
  *    holding its first entry and the next), merged with short free neighbours into a bin or, at
  *    the pool's end, into the top run; a long used run likewise; the refusal of bad addresses
- *    (src/core/map2.h) first; merges longer than AGB_BESTFIT_SMALL blocks and a run at the top
- *    run after a long free left neighbour go to the C.
+ *    (src/core/map2.h) first; a merge longer than AGB_BESTFIT_SMALL blocks goes to its class
+ *    list here too (long runs' neighbours unlinked from their bins or classes, the class table
+ *    read from ROM), or becomes the top run when it ends the pool; only a run at the top
+ *    run after a long free left neighbour goes to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
  * pop {rN}; bx rN, so ARM callers come back in ARM state. */
@@ -25,6 +27,10 @@
 
 	.syntax unified
 	.thumb
+
+#if (C_LHEADS & 7) != 0
+#error "LHEAD builds C_LHEADS as (C_LHEADS >> 3) << 3"
+#endif
 
 #define NIL 0xFFFF
 #define N_PREV 2
@@ -36,7 +42,7 @@
 #define K_TABLE 0	/* the de Bruijn table, 32 bytes */
 #define K_DEBRUIJN 32
 #define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
-#define K_REFUSE 40	/* 0x666F: map2.h's refused pairs, indexed left | entry << 2 */
+#define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -62,55 +68,48 @@
 	strh	\idx, [\base, #C_SUMMARY]
 .endm
 
-/* bitmap_word: for bin index \k (size - 1), \waddr receives ctrl + 4 * (k >> 5), \word the
- * bitmap word there and \bitno k & 31. \k is kept. */
-.macro BITMAP_WORD k, waddr, word, bitno
-	lsrs	\waddr, \k, #5
-	lsls	\waddr, \waddr, #2
-	add	\waddr, lr			/* ctrl + 4 * (k >> 5) */
-	ldr	\word, [\waddr, #C_BITMAP]
-	lsls	\bitno, \k, #27
-	lsrs	\bitno, \bitno, #27
-.endm
-
-/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. Clobbers \size,
- * \t1..\t3. */
+/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. The bin's bit,
+ * 1 << (k & 31), is 1 rotated right by -k: a rotation takes its amount modulo 32. Clobbers
+ * \size, \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
 	subs	\t1, \size, #1		/* k */
-	BITMAP_WORD \t1, \t2, \t3, \t1
-	movs	\size, #1
-	lsls	\size, \size, \t1
-	bics	\t3, \size
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t1, #1
+	rors	\t1, \size		/* the bin's bit */
+	bics	\t3, \t1
 	str	\t3, [\t2, #C_BITMAP]
 	bne	1f
 	SUMMARY_BIT bics, \t1, \t2, \t2, \t3	/* the word is empty: clear its summary bit */
 1:
 .endm
 
-/* bin_unlink: takes short free run \x of \size blocks out of its bin. Clobbers \size, \t1..\t3. */
+/* bin_unlink: takes short free run \x of \size blocks out of its bin: next first, prev only when
+ * x is not the bin's only run. Clobbers \size, \t1..\t3. */
 .macro BIN_UNLINK x, size, t1, t2, t3
-	lsls	\t1, \x, #3
-	ldr	\t1, [r6, \t1]		/* next (low half), prev (high half) */
-	lsrs	\t2, \t1, #16
-	lsls	\t1, \t1, #16
-	lsrs	\t1, \t1, #16
+	lsls	\t3, \x, #3
+	ldrh	\t1, [r6, \t3]		/* next */
 	cmp	\t1, \x
 	bne	2f
 	BIT_CLEAR \size, \t1, \t2, \t3
 	b	3f
 2:
+	adds	\t3, #N_PREV
+	ldrh	\t2, [r6, \t3]		/* prev */
 	lsls	\t3, \t2, #3
 	strh	\t1, [r6, \t3]		/* prev.next = next */
 	lsls	\t3, \t1, #3
 	adds	\t3, #N_PREV
 	strh	\t2, [r6, \t3]		/* next.prev = prev */
 	lsls	\t3, \size, #1
-	add	\t3, lr
-	adds	\t3, #(C_HEADS - 2)	/* the bin's head */
-	ldrh	\t2, [\t3]
+	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	\t2, [\t3, #(C_HEADS - 2)]
 	cmp	\t2, \x
 	bne	3f
-	strh	\t1, [\t3]
+	strh	\t1, [\t3, #(C_HEADS - 2)]
 3:
 .endm
 
@@ -124,18 +123,21 @@
 	lsls	\t2, \t1, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
-	BITMAP_WORD \t1, \t2, \t3, \size
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
 	movs	\t4, #1
-	lsls	\t4, \t4, \size		/* the bin's bit */
+	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
 	lsls	\size, \t1, #1
-	add	\size, lr
-	adds	\size, #C_HEADS		/* the bin's head */
+	add	\size, lr		/* the bin's head at C_HEADS */
 	tst	\t3, \t4
 	bne	4f
 	lsls	\t1, \x, #16		/* empty bin: the run alone, linked to itself */
 	orrs	\t1, \x
 	str	\t1, [\t0]
-	strh	\x, [\size]
+	strh	\x, [\size, #C_HEADS]
 	cmp	\t3, #0
 	bne	5f
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
@@ -144,7 +146,7 @@
 	str	\t3, [\t2, #C_BITMAP]
 	b	6f
 4:
-	ldrh	\t1, [\size]		/* first */
+	ldrh	\t1, [\size, #C_HEADS]	/* first */
 	lsls	\t2, \t1, #3
 	adds	\t2, \t2, r6
 	ldrh	\t3, [\t2, #N_PREV]	/* last (the head's prev) */
@@ -157,9 +159,135 @@
 6:
 .endm
 
+/* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
+ * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). A length
+ * halfword has bit 14 set (agb_map2_len_encode): without it the load is skipped. Expects r2 the
+ * constants, r4 b, r5 a0; clobbers r0, r1, r3. */
+.macro STARTS_LONG refuse
+	lsls	r0, r6, #17
+	bpl	1f
+	cmp	r4, #8
+	blo	1f
+	subs	r0, r5, #2
+	ldrh	r0, [r0]
+	lsrs	r1, r0, #1
+	bics	r1, r0
+	ldr	r3, [r2, #K_EVEN]
+	ands	r1, r3
+	ands	r0, r3
+	cmp	r1, r0
+	bhi	\refuse
+1:
+.endm
+
+/* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
+ * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. */
+.macro LONG_CLASS c, size, t
+	lsrs	\c, \size, #7
+	ldr	\t, =agb_bestfit_long_class_of
+	ldrb	\c, [\t, \c]
+.endm
+
+/* \h receives the address of long class \c's head (ctrl + C_LHEADS + 2c); \c is kept. */
+.macro LHEAD h, c, t
+	lsls	\h, \c, #1
+	movs	\t, #(C_LHEADS >> 3)
+	lsls	\t, \t, #3
+	adds	\h, \t
+	add	\h, lr
+.endm
+
+/* long_unlink: takes long free run \x of \size blocks out of its class list. Clobbers \size,
+ * \t1..\t3; keeps \x. */
+.macro LONG_UNLINK x, size, t1, t2, t3
+	LONG_CLASS \t1, \size, \t2
+	LONG_UNLINK_C \x, \size, \t1, \t2, \t3
+.endm
+
+/* LONG_UNLINK with the run's class already in \t1. */
+.macro LONG_UNLINK_C x, size, t1, t2, t3
+	lsls	\t2, \x, #3
+	ldr	\t2, [r6, \t2]		/* next (low half), prev (high half) */
+	lsls	\t3, \t2, #16
+	lsrs	\t3, \t3, #16		/* next */
+	cmp	\t3, \x
+	bne	7f
+	movs	\t2, #1			/* x was its class's only run: the class bit goes */
+	lsls	\t2, \t2, \t1
+	mov	\t3, lr
+	ldrh	\t1, [\t3, #C_LONG]
+	bics	\t1, \t2
+	strh	\t1, [\t3, #C_LONG]
+	b	8f
+7:
+	lsrs	\t2, \t2, #16		/* prev */
+	lsls	\size, \t2, #3
+	strh	\t3, [r6, \size]	/* prev.next = next */
+	lsls	\size, \t3, #3
+	adds	\size, #N_PREV
+	strh	\t2, [r6, \size]	/* next.prev = prev */
+	LHEAD	\size, \t1, \t2
+	ldrh	\t2, [\size]
+	cmp	\t2, \x
+	bne	8f
+	strh	\t3, [\size]		/* x was the head: next is */
+8:
+.endm
+
+/* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
+ * appends it to its class list. Clobbers \size, \t0..\t3; keeps \x. */
+.macro LONG_PUSH x, size, t0, t1, t2, t3
+	LONG_CLASS \t1, \size, \t2
+	LONG_PUSH_C \x, \size, \t1, \t0, \t2, \t3
+.endm
+
+/* LONG_PUSH with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
+.macro LONG_PUSH_C x, size, c, t0, t2, t3
+	lsls	\t0, \x, #3
+	adds	\t0, r6			/* the run's first block */
+	strh	\size, [\t0, #N_SIZE]
+	subs	\t2, \size, #1
+	lsls	\t2, \t2, #3
+	adds	\t2, \t0
+	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
+	LONG_PUSH_LINK \x, \size, \t0, \c, \t2, \t3
+.endm
+
+/* The list part of long_push: \t0 the run's first block, \t1 its class. Clobbers \size,
+ * \t1..\t3. */
+.macro LONG_PUSH_LINK x, size, t0, t1, t2, t3
+	movs	\size, #1
+	lsls	\size, \size, \t1		/* the class's bit */
+	LHEAD	\t2, \t1, \t3
+	mov	\t1, lr
+	ldrh	\t3, [\t1, #C_LONG]
+	tst	\t3, \size
+	bne	5f
+	orrs	\t3, \size		/* empty class: the run alone, linked to itself */
+	strh	\t3, [\t1, #C_LONG]
+	lsls	\t1, \x, #16
+	orrs	\t1, \x
+	str	\t1, [\t0]
+	strh	\x, [\t2]
+	b	6f
+5:
+	ldrh	\t1, [\t2]		/* first */
+	lsls	\t3, \t1, #3
+	adds	\t3, r6
+	ldrh	\size, [\t3, #N_PREV]	/* last (the head's prev) */
+	strh	\x, [\t3, #N_PREV]	/* first.prev = x */
+	lsls	\t3, \size, #16
+	orrs	\t3, \t1
+	str	\t3, [\t0]		/* x.next = first, x.prev = last */
+	lsls	\size, \size, #3
+	strh	\x, [r6, \size]	/* last.next = x */
+6:
+.endm
+
 /* long_clear: a long used run's first entry (at bit \sh of the window's low half), its length
  * halfword and its last entry become E_FREE (its inner entries are already). Expects r3 end,
- * r5 a0, r6 the window, r7 sh; leaves r5 the map's address; clobbers r0, r1, r6. */
+ * r5 a0, r6 the window, r7 sh; leaves r5 the map's address, r1 the last entry's halfword's, r6
+ * that halfword as written and r0 the last entry's bits in it (3 << 2 (last % 8)). */
 .macro LONG_CLEAR
 	movs	r0, #3
 	lsls	r0, r0, r7
@@ -431,27 +559,26 @@ agb_bestfit_thumb_alloc:
 	b	.Lf_edge
 .Lf_top_stub:
 	b	.Lf_top
-.Lf_long_stub:
-	b	.Lf_long
-.Lf_end_after_free_stub:
-	b	.Lf_end_after_free
 .Lf_merge_long_stub:
 	b	.Lf_merge_long
 .Lf_ret_stub:
 	b	.Lf_ret
+.Lf_kind_stub:
+	b	.Lf_kind
 	.thumb_func
 /* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
 agb_bestfit_thumb_free:
 	push	{r0, r1, r2, r4, r5, r6, r7, lr}	/* r2: 8-byte alignment */
 	ldr	r6, [r0, #T_BLOCKS]
+	ldr	r2, [r0, #T_CTRL]
+	mov	lr, r2
 	subs	r4, r1, r6		/* off */
 	lsls	r2, r4, #29
 	bne	.Lf_ret_stub			/* off the 8-byte grid */
+	lsrs	r4, r4, #3		/* b (from an address below the pool: 2^29 or more) */
 	ldr	r2, [r0, #T_NBLOCKS]
-	lsls	r2, r2, #3
 	cmp	r4, r2
 	bhs	.Lf_ret_stub			/* outside the pool (AGB_NULL too) */
-	lsrs	r4, r4, #3		/* b */
 	ldr	r5, [r0, #T_MAP]
 	lsrs	r2, r4, #3
 	lsls	r2, r2, #1
@@ -468,70 +595,53 @@ agb_bestfit_thumb_free:
 	subs	r0, r7, #2
 	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
 .Lf_idx:
-	/* map2.h's refusal with the two entries swapped: refused when b's entry is free or its
-	 * left neighbour's starts or continues a used run (bits left | entry << 2 of 0x666F). */
+	/* map2.h's refusal with the two entries swapped, and the kind of run, in one lookup: two
+	 * bits per pair left | entry << 2 of K_CLASS, 0 for a short run's first block, 1 refused
+	 * (b's entry is free, or its left neighbour's starts or continues a used run), 2 E_LONG, 3
+	 * E_END after E_FREE (a one-block run, or a long run's end). */
 	movs	r0, #15
 	ands	r3, r0
 	mov	ip, r3			/* left | entry << 2 */
 	ldr	r2, =agb_bestfit_thumb_k
-	ldr	r0, [r2, #K_REFUSE]
-	lsrs	r0, r0, r3
-	lsrs	r0, r0, #1
-	bcs	.Lf_ret_stub			/* refused: not a used run's first block */
-	cmp	r4, #8
-	blo	1f
-	subs	r0, r5, #2		/* refused too when the halfword before b's holds a long run's */
-	ldrh	r0, [r0]		/* start: b's is its length (map2.h agb_map2_starts_long) */
-	lsrs	r1, r0, #1
-	bics	r1, r0
-	ldr	r3, [r2, #K_EVEN]
-	ands	r1, r3
-	ands	r0, r3
-	cmp	r1, r0
-	bhi	.Lf_ret_stub
-	mov	r3, ip
-1:
-	cmp	r3, #12
-	beq	.Lf_end_after_free_stub	/* E_END after E_FREE: a one-block run, or a long run's end */
-.Lf_idx_ok:
-	lsrs	r3, r3, #2
-	cmp	r3, #2
-	beq	.Lf_long_stub		/* E_LONG: a long run */
-	/* len: the first entry at or after b with its high bit set ends the run */
+	ldr	r0, [r2, #K_CLASS]
+	lsls	r1, r3, #1
+	lsrs	r0, r0, r1
+	lsls	r0, r0, #30
+	bne	.Lf_kind_stub		/* refused, a long run, or E_END after E_FREE */
+	STARTS_LONG .Lf_ret_stub
+/* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
+.Lf_short:
 	lsrs	r0, r6, #1
 	ldr	r1, [r2, #K_EVEN]
 	ands	r0, r1
-	lsrs	r0, r0, r7
-	LOWBIT	r0, r1, r2
+	lsrs	r0, r0, r7		/* the entries from b's with their high bit set, at their low bit */
+	rsbs	r1, r0, #0
+	ands	r0, r1			/* v: the first, the run's last (bit 2 (len - 1)) */
+	lsls	r1, r0, #2
+	subs	r3, r1, #1
+	lsls	r3, r3, r7		/* clear: entries [b, end) (v << 2 is 0 for 16 entries from sh 0) */
+	lsls	r1, r1, r7
+	movs	r7, r1			/* bit sh + 2 len: the right neighbour's entry, 0 past the window */
+	ldr	r1, [r2, #K_DEBRUIJN]
+	muls	r0, r1, r0
+	lsrs	r0, r0, #27
+	ldrb	r0, [r2, r0]		/* 2 (len - 1) */
 	lsrs	r2, r0, #1
 	adds	r2, #1			/* len */
-	adds	r3, r4, r2		/* end */
-	ldr	r0, [sp]
-	ldr	r0, [r0, #T_CTRL]
-	mov	lr, r0
-	ldrh	r0, [r0, #C_TOP]
-	cmp	r3, r0
+	adds	r0, r4, r2		/* end */
+	mov	r1, lr
+	ldrh	r1, [r1, #C_TOP]
+	cmp	r0, r1
 	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
-	/* clear: entries [b, end) of the window */
-	lsls	r0, r2, #1
-	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
-	movs	r3, #0
-	mvns	r3, r3
-	lsls	r3, r3, r7
-	movs	r7, #32
-	subs	r7, r7, r0
-	lsls	r3, r3, r7
-	lsrs	r3, r3, r7		/* clear */
 	/* right neighbour's entry: from the window, or the halfword after it. The common cases fall
 	 * through; the others are out of line after the return (a taken branch costs some six
 	 * cycles from ROM). */
-	cmp	r0, #32
+	lsls	r0, r7, #1
+	orrs	r0, r7
 	beq	.Lf_right_edge
-	movs	r7, r6
-	lsrs	r7, r7, r0
-.Lf_right:
-	lsls	r7, r7, #30
+	tst	r6, r0
 	beq	.Lf_right_free
+.Lf_right_used:
 	movs	r7, #0			/* rs */
 .Lf_right_done:
 	movs	r0, #0			/* ls */
@@ -539,12 +649,9 @@ agb_bestfit_thumb_free:
 	lsls	r1, r1, #30
 	beq	.Lf_left_free
 .Lf_left_done:
-	/* every entry of the run becomes E_FREE */
+	/* every entry of the run becomes E_FREE (b's own is in the low half: it is always stored) */
 	bics	r6, r3
-	lsls	r1, r3, #16
-	beq	6f
 	strh	r6, [r5]
-6:
 	lsrs	r3, r3, #16
 	beq	.Lf_merge
 	lsrs	r6, r6, #16
@@ -559,14 +666,12 @@ agb_bestfit_thumb_free:
 	bhi	.Lf_merge_long_stub
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
-	mov	ip, r5
 	cmp	r0, #0
 	bne	.Lf_unlink_left
 .Lf_unlink_left_done:
 	cmp	r7, #0
 	bne	.Lf_unlink_right
 .Lf_unlink_right_done:
-	mov	r5, ip
 	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
 .Lf_ret:
 	add	sp, #12
@@ -575,8 +680,9 @@ agb_bestfit_thumb_free:
 	bx	r3
 
 .Lf_right_edge:
-	ldrh	r7, [r5, #4]
-	b	.Lf_right
+	ldrh	r0, [r5, #4]
+	lsls	r0, r0, #30
+	bne	.Lf_right_used
 .Lf_right_free:
 	lsls	r0, r2, #3
 	ldr	r1, [sp, #4]
@@ -589,7 +695,9 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
 	b	.Lf_left_done
 .Lf_unlink_left:
+	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
 	BIN_UNLINK r4, r0, r1, r3, r5
+	mov	r5, ip
 	b	.Lf_unlink_left_done
 .Lf_unlink_right:
 	BIN_UNLINK r2, r7, r0, r1, r3
@@ -601,6 +709,7 @@ agb_bestfit_thumb_free:
  * whose first entry is E_FREE and which starts the pool or follows a used run's last entry that
  * is not inside a length halfword. */
 .Lf_end_after_free:
+	str	r7, [sp, #8]		/* sh, back on acceptance (the alignment slot) */
 	ldr	r1, [sp, #4]
 	subs	r0, r1, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* s */
@@ -617,32 +726,30 @@ agb_bestfit_thumb_free:
 	ldr	r1, [r1, #T_MAP]
 	lsrs	r0, r3, #3
 	lsls	r0, r0, #1
-	ldrh	r0, [r1, r0]
+	adds	r1, r0			/* x's map halfword */
+	ldrh	r0, [r1]
 	movs	r2, #7
 	ands	r2, r3
-	lsls	r2, r2, #1
-	lsrs	r0, r0, r2
-	lsls	r0, r0, #30
-	bne	9f			/* x's entry is not E_FREE */
-	cmp	r3, #0
-	beq	1f
-	subs	r3, #1			/* y = x - 1 */
-	lsrs	r0, r3, #3
-	lsls	r0, r0, #1
-	ldrh	r0, [r1, r0]
-	movs	r2, #7
-	ands	r2, r3
-	lsls	r2, r2, #1
-	lsrs	r0, r0, r2
-	movs	r2, #3
-	ands	r0, r2
-	cmp	r0, #3
-	bne	9f			/* y does not end a used run */
-	lsrs	r3, r3, #3
-	beq	1f
-	subs	r3, #1
-	lsls	r3, r3, #1
-	ldrh	r0, [r1, r3]		/* the halfword before y's */
+	lsls	r2, r2, #1		/* x's entry's bit */
+	beq	.Lfe_edge
+	/* y = x - 1 in the same halfword: y's entry and x's, y | x << 2, must be E_END, E_FREE */
+	subs	r2, #2
+	movs	r7, r0
+	lsrs	r7, r7, r2
+	movs	r2, #15
+	ands	r7, r2
+	cmp	r7, #3
+	bne	9f
+	cmp	r3, #8
+	blo	.Lfe_ok			/* y's halfword is the map's first */
+/* r0 y's halfword, r1 its address (not the map's first): refused when it is a length halfword,
+ * which needs its bit 14 (map2.h agb_map2_len_encode) and the halfword before holding a long
+ * run's start (agb_map2_starts_long). */
+.Lfe_len:
+	lsls	r0, r0, #17
+	bpl	.Lfe_ok
+	subs	r1, #2
+	ldrh	r0, [r1]		/* the halfword before y's */
 	lsrs	r1, r0, #1
 	bics	r1, r0
 	ldr	r2, =agb_bestfit_thumb_k
@@ -651,22 +758,111 @@ agb_bestfit_thumb_free:
 	ands	r0, r3
 	cmp	r1, r0
 	bhi	9f			/* y lies in a length halfword */
-1:
+.Lfe_ok:
+	ldr	r7, [sp, #8]
 	ldr	r2, =agb_bestfit_thumb_k
-	mov	r3, ip
-	b	.Lf_idx_ok
+	b	.Lf_short
+/* x is its halfword's first entry: y's entry is the last of the halfword before. */
+.Lfe_edge:
+	lsls	r2, r0, #30
+	bne	9f			/* x's entry is not E_FREE */
+	cmp	r3, #0
+	beq	.Lfe_ok			/* x = 0: the run starts the pool */
+	subs	r1, #2
+	ldrh	r0, [r1]		/* y's halfword */
+	lsrs	r2, r0, #14
+	cmp	r2, #3
+	bne	9f			/* y does not end a used run */
+	cmp	r3, #16
+	blo	.Lfe_ok			/* y's halfword is the map's first */
+	b	.Lfe_len
 9:
 	b	.Lf_ret			/* refused */
+
+/* K_CLASS's other kinds (r0 the code << 30): refused (1), or, past the refusal of a length
+ * halfword, a long run (2) or E_END after E_FREE (3). */
+.Lf_kind:
+	bpl	9b			/* 1: refused */
+	STARTS_LONG 9b
+	mov	r3, ip
+	cmp	r3, #12
+	beq	.Lf_end_after_free
+	b	.Lf_long
 	.pool				/* the literals of the paths above, within ldr's reach */
 
-/* total > AGB_BESTFIT_SMALL: merge_free in C. */
+/* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
+ * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
+ * is written. [sp+8] (the alignment slot) keeps total, ip ls. */
 .Lf_merge_long:
-	lsls	r7, r7, #16
-	orrs	r0, r7
-	movs	r3, r0			/* ls | rs << 16 */
-	movs	r1, r4
-	ldr	r0, [sp]
-	bl	agb_bestfit_thumb_merge
+	adds	r2, r4, r2		/* end: the right neighbour's first block */
+	subs	r4, r4, r0		/* start */
+	str	r5, [sp, #8]
+	mov	ip, r0
+	cmp	r7, #0
+	beq	.Lml_right_done
+	subs	r1, r7, #1
+	cmp	r1, #255
+	bhi	.Lml_right_long
+	BIN_UNLINK r2, r7, r0, r1, r3
+	b	.Lml_right_done
+.Lml_right_long:
+	LONG_UNLINK r2, r7, r0, r1, r3
+.Lml_right_done:
+	ldr	r1, [sp]
+	ldr	r1, [r1, #T_NBLOCKS]
+	ldr	r5, [sp, #8]
+	adds	r3, r4, r5
+	mov	r0, ip			/* ls */
+	cmp	r3, r1
+	bne	.Lml_not_top
+	/* The merged run ends the pool (a short run was last): the new top run. */
+	cmp	r0, #0
+	beq	.Lml_top_set
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bhi	.Lml_top_left_long
+	BIN_UNLINK r4, r0, r1, r2, r3
+	b	.Lml_top_set
+.Lml_top_left_long:
+	LONG_UNLINK r4, r0, r1, r2, r3
+.Lml_top_set:
+	mov	r0, lr
+	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
+	b	.Lf_ret
+.Lml_not_top:
+	cmp	r0, #0
+	bne	.Lml_left
+.Lml_push:
+	LONG_PUSH r4, r5, r0, r1, r2, r3
+	b	.Lf_ret
+.Lml_left:
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bls	.Lml_left_short
+	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
+	 * its tags take the new size. */
+	ldr	r3, =agb_bestfit_long_class_of
+	lsrs	r1, r0, #7
+	ldrb	r1, [r3, r1]		/* its class */
+	lsrs	r2, r5, #7
+	ldrb	r2, [r3, r2]		/* the merged run's */
+	cmp	r1, r2
+	bne	.Lml_left_long
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	subs	r2, r5, #1
+	lsls	r2, r2, #3
+	adds	r1, r2
+	strh	r5, [r1, #N_SIZE]
+	b	.Lf_ret
+.Lml_left_short:
+	BIN_UNLINK r4, r0, r1, r2, r3
+	b	.Lml_push
+.Lml_left_long:
+	/* r1 and r2 hold the two classes: no table read again */
+	LONG_UNLINK_C r4, r0, r1, r3, r7
+	LONG_PUSH_C r4, r5, r2, r0, r1, r3
 	b	.Lf_ret
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
@@ -696,60 +892,53 @@ agb_bestfit_thumb_free:
 	orrs	r0, r1
 	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
 	adds	r3, r4, r2		/* end */
-	ldr	r0, [sp]
-	ldr	r0, [r0, #T_CTRL]
-	mov	lr, r0
+	mov	r0, lr
 	ldrh	r0, [r0, #C_TOP]
 	cmp	r3, r0
 	bne	1f
 	b	.Lf_long_top		/* next to the top run, or the pool's last run */
 1:
 	LONG_CLEAR
-	lsrs	r0, r3, #3		/* the right neighbour's entry */
-	lsls	r0, r0, #1
-	ldrh	r0, [r5, r0]
-	movs	r1, #7
-	ands	r1, r3
-	lsls	r1, r1, #1
-	lsrs	r0, r0, r1
+	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
+	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
+	lsls	r0, r0, #2
+	lsrs	r7, r0, #16
+	bne	.Lfl_right_next
 	movs	r7, #0			/* rs */
-	lsls	r0, r0, #30
-	bne	3f
+	tst	r6, r0
+	bne	.Lfl_right_done
+.Lfl_right_free:
 	ldr	r1, [sp, #4]
 	lsls	r0, r2, #3
 	adds	r0, r1
 	ldrh	r7, [r0, #N_SIZE]
-3:
+.Lfl_right_done:
 	LEFT_TAG 4f			/* ls */
 4:
 	b	.Lf_merge
+.Lfl_right_next:
+	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
+	movs	r7, #0
+	lsls	r0, r0, #30
+	beq	.Lfl_right_free
+	b	.Lfl_right_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
  * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
- * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 end,
- * r4 b, r5 a0, r6 the window, r7 sh, ip left | entry << 2, lr ctrl. */
+ * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
+ * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip left | entry << 2, lr ctrl. */
 .Lf_top:
 	TOP_LEFT
-	/* every entry of the run becomes E_FREE (the clear of the common path) */
-	lsls	r0, r2, #1
-	adds	r0, r7			/* eh = sh + 2 len (<= 32) */
-	movs	r1, #0
-	mvns	r1, r1
-	lsls	r1, r1, r7
-	movs	r7, #32
-	subs	r7, r7, r0
-	lsls	r1, r1, r7
-	lsrs	r1, r1, r7		/* clear */
-	bics	r6, r1
-	lsls	r0, r1, #16
-	beq	.Lf_top_hi
-	strh	r6, [r5]
-.Lf_top_hi:
-	lsrs	r1, r1, #16
-	beq	.Lf_top_cleared
+	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
+	bics	r6, r3
+	strh	r6, [r5]		/* b's entry is in the low half */
+	lsrs	r1, r3, #16
+	beq	.Lf_top_end
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
+.Lf_top_end:
+	adds	r3, r4, r2		/* end */
 .Lf_top_cleared:
 	ldr	r1, [sp]
 	ldr	r6, [r1, #T_BLOCKS]
@@ -803,7 +992,7 @@ agb_bestfit_thumb_k:
 	.byte	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9
 	.word	0x077CB531
 	.word	0x55555555
-	.word	0x666F
+	.word	0x17961455	/* K_CLASS: 0 a short run's start, 1 refused, 2 E_LONG, 3 E_END after E_FREE */
 	.size	agb_bestfit_thumb_k, 44
 
 #endif

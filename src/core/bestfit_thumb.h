@@ -20,6 +20,14 @@
 #define T_BLOCKS 20
 #define T_NBLOCKS 24
 
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+/* Class of a long free run by its size >> 7 (bestfit.c long_class): a ROM table, which the Thumb
+ * free's long merges read too. */
+extern const uint8_t agb_bestfit_long_class_of[256];
+#endif
+
 /* The Thumb hot paths replace bestfit.c's alloc_fast and free_fast in a Thumb build for the GBA
  * (the ROM placement); the ARM build (IWRAM) and the host keep the C. A checking build
  * (AGB_HEAP_CHECKED) keeps the C too. */
@@ -42,13 +50,12 @@ void agb_bestfit_thumb_free(void *st, uint32_t addr);
 /* What the hot paths call when a request leaves them (bestfit.c): the whole general alloc,
  * alloc_long for `want` blocks that no bin holds (AGB_NULL or the block, *granted set as alloc
  * does), free_top_long_left for used run [b, b+len) at the top run after a long free run of ls
- * blocks, mark_used for a long run, and merge_free with ls | rs << 16 in the last argument. */
+ * blocks and mark_used for a long run. */
 uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t align,
 					 uint32_t *granted);
 uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *granted);
 void agb_bestfit_thumb_free_top(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls);
 void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len);
-void agb_bestfit_thumb_merge(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls_rs);
 #endif
 
 #endif
