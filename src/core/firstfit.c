@@ -6,10 +6,21 @@
 #define NEXT(b) ((b) + 4u)
 #define PREV(b) ((b) + 8u)
 
-/* AGB_WORK: one unit per data-dependent branch taken (a split, a coalesce) (docs/design.md,
- * "Cycle figures"). count_add/count_sub are one unit each: they run on the GBA too. The list
- * walks (alloc's search, free's and realloc's search for the list place) are nothing but counted
- * loads and a compare a step, so their loads count them and they declare no unit. */
+/* AGB_WORK (docs/design.md, "Cycle figures"), weighted: every data-dependent arm declares the
+ * non-memory Thumb instructions it executes per pass, one unit per instruction (the counts
+ * are scripts/profile-gba's on traces/calib/ewram-mixed.json with the source lines of an -g
+ * build of the same flags): count_add 36 and count_sub 40 (the 64-bit square), alloc's gap
+ * computation for each candidate of an aligned request 16, the gap kept free 18, its unlink 3, carve's split 19 and its whole-block arm 4; free's arms: merge below 6,
+ * above too 7, above alone 9, neither (the list place's link) 8; realloc's: the free
+ * successor taken 7, a new tail's list place 5; a list end set by a link or an unlink 3 (an
+ * out-of-line arm), the move 117 (its own 9, and the fixed parts
+ * of the alloc and free it calls: 57 and 51, which those ops leave to their rows' base).
+ * The fixed parts of each op (every call) are its row's base. The list walks (alloc's search,
+ * free's and realloc's search for the list place) and the realloc copy are nothing but counted
+ * loads (and stores) and a compare a step, so their accesses count them and they declare no
+ * unit. */
+#define W_COUNT_ADD 36u
+#define W_COUNT_SUB 40u
 /* x * x as 64 bits from three 32-bit multiplies of the 16-bit halves: Thumb has no UMULL, and
  * GCC's 64-bit multiply is a library call (__muldi3) that took a quarter of this core's GBA
  * cycles. */
@@ -21,7 +32,7 @@ static inline uint64_t square64(uint32_t x)
 
 static void count_add(agb_firstfit *f, uint32_t s)
 {
-	AGB_WORK(f->m, 1);
+	AGB_WORK(f->m, W_COUNT_ADD);
 	f->free_bytes += s - 4u;
 	f->free_runs++;
 	f->free_sq += square64(s - 4u);
@@ -31,12 +42,20 @@ static void count_add(agb_firstfit *f, uint32_t s)
 
 static void count_sub(agb_firstfit *f, uint32_t s)
 {
-	AGB_WORK(f->m, 1);
+	AGB_WORK(f->m, W_COUNT_SUB);
 	f->free_bytes -= s - 4u;
 	f->free_runs--;
 	f->free_sq -= square64(s - 4u);
 	if (s - 4u >= f->largest)
 		f->largest_valid = 0;
+}
+
+/* The list's head or tail becomes b: an arm the compiler puts out of line (3: the branch
+ * there and back and the state's store, which the bus does not see). */
+static inline void list_end(agb_firstfit *f, uint32_t *end, uint32_t b)
+{
+	AGB_WORK(f->m, 3u);
+	*end = b;
 }
 
 /* Links b into the list between p and n (either may be AGB_NULL). */
@@ -48,11 +67,11 @@ static void link_between(agb_firstfit *f, uint32_t b, uint32_t p, uint32_t n)
 	if (p != AGB_NULL)
 		AGB_ST32(m, NEXT(p), b);
 	else
-		f->head = b;
+		list_end(f, &f->head, b);
 	if (n != AGB_NULL)
 		AGB_ST32(m, PREV(n), b);
 	else
-		f->tail = b;
+		list_end(f, &f->tail, b);
 }
 
 static void unlink_block(agb_firstfit *f, uint32_t b)
@@ -62,11 +81,11 @@ static void unlink_block(agb_firstfit *f, uint32_t b)
 	if (p != AGB_NULL)
 		AGB_ST32(m, NEXT(p), n);
 	else
-		f->head = n;
+		list_end(f, &f->head, n);
 	if (n != AGB_NULL)
 		AGB_ST32(m, PREV(n), p);
 	else
-		f->tail = p;
+		list_end(f, &f->tail, p);
 }
 
 /* Header, footer and the successor's PREV_FREE bit of a free block (not its links). */
@@ -125,12 +144,14 @@ static uint32_t carve(agb_firstfit *f, uint32_t b, uint32_t s, uint32_t need, ui
 {
 	agb_machine *m = f->m;
 	if (s - need >= MIN_BLOCK) {
+		AGB_WORK(m, 19u);
 		AGB_ST32(m, b, need | prev_free);
 		tag_free(f, b + need, s - need);
 		link_between(f, b + need, p, n);
 		count_add(f, s - need);
 		return need;
 	}
+	AGB_WORK(m, 4u);
 	AGB_ST32(m, b, s | prev_free);
 	AGB_ST32(m, b + s, AGB_LD32(m, b + s) & ~HDR_PREV_FREE);
 	return s;
@@ -154,6 +175,8 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 		if (s < need)
 			continue;
 		if (align > 8u) {
+			/* A candidate of an aligned request: its gap (16). */
+			AGB_WORK(m, 16u);
 			gap = ((b + 4u + align - 1u) & ~(align - 1u)) - 4u - b;
 			if (gap != 0 && gap < MIN_BLOCK)
 				gap += align;
@@ -165,6 +188,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 		count_sub(f, s);
 		if (gap != 0) {
 			/* The head stays free in b's list position; the allocation follows it. */
+			AGB_WORK(m, 18u);
 			tag_free(f, b, gap);
 			count_add(f, gap);
 			p = b;
@@ -172,6 +196,7 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 			s -= gap;
 			prev_free = HDR_PREV_FREE;
 		} else {
+			AGB_WORK(m, 3u);
 			unlink_block(f, b);
 		}
 		s = carve(f, b, s, need, prev_free, p, n);
@@ -207,12 +232,12 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	if ((h & HDR_PREV_FREE) != 0) {
 		/* Grow the free predecessor: it keeps its list position. */
 		uint32_t ps = AGB_LD32(m, b - 4u);
-		AGB_WORK(m, 1);
+		AGB_WORK(m, 6u);
 		b -= ps;
 		count_sub(f, ps);
 		s += ps;
 		if ((nh & HDR_FREE) != 0) {
-			AGB_WORK(m, 1);
+			AGB_WORK(m, 7u);
 			unlink_block(f, n);
 			count_sub(f, nh & ~HDR_FLAGS);
 			s += nh & ~HDR_FLAGS;
@@ -220,13 +245,14 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 	} else if ((nh & HDR_FREE) != 0) {
 		/* Take the free successor's list position. */
 		uint32_t p = AGB_LD32(m, PREV(n)), nn = AGB_LD32(m, NEXT(n));
-		AGB_WORK(m, 1);
+		AGB_WORK(m, 9u);
 		count_sub(f, nh & ~HDR_FLAGS);
 		s += nh & ~HDR_FLAGS;
 		link_between(f, b, p, nn);
 	} else {
 		/* No free neighbour: find the first free block above b. */
 		uint32_t p = AGB_NULL, x = f->head;
+		AGB_WORK(m, 8u);
 		while (x != AGB_NULL && x < b) { /* one access per step: no unit */
 			p = x;
 			x = AGB_LD32(m, NEXT(x));
@@ -263,12 +289,13 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 		if ((nh & HDR_FREE) != 0) {
 			p = AGB_LD32(m, PREV(n));
 			nn = AGB_LD32(m, NEXT(n));
-			AGB_WORK(m, 1);
+			AGB_WORK(m, 7u);
 			unlink_block(f, n);
 			count_sub(f, nh & ~HDR_FLAGS);
 			s += nh & ~HDR_FLAGS;
 		} else if (s - need >= MIN_BLOCK) {
 			/* A new free tail with used neighbours: find its list place. */
+			AGB_WORK(m, 5u);
 			nn = f->head;
 			while (nn != AGB_NULL && nn < b) { /* one access per step: no unit */
 				p = nn;
@@ -280,9 +307,12 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 			*granted = s - 4u;
 		return addr;
 	}
+	/* The move (9), and the fixed parts of the alloc (57) and the free (51) it calls. */
+	AGB_WORK(m, 9u + 57u);
 	to = agb_firstfit_alloc(f, size, 8u, granted);
 	if (to == AGB_NULL)
 		return AGB_NULL;
+	AGB_WORK(m, 51u);
 	for (uint32_t i = 0; i < s - 4u; i += 4u)
 		AGB_ST32(m, to + i, AGB_LD32(m, addr + i));
 	agb_firstfit_free(f, addr);

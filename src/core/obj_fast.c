@@ -8,10 +8,99 @@
 #include "ctz.h"
 #include "obj_fast_thumb.h"
 
-/* AGB_WORK (docs/design.md, "Cycle figures"): one unit per level test (has_level), per
- * iteration of every loop on an alloc/free path (a summary flipped, a candidate word tested, a
- * whole word cleared or set, a size doubled), per mask update of a word that became wholly used
- * or free (or stopped being wholly free) and per slow path taken (alloc_slow, free_long). */
+/* AGB_WORK (docs/design.md, "Cycle figures"), weighted: every path declares the instructions
+ * the GBA executes on it that the bus does not count, one unit per instruction (the summary
+ * words, level counts and tables are IWRAM state the host does not count either, so their
+ * loads and stores are among them; the free and start words are counted accesses and are
+ * not). Where the ROM library runs hand-written Thumb (obj_fast_thumb.S: alloc's fast path,
+ * its 48-block strips and whole-word runs, free within the first word) the counts are that
+ * code's, per path; where it runs this C (free_long, relevel from it, alloc_slow and
+ * alloc_word_and_part through agb_obj_fast_thumb_alloc_general) they are the compiled C's
+ * (arm-none-eabi-objdump of the bench ROM, scripts/profile-gba for what runs). The units are
+ * single instructions, not tree's tenths: obj-fast's sites are 3 to 40 instructions, and the
+ * rounding to tens would weight a summary flip (3) like a level test (8). */
+
+/* AGB_WORK with a count that is not evaluated at all off the host: some counts are
+ * conditional expressions, and GCC kept their compares in the ROM code when they were cast to
+ * void. sizeof keeps the variables the counts read "used". */
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+#define OF_WORK(m, n) ((void)(m), (void)sizeof(n))
+#else
+#define OF_WORK(m, n) AGB_WORK(m, n)
+#endif
+
+/* Thumb (obj_fast_thumb.S) instruction counts. Tests of levels()'s binary search ending at
+ * count c (3 or 4), 8 instructions each (HAS and its branch) and the leaf's 1-2. */
+static inline uint32_t search_tests(uint32_t c)
+{
+	return (c == 4u || c == 5u || c == 7u || c == 8u || c >= 10u) ? 4u : 3u;
+}
+
+static inline uint32_t th_search(uint32_t c)
+{
+	return 8u * search_tests(c) + (c == 1u ? 1u : 2u);
+}
+
+/* .Lflip .. .Lflipped: count k -> c; the unrolled flips are 3 instructions each, the computed
+ * jump 10, a rising count (a free's) 5 more. */
+static inline uint32_t th_flips(uint32_t k, uint32_t c)
+{
+	return k > c ? 14u + 3u * (k - c) : k < c ? 19u + 3u * (c - k) : 5u;
+}
+
+/* .Lrelevel to the return, an alloc's word w: free value f before, x after, count k -> c. */
+static inline uint32_t th_alloc_relevel(uint32_t f, uint32_t x, uint32_t k, uint32_t c)
+{
+	if (x == 0)
+		return 15u;
+	return 19u + (~f == 0 ? 6u : 0u) + (c == k ? 4u : th_search(c) + th_flips(k, c) + 4u);
+}
+
+/* The compiled C relevel (GBA ROM): entry 17 (14 for x == 0), exit 7; the wholly free arm 10
+ * and its flips' setup, the binary search (30-40 by outcome), the partial arm's 11 and its
+ * flips' setup; 6 a flip. Count k -> c. */
+static inline uint32_t c_search(uint32_t c)
+{
+	static const uint8_t n[12] = {0, 30, 31, 33, 40, 40, 33, 40, 39, 33, 40, 40};
+	return n[c];
+}
+
+static inline uint32_t c_relevel(uint32_t x, uint32_t k, uint32_t c)
+{
+	uint32_t d = k > c ? k - c : c - k;
+	if (x == 0)
+		return 29u;
+	if (~x == 0)
+		return 34u + (k == 9u ? 2u : k < 9u ? 6u + 6u * d : 5u + 6u * d);
+	return 35u + c_search(c) + (k > c ? 3u + 6u * d : k == c ? 3u : 7u + 6u * d);
+}
+
+/* The compiled C's inline alloc_relevel (alloc_word_and_part, not a 48-block strip): as
+ * relevel's arms, its one test of count - 1 (11) in place of the entry's. */
+static inline uint32_t c_alloc_relevel(uint32_t f, uint32_t x, uint32_t k, uint32_t c)
+{
+	if (x == 0)
+		return 10u;
+	return 13u + (~f == 0 ? 6u : 0u) + (c == k ? 0u : c_search(c) + 14u + 6u * (k - c));
+}
+
+/* The compiled C's slow paths, counted from the bench ROM's disassembly (no per-line debug
+ * information; blocks by their profile counts on a profiling input): alloc_slow's entry, size
+ * rounding and return (46), each arm's setup and result (single word 50, the strips' search
+ * 40, words and part 30), a candidate word tested (16), a step of the largest-power loop (4) or
+ * of run_mask (6), a whole word set used (9); alloc_word_and_part's entry and result (85) and
+ * a candidate (30); of_alloc_c's dispatch to them (40). */
+#define C_SLOW_ENTRY 46u
+#define C_SLOW_WORD 50u
+#define C_SLOW_FIND 40u
+#define C_SLOW_WORDS 30u
+#define C_CAND 16u
+#define C_KF_STEP 4u
+#define C_RUN_STEP 6u
+#define C_WHOLE_WORD 9u
+#define C_WAP_ENTRY 85u
+#define C_WAP_CAND 30u
+#define C_DISPATCH 40u
 
 #define WORDS_MAX (AGB_OBJ_MAX_BLOCKS / 32u)
 #define CLASSES 6u   /* run sizes 1, 2, 4, 8, 16, 32 blocks */
@@ -65,13 +154,13 @@ _Static_assert(sizeof(agb_obj_fast) <= AGB_HEAP_STATE_MAX, "state too large");
 
 #define FREE_W(st, w) ((st)->free + 4u * (w))
 #define START_W(st, w) ((st)->start + 4u * (w))
-/* Summary words live in the state (a game's IWRAM globals): one work unit per read or flip,
- * no bus access on the host. A level's words are the partial words whose count covers it and
+/* Summary words live in the state (a game's IWRAM globals): no bus access on the host (the
+ * paths' work counts them). A level's words are the partial words whose count covers it and
  * every wholly free word (see agb_obj_fast in agb/obj_fast.h). */
-#define SUM_LD(st, k) (AGB_WORK((st)->m, 1), ((st)->sum[k] & (st)->part) | (st)->full)
-#define SUM_FLIP(st, k, bits) (AGB_WORK((st)->m, 1), (st)->sum[k] ^= (bits))
+#define SUM_LD(st, k) (((st)->sum[k] & (st)->part) | (st)->full)
+#define SUM_FLIP(st, k, bits) ((st)->sum[k] ^= (bits))
 
-/* Flips levels lo .. hi-1 of the words `bits` (one unit each). */
+/* Flips levels lo .. hi-1 of the words `bits`. */
 static inline void flip_range(agb_obj_fast *st, uint32_t lo, uint32_t hi, uint32_t bits)
 {
 	for (; lo < hi; lo++)
@@ -103,7 +192,7 @@ static uint32_t run_mask(agb_machine *m, uint32_t x, uint32_t n)
 {
 	uint32_t len = 1, r = x;
 	while (len * 2u <= n) {
-		AGB_WORK(m, 1);
+		OF_WORK(m, C_RUN_STEP);
 		r &= r >> len;
 		len *= 2u;
 	}
@@ -219,7 +308,6 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
 /* Whether word value x (g = ~x) holds a free field of level j (see has_field). */
 static inline int has_level(const agb_obj_fast *st, uint32_t x, uint32_t g, uint32_t j)
 {
-	AGB_WORK(st->m, 1);
 	return has_field(x, g, st->tab->lvl[j][0], st->tab->lvl[j][1]);
 }
 
@@ -247,7 +335,6 @@ static inline uint32_t levels(const agb_obj_fast *st, uint32_t x)
 __attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint32_t x)
 {
 	uint32_t bit = 1u << w, lo = st->cnt[w], hi;
-	AGB_WORK(st->m, 1);
 	if (x == 0) {
 		st->part &= ~bit;
 		st->full &= ~bit;
@@ -271,11 +358,14 @@ __attribute__((noinline)) static void relevel(agb_obj_fast *st, uint32_t w, uint
 	flip_range(st, lo, hi, bit);
 }
 
-/* Writes word w's new free value and brings the summaries and its level count along. */
+/* Writes word w's new free value and brings the summaries and its level count along (the C
+ * relevel's work). */
 static inline void set_free_word(agb_obj_fast *st, uint32_t w, uint32_t new_)
 {
+	uint32_t k = st->cnt[w];
 	AGB_ST32(st->m, FREE_W(st, w), new_);
 	relevel(st, w, new_);
+	OF_WORK(st->m, c_relevel(new_, k, st->cnt[w]));
 }
 
 /* An alloc's word w (bit `bit`, free value f before) is now x: what relevel does, for a word
@@ -289,13 +379,11 @@ static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uin
 {
 	uint32_t k, c;
 	if (x == 0) {
-		AGB_WORK(st->m, 1);
 		st->part &= ~bit;
 		st->full &= ~bit;
 		return;
 	}
 	if (~f == 0) {
-		AGB_WORK(st->m, 1);
 		st->full &= ~bit;
 		st->part |= bit;
 	}
@@ -310,7 +398,6 @@ static inline void alloc_relevel(agb_obj_fast *st, uint32_t w, uint32_t bit, uin
 /* Words `bits` went from wholly free to wholly used or back: only the full mask changes. */
 static inline void flip_all(agb_obj_fast *st, uint32_t bits)
 {
-	AGB_WORK(st->m, 1);
 	st->full ^= bits;
 }
 
@@ -328,7 +415,7 @@ static uint32_t find_slow(agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wo
 	uint32_t kf = 0, ks, cand, fit, lo = multiples(s), pre, top;
 	while ((2u << kf) <= n)
 		kf++; /* largest power of two <= n is 2^kf */
-	AGB_WORK(m, kf);
+	OF_WORK(m, C_SLOW_FIND + C_KF_STEP * kf);
 	pre = lo * ((1u << n) - 1u); /* n < s <= 32 */
 	top = lo << n;
 	cand = SUM_LD(st, LV(kf));
@@ -340,7 +427,7 @@ static uint32_t find_slow(agb_obj_fast *st, uint32_t n, uint32_t s, uint32_t *wo
 	}
 	while (cand != 0) {
 		uint32_t w = agb_ctz32(m, cand), f, t;
-		AGB_WORK(m, 1);
+		OF_WORK(m, C_CAND);
 		cand &= cand - 1u;
 		f = AGB_LD32(m, FREE_W(st, w));
 		t = ((f & pre) + lo) & top;
@@ -365,9 +452,15 @@ __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, 
 {
 	agb_machine *m = st->m;
 	uint32_t n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES, need, cand, sure, w, f;
-	uint32_t bit;
-	if (align > 64u * AGB_OBJ_BLOCK_BYTES || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
+	uint32_t bit, k;
+	/* A 48-block strip is obj_fast_thumb.S's .Lstrip48 (18 to its test, 5 to refuse, 29 to
+	 * the relevel); the rest is the compiled C. */
+	int thumb = n == 48u;
+	if (align > 64u * AGB_OBJ_BLOCK_BYTES || size > st->nblocks * AGB_OBJ_BLOCK_BYTES) {
+		OF_WORK(m, thumb ? 4u + 4u + C_DISPATCH : 15u);
 		return alloc_slow(st, size, align, granted);
+	}
+	OF_WORK(m, thumb ? 18u : C_WAP_ENTRY);
 	need = (1u << (n - 32u)) - 1u;
 	cand = SUM_LD(st, LV(5u)) & 0x55555555u;
 	sure = cand & (SUM_LD(st, P16) >> 1);
@@ -377,9 +470,11 @@ __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, 
 		cand &= ((sure & (0u - sure)) << 1) - 1u; /* up to the first sure word */
 	for (;;) {
 		bit = cand & (0u - cand);
-		if (bit == 0)
+		if (bit == 0) {
+			OF_WORK(m, thumb ? 5u : 0u);
 			return AGB_NULL;
-		AGB_WORK(m, 1);
+		}
+		OF_WORK(m, thumb ? 0u : C_WAP_CAND);
 		cand ^= bit;
 		w = bit_index(st->tab, bit);
 		/* w + 1 < nwords: only when the next word holds P16 or rem < 16 */
@@ -392,7 +487,10 @@ __attribute__((noinline)) static uint32_t alloc_word_and_part(agb_obj_fast *st, 
 	AGB_ST32(m, FREE_W(st, w), 0);
 	flip_all(st, bit); /* a wholly used word inside an allocation keeps FULL_STALE */
 	AGB_ST32(m, FREE_W(st, w + 1u), f & ~need);
+	k = st->cnt[w + 1u];
 	alloc_relevel(st, w + 1u, bit << 1, f, f & ~need);
+	OF_WORK(m, thumb ? 29u + th_alloc_relevel(f, f & ~need, k, st->cnt[w + 1u])
+			  : c_alloc_relevel(f, f & ~need, k, st->cnt[w + 1u]));
 	AGB_ST32(m, START_W(st, w), AGB_LD32(m, START_W(st, w)) | 1u);
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
 	return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
@@ -405,10 +503,13 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 {
 	agb_machine *m = st->m;
 	uint32_t n, s, b, w, f, nf;
-	AGB_WORK(m, 1);
-	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES)
+	if (size == 0 || size > st->nblocks * AGB_OBJ_BLOCK_BYTES) {
+		OF_WORK(m, C_SLOW_ENTRY);
 		return AGB_NULL;
+	}
 	n = (size + AGB_OBJ_BLOCK_BYTES - 1u) / AGB_OBJ_BLOCK_BYTES;
+	/* This arm is obj_fast_thumb.S's .Lbig on the GBA (its own counts: 24 to the test, 1 more
+	 * for 32 words, 5 to refuse, 32 and 2 a word to the return); every other one the C. */
 	if ((n & (n - 1u)) == 0 && n > 32u && align <= n * AGB_OBJ_BLOCK_BYTES) {
 		/* A power of two of q = n / 32 whole words (64x64 sprites, or bigger): the lowest
 		 * q-word-aligned run of q wholly free words, by the zero-field test on the
@@ -416,16 +517,18 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		uint32_t q = n / 32u, j, k = 0u;
 		for (uint32_t x = q; x > 1u; x >>= 1)
 			k++;
-		AGB_WORK(m, k);
+		OF_WORK(m, 24u + (k == 5u ? 1u : 0u));
 		j = LV(k); /* the level of q-block fields (class log2 q) */
 		uint32_t full = SUM_LD(st, LV(5u));
 		uint32_t t = (~full - st->tab->lvl[j][0]) & full & st->tab->lvl[j][1], lb, sb;
-		if (t == 0)
+		if (t == 0) {
+			OF_WORK(m, 5u);
 			return AGB_NULL;
+		}
 		lb = t & (0u - t);
 		sb = lb >> (q - 1u);
 		w = agb_ctz_bit(m, sb);
-		AGB_WORK(m, q);
+		OF_WORK(m, 32u + 2u * q);
 		for (uint32_t v = w; v < w + q; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
 		flip_all(st, (lb << 1) - sb);
@@ -434,7 +537,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		return st->arena + w * 32u * AGB_OBJ_BLOCK_BYTES;
 	}
 	/* s: n rounded up to a power of two (n <= 1024 here: the bits smear in four steps). */
-	AGB_WORK(m, 1);
+	OF_WORK(m, C_SLOW_ENTRY);
 	s = n - 1u;
 	s |= s >> 1;
 	s |= s >> 2;
@@ -450,6 +553,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 			/* Power of two, no extra align: the first word with the class holds the
 			 * answer, at its lowest aligned run. */
 			uint32_t k = agb_ctz32(m, n), cand = SUM_LD(st, LV(k));
+			OF_WORK(m, C_SLOW_WORD);
 			if (cand == 0)
 				return AGB_NULL;
 			w = agb_ctz32(m, cand);
@@ -458,6 +562,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		} else if (n == 1u && s == 2u) {
 			/* One block at an even index (an 8bpp tile): the EVEN summary. */
 			uint32_t cand = SUM_LD(st, EVEN);
+			OF_WORK(m, C_SLOW_WORD);
 			if (cand == 0)
 				return AGB_NULL;
 			w = agb_ctz32(m, cand);
@@ -478,6 +583,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		 * words wholly free, then rem blocks at the start of the next one. */
 		uint32_t q = s / 32u, a = n / 32u, rem = n % 32u, full, cand, bits;
 		full = SUM_LD(st, LV(5u));
+		OF_WORK(m, C_SLOW_WORDS);
 		cand = (a != 0 ? run_mask(m, full, a) : 0xFFFFFFFFu) & multiples(q);
 		if (cand == 0)
 			return AGB_NULL;
@@ -488,7 +594,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		} else {
 			uint32_t need = (1u << rem) - 1u;
 			for (;;) {
-				AGB_WORK(m, 1);
+				OF_WORK(m, C_CAND);
 				w = agb_ctz32(m, cand);
 				cand &= cand - 1u;
 				if (w + a < st->nwords) {
@@ -503,7 +609,7 @@ __attribute__((noinline)) static uint32_t alloc_slow(agb_obj_fast *st, uint32_t 
 		}
 		/* Words w .. w+a-1 go from all free to all used: every class of each clears. */
 		bits = (a == 32u ? 0xFFFFFFFFu : (1u << a) - 1u) << w;
-		AGB_WORK(m, a);
+		OF_WORK(m, C_WHOLE_WORD * a);
 		for (uint32_t v = w; v < w + a; v++)
 			AGB_ST32(m, FREE_W(st, v), 0);
 		flip_all(st, bits);
@@ -559,11 +665,23 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	agb_machine *m = st->m;
 	const struct agb_obj_fast_tables *tb = st->tab;
 	uint32_t n = (size + (AGB_OBJ_BLOCK_BYTES - 1u)) / AGB_OBJ_BLOCK_BYTES;
-	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, addr;
+	uint32_t j, cand, w, f, t, lb, sb, nf, bit, fa, sa, addr, k;
+	/* Work: this C stands for obj_fast_thumb.S's alloc (see the counts at the top); the
+	 * requests the Thumb hands to the C (.Lgeneral: 4 and of_alloc_c's dispatch) add the C's
+	 * own counts in alloc_slow and alloc_word_and_part. */
 	/* n == 0 (size 0, or size wrapped) and n > 32 both give n - 1 >= 32. A fitting n <= 32
 	 * needs no arena-size check: the summaries have no level that big then. */
 	if (n - 1u >= 32u) {
 		*granted = 0;
+		/* .Lbig's tests (8 to reach them): past the arena (12) or size 0 (14) go to the C,
+		 * a 48-block strip (16) to .Lstrip48, not a power of two (19) or an align above the
+		 * size (22) to the C, whole words (22) on to .Lbig's search. */
+		OF_WORK(m, size > st->nblocks * AGB_OBJ_BLOCK_BYTES ? 12u + 4u + C_DISPATCH
+			    : n == 0u				    ? 14u + 4u + C_DISPATCH
+			    : n == 48u				    ? 16u
+			    : (n & (n - 1u)) != 0u		    ? 19u + 4u + C_DISPATCH
+			    : align > n * AGB_OBJ_BLOCK_BYTES	    ? 22u + 4u + C_DISPATCH
+								    : 22u);
 		return n - 33u < 31u ? alloc_word_and_part(st, size, align, granted)
 				     : alloc_slow(st, size, align, granted);
 	}
@@ -574,13 +692,19 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 		else
 			j = NO_LEVEL;
 	}
+	/* 14 to the align test; .Lalign's tests (2 for n > 1, 4 for other aligns, 6 for the
+	 * 8bpp tile); .Llevel's (2), then 8 to the candidates. */
 	if (j >= SUMMARIES) {
 		*granted = 0;
+		OF_WORK(m, (align > n * AGB_OBJ_BLOCK_BYTES ? (n == 1u ? 18u : 16u) : 16u) + 4u +
+				    C_DISPATCH);
 		return alloc_slow(st, size, align, granted);
 	}
+	OF_WORK(m, j == EVEN && align > n * AGB_OBJ_BLOCK_BYTES ? 30u : 24u);
 	cand = SUM_LD(st, j);
 	if (cand == 0) {
 		*granted = 0;
+		OF_WORK(m, 5u);
 		return AGB_NULL;
 	}
 	*granted = n * AGB_OBJ_BLOCK_BYTES;
@@ -596,7 +720,9 @@ uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint
 	sa = START_W(st, w);
 	AGB_ST32(m, sa, AGB_LD32(m, sa) | sb);
 	addr = st->arena + (w * 32u + bit_index(tb, sb)) * AGB_OBJ_BLOCK_BYTES;
+	k = st->cnt[w];
 	alloc_relevel(st, w, bit, f, nf);
+	OF_WORK(m, 42u + th_alloc_relevel(f, nf, k, st->cnt[w]));
 	return addr;
 }
 
@@ -607,23 +733,31 @@ __attribute__((noinline)) static void free_long(agb_obj_fast *st, uint32_t w,
 {
 	agb_machine *m = st->m;
 	uint32_t last = st->nwords - 1u, full = 0;
-	AGB_WORK(m, 1);
+	/* Work (the compiled C, relevel's in set_free_word): entry 19 (20 for the last word) and
+	 * 4 after the first word's relevel, then 6 (the loop's setup, or the return); a word
+	 * looked at 8, the allocation's end found in it 5 (4 more to free its head) and the
+	 * return 8 (3 more when whole words were freed); a whole word 9 (12 the last one, which
+	 * returns in 9); the last word's tail 17 with the return. */
+	OF_WORK(m, 29u + (w == last ? 1u : 0u));
 	set_free_word(st, w, f0 | ((0u - lb) & (w == last ? st->tail : 0xFFFFFFFFu)));
 	for (uint32_t v = w + 1u; v <= last; v++) {
 		uint32_t fv = AGB_LD32(m, FREE_W(st, v));
-		AGB_WORK(m, 1);
+		OF_WORK(m, 8u);
 		uint32_t x = AGB_LD32(m, START_W(st, v)) | fv;
 		if (x != 0) {
 			uint32_t mask = (x & (0u - x)) - 1u;
+			OF_WORK(m, 13u + (mask != 0 ? 4u : 0u) + (full != 0 ? 3u : 0u));
 			if (mask != 0)
 				set_free_word(st, v, fv | mask);
 			break;
 		}
 		/* Wholly inside the allocation: all used before, all usable blocks free now. */
 		if (v == last && st->tail != 0xFFFFFFFFu) {
+			OF_WORK(m, 17u + (full != 0 ? 3u : 0u));
 			set_free_word(st, v, st->tail);
 			break;
 		}
+		OF_WORK(m, v == last ? 21u : 9u);
 		AGB_ST32(m, FREE_W(st, v), 0xFFFFFFFFu);
 		full |= 1u << v;
 	}
@@ -659,24 +793,37 @@ void agb_obj_fast_free(agb_obj_fast *h, uint32_t addr)
 	agb_obj_fast *st = h;
 	agb_machine *m = st->m;
 	uint32_t off = addr - st->arena, b = off / AGB_OBJ_BLOCK_BYTES;
-	uint32_t w = b / 32u, lb = 1u << (b % 32u), sa, sw, f0;
-	if ((off & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0 || b >= st->nblocks)
+	uint32_t w = b / 32u, lb = 1u << (b % 32u), sa, sw, f0, x, k;
+	/* Work: this C stands for obj_fast_thumb.S's free: refusals 8 (off the grid), 12
+	 * (outside the arena), 22 (no start bit); 38 to the end test; free_long's call 11 more
+	 * (the C's counts in free_long); the end in this word 8, its mask arm 8, the search and
+	 * flips (th_search, th_flips) and the return 4. */
+	if ((off & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0 || b >= st->nblocks) {
+		OF_WORK(m, (off & (AGB_OBJ_BLOCK_BYTES - 1u)) != 0 ? 8u : 12u);
 		return;
+	}
 	sa = START_W(st, w);
 	sw = AGB_LD32(m, sa);
-	if ((sw & lb) == 0)
+	if ((sw & lb) == 0) {
+		OF_WORK(m, 22u);
 		return;
+	}
 	sw &= ~lb;
 	f0 = AGB_LD32(m, FREE_W(st, w));
 	/* Start or free bits above the allocation's first block. */
 	uint32_t y = (sw | f0) & (0u - (lb << 1));
 	AGB_ST32(m, sa, sw);
 	if (y == 0) {
+		OF_WORK(m, 38u);
 		free_long(st, w, f0, lb);
 		return;
 	}
 	/* Ends inside this word, just below the lowest such bit. */
-	set_free_word(st, w, f0 | ((y & (0u - y)) - lb));
+	x = f0 | ((y & (0u - y)) - lb);
+	k = st->cnt[w];
+	AGB_ST32(m, FREE_W(st, w), x);
+	relevel(st, w, x);
+	OF_WORK(m, 50u + (~x == 0 ? 0u : th_search(st->cnt[w])) + th_flips(k, st->cnt[w]));
 }
 
 #if AGB_OBJ_FAST_THUMB

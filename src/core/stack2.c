@@ -1,6 +1,14 @@
 /* `stack2` core: double-ended linear allocator. See include/agb/stack2.h. */
 #include "agb/stack2.h"
 
+/* AGB_WORK (docs/design.md, "Cycle figures"), weighted: every data-dependent arm and loop step
+ * declares the non-memory Thumb instructions it executes per pass, one unit per instruction
+ * (scripts/profile-gba on traces/calib/linear-random.json, source lines from an -g build of the
+ * same flags): alloc's low and high arms 14 each; realloc's in-place arm 8 and its move 25 (the
+ * alloc it calls included; the copy is counted loads and stores: no unit); reset's marker
+ * search 8 a marker, its compaction 18 a marker and 5 more for one kept. mark and side have no
+ * branch or loop: their rows' base. */
+
 #define MARK_ID(s, i) ((s)->marks + (i) * 8u)
 #define MARK_AT(s, i) ((s)->marks + (i) * 8u + 4u) /* address | side (addresses are 4-aligned) */
 
@@ -42,12 +50,14 @@ uint32_t agb_stack2_alloc(agb_stack2 *s, uint32_t size, uint32_t align, uint32_t
 	if (align < 4u)
 		align = 4u;
 	if (s->side == 0) {
+		AGB_WORK(s->m, 14u);
 		a = (s->low + align - 1u) & ~(align - 1u);
 		if (a < s->low || a > s->high || need > s->high - a)
 			return AGB_NULL;
 		s->low = a + need;
 		s->last_low = a;
 	} else {
+		AGB_WORK(s->m, 14u);
 		if (need > s->high - s->low)
 			return AGB_NULL;
 		a = (s->high - need) & ~(align - 1u);
@@ -69,6 +79,7 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	    (addr - s->start >= s->low - s->start && addr - s->high >= s->arena_end - s->high))
 		return AGB_NULL; /* not in a block of either side (agb/stack2.h) */
 	if (addr == s->last_low && addr >= s->floor_low && addr < s->low) {
+		AGB_WORK(s->m, 8u);
 		if (need > s->high - addr)
 			return AGB_NULL;
 		s->low = addr + need;
@@ -79,6 +90,7 @@ uint32_t agb_stack2_realloc(agb_stack2 *s, uint32_t addr, uint32_t size, uint32_
 	/* No headers, so the old size is unknown: copy up to the end of the block's side, which
 	 * covers it; bytes beyond the old block are don't-care in the new one. The source is
 	 * below `low` or at/above `high`, the destination in the gap: they never overlap. */
+	AGB_WORK(s->m, 25u - 14u); /* the move; the alloc below declares its 14 */
 	n = (addr < s->low ? s->low : s->arena_end) - addr;
 	if (n > need)
 		n = need;
@@ -115,7 +127,7 @@ int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
 	agb_machine *m = s->m;
 	uint32_t i = s->nmarks, at, side, kept;
 	while (i-- > 0) {
-		AGB_WORK(m, 1);
+		AGB_WORK(m, 8u);
 		if (AGB_LD32(m, MARK_ID(s, i)) == marker)
 			break;
 	}
@@ -128,8 +140,9 @@ int agb_stack2_reset(agb_stack2 *s, uint32_t marker)
 	kept = i + 1u;
 	for (uint32_t j = i + 1u; j < s->nmarks; j++) {
 		uint32_t v = AGB_LD32(m, MARK_AT(s, j));
-		AGB_WORK(m, 1);
+		AGB_WORK(m, 18u);
 		if ((v & 1u) != side) {
+			AGB_WORK(m, 5u);
 			AGB_ST32(m, MARK_ID(s, kept), AGB_LD32(m, MARK_ID(s, j)));
 			AGB_ST32(m, MARK_AT(s, kept), v);
 			kept++;
