@@ -89,14 +89,14 @@ static uint32_t bfa_run(agb_bestfit *h, agb_machine *m, uint32_t arena, uint32_t
 		a + 8u,                 /* 0 inner block of a short run */
 		a + 16u,                /* 1 last block of a short run */
 		d + 96u,                /* 2 last block of a short run between two used runs */
-		c + 8u,                 /* 3 a long run's second block (its length halfword's entry) */
-		c + 8u * 8u,            /* 4 a long run's inner block in the next map halfword */
+		c + 8u,                 /* 3 a long run's second block */
+		c + 8u * 8u,            /* 4 8 blocks in: its entry is in the length halfword */
 		c + 8u * 250u,          /* 5 a long run's middle */
 		c + 8u * 499u,          /* 6 a long run's last block */
 		e + 8u,                 /* 7 second block of the long run next to the top run */
 		e + 8u * 200u,          /* 8 its middle */
 		e + 8u * 374u,          /* 9 its last block */
-		a + 24u,                /* 10 just past a (b, freed: a free run's start) */
+		a + 24u,                /* 10 just past a: b, freed (same address as 11) */
 		b,                      /* 11 double free of b */
 		c + 8u * 256u,          /* 12 a long run's block AGB_BESTFIT_SMALL */
 		e + 3000u,              /* 13 just past e: the top run's start, never allocated */
