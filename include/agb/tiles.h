@@ -132,6 +132,18 @@
 #define AGB_TILES_ST16(m, a, v) AGB_ST16(m, a, v)
 #endif
 
+/* Instruction work for the host's cycle model (docs/design.md, "Cycle figures"): `tiles` weights
+ * its sites, one unit per instruction the GBA executes on the path that the bus does not count
+ * (the metadata halfwords and the copy's words are counted accesses; the state's fields, the
+ * stack, the literal pool and every other instruction are not). Off the host the count is not
+ * evaluated at all (sizeof keeps its variables "used"): GCC kept the compares of conditional
+ * counts cast to void (obj_fast.c's OF_WORK). */
+#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
+#define AGB_TILES_WORK(m, n) ((void)(m), (void)sizeof(n))
+#else
+#define AGB_TILES_WORK(m, n) AGB_WORK(m, n)
+#endif
+
 /* `tiles`' state (IWRAM globals in a game): addresses of the metadata arrays and the pool shape. */
 typedef struct agb_tiles {
 	agb_machine *m;
@@ -191,10 +203,18 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LD16(t->m, t->refc + 2u * b);
 	if (AGB_TILES_LIKELY(c < AGB_TILES_COUNT_MAX)) {
+		/* The hit: 19 instructions the bus does not see, either depth (a game's call site,
+		 * bpp a constant: the bench ROM's direct run, direct_tiles_calls, which `agbsim
+		 * measure` reports: the range test, the addresses, the count test, the revive flag
+		 * without a branch). */
+		AGB_TILES_WORK(t->m, 19u);
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, c + 1u);
 		*detail = c == 0u ? AGB_VERB_REVIVED : 0u;
 		return b;
 	}
+	/* The call out: 15 to the count test and its branch, the arguments and the bl (4), the
+	 * uploaded flag (9); the out-of-line path declares its own. */
+	AGB_TILES_WORK(t->m, 28u);
 	r = agb_tiles_ref_slow(t, rom_tile, bpp);
 	*detail = r - 1u < AGB_TILES_BAD_TILE - 1u ? AGB_VERB_UPLOADED : 0u; /* a block, not tile 0 */
 	return r;
@@ -243,10 +263,16 @@ static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp,
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * b); /* signed: see agb_tiles_unref_block */
 	if (AGB_TILES_LIKELY(c > 0)) {
+		/* 18 instructions the bus does not see, either depth (the bench ROM's direct run, as
+		 * in agb_tiles_ref): the range test, the addresses, the sign test, the released flag
+		 * without a branch. */
+		AGB_TILES_WORK(t->m, 18u);
 		AGB_TILES_ST16(t->m, t->refc + 2u * b, (uint32_t)c - 1u);
 		*detail = c == 1 ? AGB_VERB_RELEASED : 0u;
 		return AGB_VERB_DONE;
 	}
+	/* The skip arm: 22 (13 to the sign test, the skipped flag 9). */
+	AGB_TILES_WORK(t->m, 22u);
 	/* Block 1 stands for "not resident", block 0 for tile 0 (nothing to skip). */
 	*detail = c == 0 || b == AGB_TILES_NOT_RESIDENT ? AGB_VERB_SKIPPED : 0u;
 	return AGB_VERB_DONE;

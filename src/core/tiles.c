@@ -45,6 +45,15 @@ _Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAI
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
+/* Work (docs/design.md, "Cycle figures"), weighted like obj-fast's: every path declares the
+ * instructions the GBA runs on it that the bus does not count, one unit each (include/agb/tiles.h,
+ * AGB_TILES_WORK; not evaluated off the host). The inline ref and unref (the header) give the
+ * core table's counts; ref_slow's paths give tiles_thumb.S's, read off the source, where the ROM
+ * runs it (the lists, the same-depth evictions, TAKE), and the compiled C's, read off the bench
+ * ROM's disassembly (agb_tiles_ref_slow_c, drop), where the Thumb hands over (the cross-depth
+ * evictions, tile 0, a full count): there the C runs the whole path again from the entry. */
+#define TW(m, n) AGB_TILES_WORK(m, n)
+
 /* Address helpers: every metadata word is 16-bit, so one halfword access each. */
 static inline void st(const agb_tiles *t, uint32_t a, uint32_t v)
 {
@@ -193,7 +202,7 @@ static inline void upload(const agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 	uint32_t bytes = bpp * 8u;
 	uint32_t src = (bpp == 8u ? t->rom8 : t->rom4) + rom_tile * bytes;
 	uint32_t dst = t->vram + block * AGB_TILES_BLOCK_BYTES;
-	AGB_WORK(t->m, bytes / 4u); /* one unit per word copied (docs/design.md, "Cycle figures") */
+	/* No work: the copy's words are counted accesses (the Thumb's ldmia/stmia bursts, the C's). */
 #if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
 	/* Word bursts instead of a volatile load and store per word: a third of the instructions. */
 	{
@@ -224,8 +233,13 @@ static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 		if (b == END) {
 			head = meta + HEAD_A;
 			b = MLD(head);
-			if (b == END)
+			if (b == END) {
+				TW(m, 5u); /* Thumb: list-b's and list-a's tests, to .Lev8 */
 				return AGB_TILES_NO_ROOM;
+			}
+			TW(m, 12u); /* Thumb: list-b's test, list-a's (5), the unlink (7) */
+		} else {
+			TW(m, 9u); /* Thumb: list-b's test (2), the unlink (7) */
 		}
 		MST(head, MLD(refc + 2u * b) & END);
 		MST(refc + 2u * b + 2u, TAIL8);
@@ -236,13 +250,18 @@ static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 	if (b != END) {
 		uint32_t next = MLD(refc + 2u * b) & END;
 		MST(meta + HEAD_C, next);
+		/* Thumb: list-c's test, the unlink and its test (8), the new first's prev (4) */
+		TW(m, next != END ? 12u : 8u);
 		if (next != END)
 			MST(r2r + 2u * next, UNUSED); /* the new first element has no prev */
 		return b;
 	}
 	b = MLD(meta + HEAD_A);
-	if (b == END)
+	if (b == END) {
+		TW(m, 4u); /* Thumb: list-c's and list-a's tests, to .Lev4 */
 		return AGB_TILES_NO_ROOM;
+	}
+	TW(m, 12u); /* Thumb: list-c's test (2), list-a's unlink and the other half onto list-c (10) */
 	MST(meta + HEAD_A, MLD(refc + 2u * b) & END);
 	/* List-c was empty (just seen): the pair's other half becomes its only element, with no
 	 * neighbours to link. */
@@ -260,9 +279,11 @@ static void drop(agb_tiles *t, uint32_t b, uint32_t bpp)
 {
 	agb_machine *m = t->m;
 	const uint32_t refc = t->refc;
-	AGB_WORK(m, 2);
 	MST(map_at(t, MLD(t->r2r + 2u * b), bpp), NOT_RES);
 	if (bpp == 8u) {
+		/* The C (only after the Thumb's hand-over): drop inlined into the 4bpp eviction, its
+		 * map clear and push_pair (19). */
+		TW(m, 19u);
 		/* list-a in the shared half, list-b above it */
 		push_pair(m, refc, t->meta + (b < t->shared ? HEAD_A : HEAD_B), b);
 		return;
@@ -270,11 +291,17 @@ static void drop(agb_tiles *t, uint32_t b, uint32_t bpp)
 	{
 		uint32_t pc = MLD(refc + 2u * (b ^ 1u));
 		if ((pc & FREE_BIT) != 0) {
-			AGB_WORK(m, 1);
+			/* The C (out of line, from the 8bpp eviction's shared half): the call (5), entry
+			 * and the partner's test (14), unlink_c (7, 6 more with a prev), push_pair (9), the
+			 * return (3); 1 more with a next. Estimate per arm: 44. */
+			TW(m, 44u);
 			unlink_c(m, refc, t->r2r, t->meta, b ^ 1u, pc);
 			/* A 4bpp tile's pair is in the shared half: list-a. */
 			push_pair(m, refc, t->meta + HEAD_A, b & ~1u);
 		} else {
+			/* The call (5), entry and the partner's test (14), push_c (12, 1 more with a
+			 * head), the return (3). */
+			TW(m, 34u);
 			push_c(m, refc, t->r2r, t->meta, b);
 		}
 	}
@@ -299,26 +326,40 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 	const uint32_t refc = t->refc, meta = t->meta, shared = t->shared;
 	uint32_t b;
 	if (bpp == 8u) {
+		TW(m, 8u); /* Thumb .Lev8: the hand, the lap */
 		b = MLD(t->r2r + 2u);
 		for (uint32_t n = (t->blocks - shared) / 2u; n != 0u; n--, b += 2u) {
-			if (b >= t->blocks)
+			TW(m, 4u); /* Thumb .Lscan8: the wrap test, the count's test */
+			if (b >= t->blocks) {
+				TW(m, 2u); /* the wrap */
 				b = shared;
-			AGB_WORK(m, 1);
+			}
 			if (MLD(refc + 2u * b) == 0u) { /* every tile here is 8bpp */
+				TW(m, 8u); /* Thumb .Lfound8: the hand, the map clear (then TAKE) */
 				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
 				MST(t->r2r + 2u, b + 2u);
 				return b;
 			}
+			TW(m, 3u); /* a passed pair */
 		}
+		/* The Thumb hands over (.Lev8_c 2, the bl 2, the return 3) to the C, which does it all
+		 * again (bench ROM's agb_tiles_ref_slow_c): entry 18, take_free's two tests 13, the part
+		 * lap's setup 18, 9 a passed pair, the shared half's setup 23. */
+		TW(m, 79u + 9u * ((t->blocks - shared) / 2u));
 		b = MLD(meta + HEAD_HAND) & ~1u;
 		for (uint32_t n = (shared - 2u) / 2u; n != 0u; n--, b += 2u) {
 			uint32_t h, tl;
-			if (b >= shared)
+			TW(m, 7u); /* the C: the wrap test, the pair's tests */
+			if (b >= shared) {
+				TW(m, 2u); /* the wrap */
 				b = 2u;
-			AGB_WORK(m, 1);
+			}
 			h = MLD(refc + 2u * b);
 			tl = MLD(refc + 2u * b + 2u);
 			if (h == 0u && tl == TAIL8) {
+				/* the head's and tail's tests 4, the map clear and the hand 17, the C's
+				 * count, maps and 8bpp copy 15, the return 10, less ref_miss's TAKE (13) */
+				TW(m, 33u);
 				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
 				MST(meta + HEAD_HAND, b + 2u);
 				return b;
@@ -326,6 +367,10 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 			/* Two 4bpp halves, each unreferenced or a free single (not both free: those
 			 * would be a pair on list-a). */
 			if ((h == 0u || IS_LINK_OR_END(h)) && (tl == 0u || IS_LINK_OR_END(tl))) {
+				/* the halves' tests (about 12) and arms 5, the hand and take_free's C 20, the
+				 * count, maps and 8bpp copy 22, the return 10, less take_free's Thumb list-a
+				 * (12) and ref_miss's TAKE (13); each drop declares its own. Estimate: 44. */
+				TW(m, 44u);
 				if (h == 0u)
 					drop(t, b, 4u);
 				if (tl == 0u)
@@ -333,26 +378,43 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 				MST(meta + HEAD_HAND, b + 2u);
 				return take_free(t, 8u);
 			}
+			TW(m, 7u); /* a passed pair (a referenced head: the sign test and the step) */
 		}
+		TW(m, 15u); /* the C's NO_ROOM return (12) and the Thumb's (3) */
 		return AGB_TILES_NO_ROOM;
 	}
+	TW(m, 4u); /* Thumb .Lev4: the hand, the lap */
 	b = MLD(meta + HEAD_HAND);
 	for (uint32_t n = shared - 2u; n != 0u; n--, b++) {
-		if (b >= shared)
+		TW(m, 4u); /* Thumb .Lscan4: the wrap test, the count's test */
+		if (b >= shared) {
+			TW(m, 1u); /* the wrap */
 			b = 2u;
-		AGB_WORK(m, 1);
-		if (MLD(refc + 2u * b) != 0u)
+		}
+		if (MLD(refc + 2u * b) != 0u) {
+			TW(m, 3u); /* a passed block */
 			continue;
+		}
 		if ((b & 1u) == 0u && MLD(refc + 2u * b + 2u) == TAIL8) {
-			/* An unreferenced 8bpp tile: its pair (list-a's only one now) is split. */
+			/* An unreferenced 8bpp tile: its pair (list-a's only one now) is split. The
+			 * Thumb's test (8), the bl (2) and its return (3); the C does it all again
+			 * (bench ROM's agb_tiles_ref_slow_c): entry 18, take_free's two tests 17, the
+			 * scan's setup 11, 15 a passed block and 7 the found one, the TAIL8 test 12,
+			 * take_free 20 after the drop (which declares its own 19), the count, maps, 4bpp
+			 * copy and return 24; less take_free's Thumb list-a (12) and ref_miss's TAKE (13). */
+			TW(m, 97u + 15u * (shared - 2u - n));
 			drop(t, b, 8u);
 			MST(meta + HEAD_HAND, b + 2u);
 			return take_free(t, 4u);
 		}
+		/* Thumb .Lfound4: the even block's TAIL8 test (6; an odd block 2), the hand and the
+		 * map clear (9), then TAKE */
+		TW(m, (b & 1u) == 0u ? 15u : 11u);
 		MST(map_at(t, MLD(t->r2r + 2u * b), 4u), NOT_RES);
 		MST(meta + HEAD_HAND, b + 1u);
 		return b;
 	}
+	TW(m, 7u); /* Thumb .Lno_room */
 	return AGB_TILES_NO_ROOM;
 }
 
@@ -367,6 +429,7 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 		if (b == AGB_TILES_NO_ROOM)
 			return b;
 	}
+	TW(m, 13u); /* Thumb TAKE: the count, both maps, the copy's addresses, the return */
 	MST(t->refc + 2u * b, 1u);
 	MST(t->r2r + 2u * b, rom_tile);
 	MST(map, b);
@@ -378,8 +441,14 @@ uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
 {
 	uint32_t map = map_at(t, rom_tile, bpp);
 	uint32_t b = AGB_TILES_LD16(t->m, map);
-	if (b == NOT_RES)
+	if (b == NOT_RES) {
+		/* Thumb entry: the depth's tests, the frame, the map read again (4bpp 9, 8bpp 12) */
+		TW(t->m, bpp == 8u ? 12u : 9u);
 		return ref_miss(t, rom_tile, bpp, map);
+	}
+	/* Tile 0 or a full count: the Thumb to its hand-over (4bpp 7, 8bpp 10), the bl (2) and the
+	 * return (3); the C's entry, tests and return (30, 8bpp 30) */
+	TW(t->m, bpp == 8u ? 45u : 42u);
 	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
 
