@@ -1,4 +1,19 @@
-/* `tiles`: BG tile manager with shared 4bpp/8bpp pairs (see include/agb/tiles.h). */
+/* `tiles`: BG tile manager with shared 4bpp/8bpp pairs (see include/agb/tiles.h).
+ *
+ * Work (AGB_WORK through AGB_TILES_WORK, host only; docs/design.md, "Cycle figures"), weighted
+ * as obj-fast's: each path declares the instructions the GBA runs on it that the bus does not
+ * count (the metadata halfwords and the copy's words are counted accesses), one unit each. The
+ * inline ref and unref (agb/tiles.h): the bench ROM's direct run (ref hit 19, call out 28; unref
+ * 18, skip 22). The ROM's out-of-line path is tiles_thumb.S, counted off its source: entry 9
+ * (8bpp 12), list-c 8 (+4 with a next), list-a 12, list-b 9 / list-a 12 (8bpp), no free slot 4
+ * (8bpp 5), TAKE 13; the 4bpp scan (setup 4, 4 a block + 3 passed + 1 a wrap, found 15 even / 11
+ * odd, no room 7) and the 8bpp-only part's (setup 8, 4 a pair + 3 passed + 2 a wrap, found 8).
+ * Where the Thumb hands over to this C (agb_tiles_ref_slow_c, which runs the path again from
+ * its entry), the compiled C's counts from the bench ROM's disassembly: tile 0 or a full count
+ * 42 (8bpp 45); a 4bpp upload meeting an unreferenced 8bpp tile 97 + 15 a block passed, drop's
+ * inlined 19; an 8bpp upload with nothing in the 8bpp-only part 79 + 9 a pair of its lap, the
+ * shared half 7 a pair + 7 passed + 2 a wrap, found 33, two 4bpp halves 44 (an estimate) plus
+ * drop's 34 or 44 each, no room 15. Each site's comment gives its count. */
 #include "agb/tiles.h"
 
 #include <stddef.h>
@@ -45,13 +60,7 @@ _Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAI
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
-/* Work (docs/design.md, "Cycle figures"), weighted like obj-fast's: every path declares the
- * instructions the GBA runs on it that the bus does not count, one unit each (include/agb/tiles.h,
- * AGB_TILES_WORK; not evaluated off the host). The inline ref and unref (the header) give the
- * core table's counts; ref_slow's paths give tiles_thumb.S's, read off the source, where the ROM
- * runs it (the lists, the same-depth evictions, TAKE), and the compiled C's, read off the bench
- * ROM's disassembly (agb_tiles_ref_slow_c, drop), where the Thumb hands over (the cross-depth
- * evictions, tile 0, a full count): there the C runs the whole path again from the entry. */
+/* Work with a count not evaluated off the host (see the header comment). */
 #define TW(m, n) AGB_TILES_WORK(m, n)
 
 /* Address helpers: every metadata word is 16-bit, so one halfword access each. */
