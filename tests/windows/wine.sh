@@ -17,6 +17,18 @@ fi
 prefix=$1
 shift
 export WINEPREFIX="$prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# One Wine server for the whole run, staying up a minute after its last program exits. Wine's own
+# server quits as soon as its last program does, and a test starting in that moment fails with
+# "wine client error:0: recvmsg: Connection reset by peer" (seen in CI). Starting it when one
+# already runs does nothing (the second exits 2 at once). It needs the prefix directory to exist.
+server=$(dirname "$wine")/wineserver
+start_server() {
+	if [ -x "$server" ]; then
+		mkdir -p "$prefix"
+		"$server" -p60 </dev/null >/dev/null 2>&1 || true
+	fi
+}
+start_server
 # The first run creates the prefix (a few seconds); tests running in parallel wait for it.
 if [ ! -f "$prefix/.agbsim-ready" ]; then
 	if mkdir "$prefix.lock" 2>/dev/null; then
