@@ -100,9 +100,16 @@ struct agb_file_view {
  * instead), or what mapping failed with. */
 int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v);
 /* The reader has passed the bytes [from, upto) and will not come back to them soon: their memory
- * may be given back now (whole pages inside the range). O(pages in the range). */
-void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto);
+ * may be given back now (whole pages inside the range). Returns where the next call may start
+ * so that no page is left behind: upto rounded down to a page (from where nothing was given
+ * back). O(pages in the range). */
+size_t agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto);
 /* Ends the view; *v is zeroed. Safe on a zeroed view. */
 void agb_file_view_close(struct agb_file_view *v);
+/* A new temporary file, read-write, that no other program can open and that is gone once
+ * closed: for a copy of a stream (a pipe) to be viewed. It is made in $TMPDIR, else the system's
+ * temporary directory. NULL where it cannot be made, or where files are not viewed (Windows: a
+ * copy would only be read back whole, so the caller reads the stream itself). */
+FILE *agb_spool_file(void);
 
 #endif

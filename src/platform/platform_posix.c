@@ -196,26 +196,28 @@ int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v)
 	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 	if (p == MAP_FAILED)
 		return errno != 0 ? errno : ENOMEM;
-	/* One pass front to back: read-ahead helps, and pages behind are not wanted again. */
+	/* Each pass goes front to back (the loader makes three or four): read-ahead helps. */
 	(void)posix_madvise(p, size, POSIX_MADV_SEQUENTIAL);
 	v->data = p;
 	v->len = size;
 	return 0;
 }
 
-void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
+size_t agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	if (v->data == NULL || page == 0)
-		return;
+		return from;
 	if (upto > v->len)
 		upto = v->len;
-	from += (page - from % page) % page; /* whole pages only: the rest may still be read */
+	size_t first = from + (page - from % page) % page; /* whole pages: the rest may be read */
 	upto -= upto % page;
+	if (first >= upto)
+		return from;
 	/* MADV_DONTNEED drops the pages of a private read-only file mapping from this process
 	 * (its resident set); touching them again reads them back from the page cache. */
-	if (from < upto)
-		(void)madvise((char *)v->data + from, upto - from, MADV_DONTNEED);
+	(void)madvise((char *)v->data + first, upto - first, MADV_DONTNEED);
+	return upto;
 }
 
 void agb_file_view_close(struct agb_file_view *v)
@@ -223,4 +225,23 @@ void agb_file_view_close(struct agb_file_view *v)
 	if (v->data != NULL)
 		munmap((void *)v->data, v->len);
 	*v = (struct agb_file_view){0};
+}
+
+FILE *agb_spool_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	int n = snprintf(path, sizeof path, "%s/agbsim-spool-XXXXXX", dir);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return NULL;
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	(void)unlink(path); /* gone with the last descriptor */
+	FILE *f = fdopen(fd, "w+b");
+	if (f == NULL)
+		close(fd);
+	return f;
 }

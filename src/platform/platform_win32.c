@@ -354,14 +354,20 @@ int agb_file_view_open(FILE *f, size_t size, struct agb_file_view *v)
 	return ENOTSUP;
 }
 
-void agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
+size_t agb_file_view_pass(const struct agb_file_view *v, size_t from, size_t upto)
 {
 	(void)v;
-	(void)from;
 	(void)upto;
+	return from;
 }
 
 void agb_file_view_close(struct agb_file_view *v)
 {
 	*v = (struct agb_file_view){0};
+}
+
+/* No views, so no spool: the loader reads a pipe into memory itself. */
+FILE *agb_spool_file(void)
+{
+	return NULL;
 }

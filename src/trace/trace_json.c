@@ -190,30 +190,23 @@ struct loader {
 	size_t ev_pos;      /* offset of the event being checked, when ev_known */
 	int ev_known;
 	struct agb_file_view *view; /* the text, when it is a viewed file (else NULL) */
-	size_t kept;                /* a viewed file's bytes before this were handed back */
+	size_t passed_upto;         /* this pass has handed back a viewed file's pages before it */
 };
 
 /* How far behind the reader a viewed file's pages are handed back: big enough that the calls
- * cost nothing next to parsing, small next to the 64 MiB of slack the loader allows itself. */
+ * cost nothing next to parsing, small next to the text (the loader's memory is then its event
+ * array and this window, not the file). */
 #define LOADER_WINDOW_BYTES ((size_t)8 << 20)
-
-/* A pass over the text starts at offset OFF (each pass reads the file's pages in again). */
-static void loader_pass_from(struct loader *L, size_t off)
-{
-	L->kept = off;
-}
 
 /* The reader is at offset OFF of the text and will not come back to what is before it in this
  * pass (the error path may, and reads the file again): a viewed file's pages behind it are given
- * back, so a pass holds a window of the file in memory, not all of it. O(1) but every
- * LOADER_WINDOW_BYTES / 2. */
+ * back, so a pass holds a window of the file in memory, not all of it. A pass starts with
+ * passed_upto = 0 (each pass reads the pages in again). O(1) but every LOADER_WINDOW_BYTES / 2. */
 static void loader_pass(struct loader *L, size_t off)
 {
-	if (L->view != NULL && off > L->kept && off - L->kept > LOADER_WINDOW_BYTES) {
-		size_t upto = off - LOADER_WINDOW_BYTES / 2;
-		agb_file_view_pass(L->view, L->kept, upto);
-		L->kept = upto;
-	}
+	if (L->view != NULL && off > L->passed_upto && off - L->passed_upto > LOADER_WINDOW_BYTES)
+		L->passed_upto =
+			agb_file_view_pass(L->view, L->passed_upto, off - LOADER_WINDOW_BYTES / 2);
 }
 
 static void set_file(struct agb_diag *d, const char *name)
@@ -293,7 +286,7 @@ static int prescan(struct loader *L)
 	unsigned depth = 0;
 	int in_str = 0;
 	prescan_init();
-	loader_pass_from(L, 0);
+	L->passed_upto = 0;
 	while (i < n) {
 		while (i < n && !prescan_special[s[i]])
 			i++;
@@ -674,28 +667,42 @@ static size_t skip_string(const char *s, size_t n, size_t i)
 	return i < n ? i + 1 : n;
 }
 
+struct loader;
+static void loader_pass(struct loader *L, size_t off);
+
+/* The offset just after the array or object opening at I (N when it is not closed). With a
+ * loader PASSING (else NULL), the pages behind each member are handed back as it goes: the
+ * events array is most of a trace. */
+static size_t skip_nested(const char *s, size_t n, size_t i, struct loader *passing)
+{
+	size_t depth = 0;
+	while (i < n) {
+		char c = s[i];
+		if (c == '"') {
+			i = skip_string(s, n, i);
+			continue;
+		}
+		if (c == '[' || c == '{') {
+			depth++;
+		} else if (c == ']' || c == '}') {
+			if (--depth == 0)
+				return i + 1;
+			if (depth == 1 && passing != NULL)
+				loader_pass(passing, i);
+		}
+		i++;
+	}
+	return n;
+}
+
 static size_t skip_value(const char *s, size_t n, size_t i)
 {
 	if (i >= n)
 		return n;
 	if (s[i] == '"')
 		return skip_string(s, n, i);
-	if (s[i] == '[' || s[i] == '{') {
-		size_t depth = 0;
-		while (i < n) {
-			char c = s[i];
-			if (c == '"') {
-				i = skip_string(s, n, i);
-				continue;
-			}
-			if (c == '[' || c == '{')
-				depth++;
-			else if ((c == ']' || c == '}') && --depth == 0)
-				return i + 1;
-			i++;
-		}
-		return n;
-	}
+	if (s[i] == '[' || s[i] == '{')
+		return skip_nested(s, n, i, NULL);
 	while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && !is_ws(s[i]))
 		i++;
 	return i;
@@ -1612,7 +1619,7 @@ static int walk_events(struct loader *L, size_t p, int after_event, struct agb_l
 {
 	size_t n = *count, err = p;
 	int more;
-	loader_pass_from(L, p);
+	L->passed_upto = p;
 	if (after_event) {
 		more = next_event(L, &p);
 	} else {
@@ -1676,8 +1683,9 @@ static int tree_events(struct loader *L, const cJSON *events, struct agb_loaded_
 
 /* Offsets of the first top-level "events" member's array: B at its '[', E just past its ']'.
  * Returns 0 when the document does not scan as an object with such a member (cJSON then parses
- * the whole text and reports what is wrong). O(text before the events). */
-static int find_events(const struct loader *L, size_t *b, size_t *e)
+ * the whole text and reports what is wrong). O(text up to the array's end): a pass, handing a
+ * viewed file's pages back behind the array's members. */
+static int find_events(struct loader *L, size_t *b, size_t *e)
 {
 	const char *s = L->text;
 	size_t n = L->len, i = root_offset(L);
@@ -1691,7 +1699,8 @@ static int find_events(const struct loader *L, size_t *b, size_t *e)
 		i = skip_ws(s, n, i + 1);
 		if (after - k == 8 && memcmp(s + k, "\"events\"", 8) == 0 && i < n && s[i] == '[') {
 			*b = i;
-			*e = skip_value(s, n, i);
+			L->passed_upto = 0;
+			*e = skip_nested(s, n, i, L);
 			return 1;
 		}
 		i = skip_ws(s, n, skip_value(s, n, i));
@@ -1845,47 +1854,85 @@ static int too_large(struct agb_diag *diag, size_t max)
 	return AGB_LOAD_BAD_INPUT;
 }
 
-/* Reads all of F into *BUF (*LEN bytes): at most MAX bytes, and no further than the first
- * chunk holding a NUL byte (the loader rejects it anyway; /dev/zero must not fill memory).
- * SIZE is the file's size when known (regular files), else 0. Returns an agb_load_status. */
+static int out_of_memory(struct agb_diag *diag)
+{
+	snprintf(diag->message, sizeof diag->message, "out of memory");
+	return AGB_LOAD_IO_ERROR;
+}
+
+/* Where read_bounded puts what it reads: CHUNK's N bytes. 0, or an agb_load_status. */
+typedef int (*chunk_sink)(void *ctx, const char *chunk, size_t n, struct agb_diag *diag);
+
+/* Reads F to its end, handing each chunk to SINK: at most MAX bytes, and no further than the
+ * first chunk holding a NUL byte (the loader rejects it with its position anyway; /dev/zero
+ * must not fill memory or a disk). *LEN: the bytes read. Returns an agb_load_status. */
+static int read_bounded(FILE *f, size_t max, chunk_sink sink, void *ctx, size_t *len,
+			struct agb_diag *diag)
+{
+	char chunk[1 << 16];
+	size_t n = 0;
+	*len = 0;
+	for (;;) {
+		size_t got = fread(chunk, 1, sizeof chunk, f);
+		if (ferror(f))
+			return io_error(diag, "cannot read", errno != 0 ? errno : EIO);
+		n += got;
+		if (n > max)
+			return too_large(diag, max);
+		int r = got > 0 ? sink(ctx, chunk, got, diag) : AGB_LOAD_OK;
+		if (r != AGB_LOAD_OK)
+			return r;
+		if (feof(f) || memchr(chunk, 0, got) != NULL)
+			break;
+	}
+	*len = n;
+	return AGB_LOAD_OK;
+}
+
+/* A growing buffer: read_all's sink. */
+struct growing {
+	char *b;
+	size_t n, cap;
+};
+
+static int append_chunk(void *ctx, const char *chunk, size_t n, struct agb_diag *diag)
+{
+	struct growing *g = ctx;
+	if (g->cap - g->n < n) {
+		size_t cap = g->cap > 0 ? g->cap : (size_t)1 << 16;
+		while (cap - g->n < n)
+			cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+		char *bigger = realloc(g->b, cap);
+		if (bigger == NULL)
+			return out_of_memory(diag);
+		g->b = bigger;
+		g->cap = cap;
+	}
+	memcpy(g->b + g->n, chunk, n);
+	g->n += n;
+	return AGB_LOAD_OK;
+}
+
+/* Reads all of F into *BUF (*LEN bytes; free it), under read_bounded's bounds. SIZE is the
+ * file's size when known (regular files: one allocation), else 0. Returns an agb_load_status. */
 static int read_all(FILE *f, size_t size, size_t max, char **buf, size_t *len,
 		    struct agb_diag *diag)
 {
-	size_t cap = size > 0 ? size + 1 : (size_t)1 << 16; /* +1: one read that sees EOF */
-	char *b = malloc(cap);
-	size_t n = 0;
+	struct growing g = {.b = NULL, .n = 0, .cap = size > 0 && size <= max ? size : 0};
 	*buf = NULL;
 	*len = 0;
-	while (b != NULL) {
-		size_t got = fread(b + n, 1, cap - n, f);
-		int nul = memchr(b + n, 0, got) != NULL;
-		n += got;
-		if (ferror(f)) {
-			int err = errno != 0 ? errno : EIO;
-			free(b);
-			return io_error(diag, "cannot read", err);
-		}
-		if (n > max) {
-			free(b);
-			return too_large(diag, max);
-		}
-		if (feof(f) || nul)
-			break;
-		if (n == cap) {
-			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
-			char *bigger = realloc(b, ncap);
-			if (bigger == NULL)
-				free(b);
-			b = bigger;
-			cap = ncap;
-		}
+	if (g.cap > 0 && (g.b = malloc(g.cap)) == NULL)
+		return out_of_memory(diag);
+	size_t n = 0;
+	int r = read_bounded(f, max, append_chunk, &g, &n, diag);
+	if (r == AGB_LOAD_OK && g.b == NULL && (g.b = malloc(1)) == NULL) /* empty: a buffer still */
+		r = out_of_memory(diag);
+	if (r != AGB_LOAD_OK) {
+		free(g.b);
+		return r;
 	}
-	if (b == NULL) {
-		snprintf(diag->message, sizeof diag->message, "out of memory");
-		return AGB_LOAD_IO_ERROR;
-	}
-	*buf = b;
-	*len = n;
+	*buf = g.b;
+	*len = g.n;
 	return AGB_LOAD_OK;
 }
 
@@ -1918,61 +1965,55 @@ int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
 	return r;
 }
 
-/* Loads the regular file PATH through a view of it (agb_file_view_open), so a big trace's text
- * is never held whole. Returns -1, having done nothing, where it cannot be viewed (not a regular
- * file, empty, too large, a system that does not map files): the caller reads it instead. */
+/* Loads the regular file PATH (or stdin, "-", redirected from one and not yet read) through a
+ * view of it (agb_file_view_open), so a big trace's text is never held whole. Returns -1, having
+ * read nothing, where it cannot be viewed (not a regular file, empty, too large, a system that
+ * does not map files): the caller reads it instead. */
 static int load_viewed(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 		       struct agb_diag *diag)
 {
 	struct stat st;
 	struct agb_file_view view;
-	int r = -1;
+	int r = -1, is_stdin = strcmp(path, "-") == 0;
 	/* Look before opening: opening a FIFO waits for a writer, and the reader must open it once. */
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (!is_stdin && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
 		return -1;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (f == NULL || (is_stdin && ftell(f) != 0))
 		return -1;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uintmax_t)st.st_size <= max_bytes &&
 	    agb_file_view_open(f, (size_t)st.st_size, &view) == 0) {
-		r = load_text(path, view.data, view.len, &view, out, diag);
+		r = load_text(is_stdin ? "<stdin>" : path, view.data, view.len, &view, out, diag);
 		agb_file_view_close(&view);
 	}
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	return r;
 }
 
-/* Copies IN into SPOOL under read_all's bounds (at most MAX bytes; no further than the first
- * chunk holding a NUL byte, which the loader rejects with its position). *LEN: bytes copied.
- * Returns an agb_load_status. */
-static int spool_copy(FILE *in, FILE *spool, size_t max, size_t *len, struct agb_diag *diag)
+/* read_bounded's sink for a spool file (CTX). */
+static int write_chunk(void *ctx, const char *chunk, size_t n, struct agb_diag *diag)
 {
-	static char chunk[1 << 16];
-	size_t n = 0;
-	for (;;) {
-		size_t got = fread(chunk, 1, sizeof chunk, in);
-		if (ferror(in))
-			return io_error(diag, "cannot read", errno != 0 ? errno : EIO);
-		n += got;
-		if (n > max)
-			return too_large(diag, max);
-		if (got > 0 && fwrite(chunk, 1, got, spool) != got)
-			return io_error(diag, "cannot spool the input to a temporary file",
-					errno != 0 ? errno : EIO);
-		if (feof(in) || memchr(chunk, 0, got) != NULL)
-			break;
-	}
-	*len = n;
-	return fflush(spool) == 0 ? AGB_LOAD_OK
-				  : io_error(diag, "cannot spool the input to a temporary file",
-					     errno != 0 ? errno : EIO);
+	if (fwrite(chunk, 1, n, (FILE *)ctx) == n)
+		return AGB_LOAD_OK;
+	return io_error(diag, "cannot copy the input to a temporary file", errno != 0 ? errno : EIO);
 }
 
-/* Loads stdin ("-"), a FIFO or a character device through an unnamed temporary file that is
- * then viewed, so a big trace from a pipe is not held whole either. Returns -1, having read
- * nothing, for other paths or when no temporary file can be made: the caller reads the input
- * itself. */
+/* Copies IN into SPOOL under read_bounded's bounds; *LEN: bytes copied. An agb_load_status. */
+static int spool_copy(FILE *in, FILE *spool, size_t max, size_t *len, struct agb_diag *diag)
+{
+	int r = read_bounded(in, max, write_chunk, spool, len, diag);
+	if (r == AGB_LOAD_OK && fflush(spool) != 0)
+		r = io_error(diag, "cannot copy the input to a temporary file",
+			     errno != 0 ? errno : EIO);
+	return r;
+}
+
+/* Loads stdin ("-"), a FIFO or a character device through a copy in a temporary file
+ * (agb_spool_file: in $TMPDIR) that is then viewed, so a big trace from a pipe is not held whole
+ * either. Returns -1, having read nothing, for other paths or when no temporary file can be made
+ * (always on Windows): the caller reads the input itself. */
 static int load_spooled(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 			struct agb_diag *diag)
 {
@@ -1981,7 +2022,7 @@ static int load_spooled(const char *path, size_t max_bytes, struct agb_loaded_tr
 	const char *name = is_stdin ? "<stdin>" : path;
 	if (!is_stdin && (stat(path, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
 		return -1;
-	FILE *spool = tmpfile();
+	FILE *spool = agb_spool_file();
 	if (spool == NULL)
 		return -1;
 	memset(diag, 0, sizeof *diag);

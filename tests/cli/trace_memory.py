@@ -12,7 +12,6 @@ usage: trace_memory.py AGBSIM WORK_DIR [EVENTS]
 """
 import os
 import random
-import resource
 import subprocess
 import sys
 
@@ -84,14 +83,14 @@ def main():
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 1000000
     os.makedirs(work, exist_ok=True)
     tiny = os.path.join(work, "memory-tiny.json")
-    generate(10, tiny)
     churn = os.path.join(work, "memory-%d.json" % n)
-    generate(n, churn)
-    # Dense events, as in real recordings (~17 bytes each): an AI scratch pool, 1 M frames.
     dense = os.path.join(work, "memory-dense.json")
-    subprocess.run([agbsim, "gen", "ai-scratch", "--frames", "1000000", "--name", "dense",
-                    "-o", dense], check=True)
     try:
+        generate(10, tiny)
+        generate(n, churn)
+        # Dense events, as in real recordings (~17 bytes each): an AI scratch pool, 1 M frames.
+        subprocess.run([agbsim, "gen", "ai-scratch", "--frames", "1000000", "--name", "dense",
+                        "-o", dense], check=True)
         fixed = peak_rss([agbsim, "replay", tiny, "--allocator=tlsf"])
         with open(dense) as f:
             dense_events = f.read().count("\n[")
@@ -103,7 +102,8 @@ def main():
         ok = False
     finally:
         for p in (tiny, churn, dense):
-            os.remove(p)
+            if os.path.exists(p):
+                os.remove(p)
     return 0 if ok else 1
 
 
