@@ -43,6 +43,8 @@
 #define K_DEBRUIJN 32
 #define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
 #define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
+#define K_GATE 44	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
+#define K_LEN 48	/* 32 bytes: run length by the de Bruijn index of its last entry's bit */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -94,6 +96,11 @@
 	ldrh	\t1, [r6, \t3]		/* next */
 	cmp	\t1, \x
 	bne	2f
+	lsls	\t2, \size, #1		/* x was the bin's only run: its head becomes NIL */
+	add	\t2, lr
+	movs	\t1, #0
+	mvns	\t1, \t1
+	strh	\t1, [\t2, #(C_HEADS - 2)]
 	BIT_CLEAR \size, \t1, \t2, \t3
 	b	3f
 2:
@@ -114,15 +121,40 @@
 .endm
 
 /* bin_push: writes short free run \x of \size blocks (its tags, first and last block) and appends
- * it to its bin (first in, first out). Clobbers \size, \t0..\t4. */
-.macro BIN_PUSH x, size, t0, t1, t2, t3, t4
-	lsls	\t0, \x, #3
-	adds	\t0, \t0, r6		/* the run's first block */
+ * it to its bin (first in, first out). An empty bin's head is NIL (bestfit.c bin_push): the head
+ * tells it, and only then are the bitmap words read. BP_HEAD writes the tags and reads the head
+ * (\t0 the run's first block, \t1 k = size - 1, \t2 ctrl + 2k, \t3 the head) and branches to
+ * \empty for an empty bin; BP_APPEND appends to a non-empty one, BP_FIRST starts an empty one.
+ * BIN_PUSH is the three in a row. Clobbers \size, \t0..\t4. */
+.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty
 	strh	\size, [\t0, #N_SIZE]
 	subs	\t1, \size, #1		/* k */
 	lsls	\t2, \t1, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
+	lsls	\t2, \t1, #1
+	add	\t2, lr			/* the bin's head at C_HEADS */
+	ldrh	\t3, [\t2, #C_HEADS]	/* first (NIL: an empty bin; block indices are below 2^15) */
+	lsrs	\t4, \t3, #15
+	bne	\empty
+.endm
+
+.macro BP_APPEND x, size, t0, t3, t4
+	lsls	\t4, \t3, #3
+	adds	\t4, r6			/* first's block */
+	ldrh	\size, [\t4, #N_PREV]	/* last (the head's prev) */
+	strh	\t3, [\t0]		/* x.next = first */
+	strh	\size, [\t0, #N_PREV]	/* x.prev = last */
+	lsls	\size, \size, #3
+	strh	\x, [r6, \size]		/* last.next = x */
+	strh	\x, [\t4, #N_PREV]	/* first.prev = x */
+.endm
+
+.macro BP_FIRST x, size, t0, t1, t2, t3, t4
+	lsls	\t3, \x, #16		/* the run alone, linked to itself */
+	orrs	\t3, \x
+	str	\t3, [\t0]
+	strh	\x, [\t2, #C_HEADS]
 	lsrs	\t2, \t1, #5
 	lsls	\t2, \t2, #2
 	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
@@ -130,42 +162,37 @@
 	rsbs	\size, \t1, #0
 	movs	\t4, #1
 	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
-	lsls	\size, \t1, #1
-	add	\size, lr		/* the bin's head at C_HEADS */
-	tst	\t3, \t4
-	bne	4f
-	lsls	\t1, \x, #16		/* empty bin: the run alone, linked to itself */
-	orrs	\t1, \x
-	str	\t1, [\t0]
-	strh	\x, [\size, #C_HEADS]
 	cmp	\t3, #0
 	bne	5f
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
 5:
 	orrs	\t3, \t4
 	str	\t3, [\t2, #C_BITMAP]
+.endm
+
+.macro BIN_PUSH x, size, t0, t1, t2, t3, t4
+	lsls	\t0, \x, #3
+	adds	\t0, \t0, r6		/* the run's first block */
+	BP_HEAD	\x, \size, \t0, \t1, \t2, \t3, \t4, 4f
+	BP_APPEND \x, \size, \t0, \t3, \t4
 	b	6f
 4:
-	ldrh	\t1, [\size, #C_HEADS]	/* first */
-	lsls	\t2, \t1, #3
-	adds	\t2, \t2, r6
-	ldrh	\t3, [\t2, #N_PREV]	/* last (the head's prev) */
-	lsls	\t4, \t3, #16
-	orrs	\t4, \t1
-	str	\t4, [\t0]		/* x.next = first, x.prev = last */
-	lsls	\t3, \t3, #3
-	strh	\x, [r6, \t3]		/* last.next = x */
-	strh	\x, [\t2, #N_PREV]	/* first.prev = x */
+	BP_FIRST \x, \size, \t0, \t1, \t2, \t3, \t4
 6:
 .endm
 
 /* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
- * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). A length
- * halfword has bit 14 set (agb_map2_len_encode): without it the load is skipped. Expects r2 the
- * constants, r4 b, r5 a0; clobbers r0, r1, r3. */
+ * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). Only the
+ * pairs (entry 7, next halfword's entry 0) of K_GATE can show a length halfword (bestfit.c
+ * BF_LEN_GATE): for the others the load is skipped. Expects r2 the constants, r4 b, r5 a0;
+ * clobbers r0, r1, r3. */
 .macro STARTS_LONG refuse
-	lsls	r0, r6, #17
-	bpl	1f
+	lsls	r0, r6, #14
+	lsrs	r0, r0, #28		/* entry 7 | the next halfword's entry 0 << 2 */
+	ldr	r1, [r2, #K_GATE]
+	lsrs	r1, r1, r0
+	lsrs	r1, r1, #1
+	bcc	1f
 	cmp	r4, #8
 	blo	1f
 	subs	r0, r5, #2
@@ -397,7 +424,10 @@ agb_bestfit_thumb_alloc:
 	strh	r1, [r0]		/* head = next */
 	b	.La_mark
 .La_only:
-	adds	r0, r5, r4		/* x was the bin's only run */
+	movs	r1, #0			/* x was the bin's only run: its head becomes NIL */
+	mvns	r1, r1
+	strh	r1, [r0]
+	adds	r0, r5, r4
 	BIT_CLEAR r0, r1, r2, r3
 
 /* r7 x, r4 want, r5 tail (blocks left free after the run, or the top run's rest), r6 blocks,
@@ -559,8 +589,6 @@ agb_bestfit_thumb_alloc:
 	b	.Lf_edge
 .Lf_top_stub:
 	b	.Lf_top
-.Lf_merge_long_stub:
-	b	.Lf_merge_long
 .Lf_ret_stub:
 	b	.Lf_ret
 .Lf_kind_stub:
@@ -588,9 +616,8 @@ agb_bestfit_thumb_free:
 	lsls	r2, r2, #16
 	orrs	r3, r2
 	movs	r6, r3			/* w: entries of the window (b's halfword and the next) */
-	movs	r7, #7
-	ands	r7, r4
-	lsls	r7, r7, #1		/* sh */
+	lsls	r7, r4, #29
+	lsrs	r7, r7, #28		/* sh: 2 (b % 8) */
 	beq	.Lf_edge_stub
 	subs	r0, r7, #2
 	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
@@ -625,31 +652,75 @@ agb_bestfit_thumb_free:
 	ldr	r1, [r2, #K_DEBRUIJN]
 	muls	r0, r1, r0
 	lsrs	r0, r0, #27
-	ldrb	r0, [r2, r0]		/* 2 (len - 1) */
-	lsrs	r2, r0, #1
-	adds	r2, #1			/* len */
+	adds	r0, #K_LEN
+	ldrb	r2, [r2, r0]		/* len */
 	adds	r0, r4, r2		/* end */
 	mov	r1, lr
 	ldrh	r1, [r1, #C_TOP]
 	cmp	r0, r1
 	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
-	/* right neighbour's entry: from the window, or the halfword after it. The common cases fall
-	 * through; the others are out of line after the return (a taken branch costs some six
-	 * cycles from ROM). */
+	/* The right neighbour's entry, in the window or (past it) the halfword after. The common
+	 * case, no free neighbour, falls through to the return; the others are out of line after
+	 * it (a taken branch costs some six cycles from ROM). */
 	lsls	r0, r7, #1
 	orrs	r0, r7
-	beq	.Lf_right_edge
 	tst	r6, r0
-	beq	.Lf_right_free
+	beq	.Lf_right_maybe		/* free, or past the window */
 .Lf_right_used:
-	movs	r7, #0			/* rs */
-.Lf_right_done:
-	movs	r0, #0			/* ls */
 	mov	r1, ip
 	lsls	r1, r1, #30
 	beq	.Lf_left_free
-.Lf_left_done:
-	/* every entry of the run becomes E_FREE (b's own is in the low half: it is always stored) */
+	/* No free neighbour: every entry of the run becomes E_FREE (b's own is in the low half: it
+	 * is always stored) and the run goes to the bin of its length. */
+	bics	r6, r3
+	strh	r6, [r5]
+	lsrs	r3, r3, #16
+	bne	.Lf_alone_hi
+.Lf_alone:
+	ldr	r0, [sp, #4]		/* b's block */
+	lsls	r6, r4, #3
+	subs	r6, r0, r6		/* blocks */
+	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_first
+	BP_APPEND r4, r2, r0, r5, r7
+.Lf_ret:
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+
+.Lf_alone_first:
+	BP_FIRST r4, r2, r0, r1, r3, r5, r7
+	b	.Lf_ret
+.Lf_alone_hi:
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+	b	.Lf_alone
+.Lf_merge_long_near:
+	b	.Lf_merge_long
+.Lf_left_free:
+	movs	r7, #0			/* rs */
+	b	.Lf_left_tag
+.Lf_right_maybe:
+	cmp	r7, #0
+	bne	.Lf_right_free
+	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
+	lsls	r0, r0, #30
+	bne	.Lf_right_used
+.Lf_right_free:
+	lsls	r0, r2, #3
+	ldr	r1, [sp, #4]
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
+	movs	r0, #0			/* ls */
+	mov	r1, ip
+	lsls	r1, r1, #30
+	bne	.Lf_clear
+.Lf_left_tag:
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+.Lf_clear:
+	/* every entry of the run becomes E_FREE */
 	bics	r6, r3
 	strh	r6, [r5]
 	lsrs	r3, r3, #16
@@ -663,45 +734,21 @@ agb_bestfit_thumb_free:
 	ldr	r6, [r1, #T_BLOCKS]
 	subs	r1, r5, #1
 	cmp	r1, #255
-	bhi	.Lf_merge_long_stub
+	bhi	.Lf_merge_long_near
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	cmp	r0, #0
-	bne	.Lf_unlink_left
-.Lf_unlink_left_done:
-	cmp	r7, #0
-	bne	.Lf_unlink_right
-.Lf_unlink_right_done:
-	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
-.Lf_ret:
-	add	sp, #12
-	pop	{r4, r5, r6, r7}
-	pop	{r3}
-	bx	r3
-
-.Lf_right_edge:
-	ldrh	r0, [r5, #4]
-	lsls	r0, r0, #30
-	bne	.Lf_right_used
-.Lf_right_free:
-	lsls	r0, r2, #3
-	ldr	r1, [sp, #4]
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
-	b	.Lf_right_done
-.Lf_left_free:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	b	.Lf_left_done
-.Lf_unlink_left:
+	beq	.Lf_m_right
 	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
 	BIN_UNLINK r4, r0, r1, r3, r5
 	mov	r5, ip
-	b	.Lf_unlink_left_done
-.Lf_unlink_right:
+.Lf_m_right:
+	cmp	r7, #0
+	beq	.Lf_m_push
 	BIN_UNLINK r2, r7, r0, r1, r3
-	b	.Lf_unlink_right_done
+.Lf_m_push:
+	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
+	b	.Lf_ret
 
 /* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
  * last block of a long run (whose inner entries are E_FREE). bestfit.c free_run_ends_at: the
@@ -864,6 +911,7 @@ agb_bestfit_thumb_free:
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
 	b	.Lf_ret
+	.pool				/* the class table's address, within ldr's reach */
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
  * before (none for block 0: as if a used run ended there). */
@@ -993,6 +1041,10 @@ agb_bestfit_thumb_k:
 	.word	0x077CB531
 	.word	0x55555555
 	.word	0x17961455	/* K_CLASS: 0 a short run's start, 1 refused, 2 E_LONG, 3 E_END after E_FREE */
-	.size	agb_bestfit_thumb_k, 44
+	.word	0x200A		/* K_GATE */
+	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
+	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
+	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
+	.size	agb_bestfit_thumb_k, 80
 
 #endif
