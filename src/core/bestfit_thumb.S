@@ -697,15 +697,28 @@ agb_bestfit_thumb_free:
 	b	.Lf_alone
 .Lf_merge_long_near:
 	b	.Lf_merge_long
+/* The rarer turns of the merge paths below, out of line. */
+.Lf_right_edge:
+	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
+	lsls	r0, r0, #30
+	beq	.Lf_right_free
+	b	.Lf_right_used
+.Lf_left_tag:
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	b	.Lf_clear
+.Lf_clear_hi:
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+	b	.Lf_merge
 .Lf_left_free:
 	movs	r7, #0			/* rs */
 	b	.Lf_left_tag
+/* A free neighbour: the right one first (the commoner merge falls through). */
 .Lf_right_maybe:
 	cmp	r7, #0
-	bne	.Lf_right_free
-	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
-	lsls	r0, r0, #30
-	bne	.Lf_right_used
+	beq	.Lf_right_edge
 .Lf_right_free:
 	lsls	r0, r2, #3
 	ldr	r1, [sp, #4]
@@ -714,19 +727,13 @@ agb_bestfit_thumb_free:
 	movs	r0, #0			/* ls */
 	mov	r1, ip
 	lsls	r1, r1, #30
-	bne	.Lf_clear
-.Lf_left_tag:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	beq	.Lf_left_tag
 .Lf_clear:
 	/* every entry of the run becomes E_FREE */
 	bics	r6, r3
 	strh	r6, [r5]
 	lsrs	r3, r3, #16
-	beq	.Lf_merge
-	lsrs	r6, r6, #16
-	strh	r6, [r5, #2]
+	bne	.Lf_clear_hi
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
@@ -747,7 +754,16 @@ agb_bestfit_thumb_free:
 	beq	.Lf_m_push
 	BIN_UNLINK r2, r7, r0, r1, r3
 .Lf_m_push:
-	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block */
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_first
+	BP_APPEND r4, r5, r0, r3, r7
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+.Lf_m_first:
+	BP_FIRST r4, r5, r0, r1, r2, r3, r7
 	b	.Lf_ret
 
 /* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
