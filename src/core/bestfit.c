@@ -298,9 +298,10 @@ HOT void bit_clear(agb_bestfit *t, uint32_t k)
  * its first and last block (one block when size is 1). Bins are circular lists whose head's prev
  * is the tail, so first in, first out costs no tail array: the oldest run of a size is reused
  * first, which needed 1-4 KiB less arena than last in, first out on the recorded traces. The bin
- * is empty exactly when its bitmap bit is clear, and then its head is NIL: the head, which an
- * append reads anyway, tells an empty bin without the bitmap word (only an empty bin's first run
- * sets bits). */
+ * is empty exactly when its bitmap bit is clear, and then its head has bit 15 set (NIL after init,
+ * ~x after its last run x left: one Thumb instruction): the head, which an append reads anyway,
+ * tells an empty bin without the bitmap word (only an empty bin's first run sets bits). Block
+ * indices are below 2^15. */
 HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
 	const uint32_t ctrl = t->ctrl;
@@ -310,7 +311,7 @@ HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 	AGB_ST16(t->m, ax + N_SIZE, size);
 	AGB_ST16(t->m, ax + (k << 3) + N_SIZE, size);
 	uint32_t first = AGB_LD16(t->m, ha);
-	if (first == NIL) {
+	if ((first & 0x8000u) != 0u) {
 		uint32_t wa = ctrl + C_BITMAP + ((k >> 5) << 2);
 		uint32_t w = AGB_LD32(t->m, wa);
 		AGB_ST32(t->m, ax, x | (x << 16));
@@ -330,10 +331,10 @@ HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 	AGB_ST16(t->m, af + N_PREV, x);
 }
 
-/* Marks bin `size` empty: its head NIL, its bits clear. */
-HOT void bin_empty(agb_bestfit *t, uint32_t size)
+/* Marks bin `size` empty after its last run x left: its head ~x (bit 15 set), its bits clear. */
+HOT void bin_empty(agb_bestfit *t, uint32_t size, uint32_t x)
 {
-	AGB_ST16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1), NIL);
+	AGB_ST16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1), ~x & 0xFFFFu);
 	bit_clear(t, size - 1u);
 }
 
@@ -343,7 +344,7 @@ HOT void bin_unlink(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
 	uint32_t next = AGB_LD16(t->m, blocks + (x << 3) + N_NEXT);
 	if (next == x) {
-		bin_empty(t, size);
+		bin_empty(t, size, x);
 		return;
 	}
 	uint32_t prev = AGB_LD16(t->m, blocks + (x << 3) + N_PREV);
@@ -362,7 +363,7 @@ HOT uint32_t bin_pop(agb_bestfit *t, uint32_t blocks, uint32_t size)
 	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
 	if (next == x) {
-		bin_empty(t, size);
+		bin_empty(t, size, x);
 		return x;
 	}
 	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
@@ -1553,8 +1554,8 @@ static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
 		if (((summary >> (k >> 5)) & 1u) != (word != 0u))
 			FAIL("summary bit disagrees with its bitmap word");
 		if (((word >> (k & 31u)) & 1u) == 0u) {
-			if (x != NIL)
-				FAIL("empty bin's head is not NIL");
+			if ((x & 0x8000u) == 0u)
+				FAIL("empty bin's head is a block index");
 			continue;
 		}
 		if (x >= n)

@@ -96,10 +96,9 @@
 	ldrh	\t1, [r6, \t3]		/* next */
 	cmp	\t1, \x
 	bne	2f
-	lsls	\t2, \size, #1		/* x was the bin's only run: its head becomes NIL */
+	lsls	\t2, \size, #1		/* x was the bin's only run: its head becomes ~x (empty) */
 	add	\t2, lr
-	movs	\t1, #0
-	mvns	\t1, \t1
+	mvns	\t1, \x
 	strh	\t1, [\t2, #(C_HEADS - 2)]
 	BIT_CLEAR \size, \t1, \t2, \t3
 	b	3f
@@ -134,7 +133,7 @@
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
 	lsls	\t2, \t1, #1
 	add	\t2, lr			/* the bin's head at C_HEADS */
-	ldrh	\t3, [\t2, #C_HEADS]	/* first (NIL: an empty bin; block indices are below 2^15) */
+	ldrh	\t3, [\t2, #C_HEADS]	/* first (bit 15 set: an empty bin; indices are below 2^15) */
 	lsrs	\t4, \t3, #15
 	bne	\empty
 .endm
@@ -170,6 +169,30 @@
 	str	\t3, [\t2, #C_BITMAP]
 .endm
 
+/* BP_FIRST followed by free's return, the summary bit's update out of line after it. */
+.macro BP_FIRST_RET x, size, t0, t1, t2, t3, t4
+	lsls	\t3, \x, #16		/* the run alone, linked to itself */
+	orrs	\t3, \x
+	str	\t3, [\t0]
+	strh	\x, [\t2, #C_HEADS]
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t4, #1
+	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
+	cmp	\t3, #0
+	beq	7f
+5:
+	orrs	\t3, \t4
+	str	\t3, [\t2, #C_BITMAP]
+	F_RET
+7:
+	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
+	b	5b
+.endm
+
 .macro BIN_PUSH x, size, t0, t1, t2, t3, t4
 	lsls	\t0, \x, #3
 	adds	\t0, \t0, r6		/* the run's first block */
@@ -179,6 +202,14 @@
 4:
 	BP_FIRST \x, \size, \t0, \t1, \t2, \t3, \t4
 6:
+.endm
+
+/* free's return. */
+.macro F_RET
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
 .endm
 
 /* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
@@ -424,8 +455,7 @@ agb_bestfit_thumb_alloc:
 	strh	r1, [r0]		/* head = next */
 	b	.La_mark
 .La_only:
-	movs	r1, #0			/* x was the bin's only run: its head becomes NIL */
-	mvns	r1, r1
+	mvns	r1, r7			/* x was the bin's only run: its head becomes ~x (empty) */
 	strh	r1, [r0]
 	adds	r0, r5, r4
 	BIT_CLEAR r0, r1, r2, r3
@@ -601,12 +631,11 @@ agb_bestfit_thumb_free:
 	ldr	r2, [r0, #T_CTRL]
 	mov	lr, r2
 	subs	r4, r1, r6		/* off */
-	lsls	r2, r4, #29
-	bne	.Lf_ret_stub			/* off the 8-byte grid */
-	lsrs	r4, r4, #3		/* b (from an address below the pool: 2^29 or more) */
+	movs	r2, #3
+	rors	r4, r2			/* b, with off % 8 in bits 29-31 */
 	ldr	r2, [r0, #T_NBLOCKS]
 	cmp	r4, r2
-	bhs	.Lf_ret_stub			/* outside the pool (AGB_NULL too) */
+	bhs	.Lf_ret_stub		/* off the 8-byte grid (2^29 or more), outside the pool or AGB_NULL */
 	ldr	r5, [r0, #T_MAP]
 	lsrs	r2, r4, #3
 	lsls	r2, r2, #1
@@ -689,8 +718,7 @@ agb_bestfit_thumb_free:
 	bx	r3
 
 .Lf_alone_first:
-	BP_FIRST r4, r2, r0, r1, r3, r5, r7
-	b	.Lf_ret
+	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
 .Lf_alone_hi:
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
@@ -763,8 +791,7 @@ agb_bestfit_thumb_free:
 	pop	{r3}
 	bx	r3
 .Lf_m_first:
-	BP_FIRST r4, r5, r0, r1, r2, r3, r7
-	b	.Lf_ret
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 
 /* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
  * last block of a long run (whose inner entries are E_FREE). bestfit.c free_run_ends_at: the
