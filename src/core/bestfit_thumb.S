@@ -877,7 +877,50 @@ agb_bestfit_thumb_free:
 	mov	r3, ip
 	cmp	r3, #12
 	beq	.Lf_end_after_free
-	b	.Lf_long
+/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
+ * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
+ * are stale), then the merge as for a short run. */
+.Lf_long:
+	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
+	lsrs	r0, r2, #1
+	movs	r1, #1
+	lsls	r1, r1, #14
+	ands	r0, r1
+	subs	r1, #1
+	orrs	r0, r1
+	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
+	adds	r3, r4, r2		/* end */
+	mov	r0, lr
+	ldrh	r0, [r0, #C_TOP]
+	cmp	r3, r0
+	beq	.Lf_long_top_near	/* next to the top run, or the pool's last run */
+	LONG_CLEAR
+	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
+	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
+	lsls	r0, r0, #2
+	lsrs	r7, r0, #16
+	bne	.Lfl_right_next
+	movs	r7, #0			/* rs */
+	tst	r6, r0
+	bne	.Lfl_right_done
+.Lfl_right_free:
+	ldr	r1, [sp, #4]
+	lsls	r0, r2, #3
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]
+.Lfl_right_done:
+	LEFT_TAG 4f			/* ls */
+4:
+	b	.Lf_merge
+.Lfl_right_next:
+	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
+	movs	r7, #0
+	lsls	r0, r0, #30
+	beq	.Lfl_right_free
+	b	.Lfl_right_done
+.Lf_long_top_near:
+	b	.Lf_long_top
+
 	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
@@ -969,50 +1012,6 @@ agb_bestfit_thumb_free:
 	lsls	r3, r3, #2
 	orrs	r3, r2
 	b	.Lf_idx
-
-/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
- * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
- * are stale), then the merge as for a short run. */
-.Lf_long:
-	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
-	lsrs	r0, r2, #1
-	movs	r1, #1
-	lsls	r1, r1, #14
-	ands	r0, r1
-	subs	r1, #1
-	orrs	r0, r1
-	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
-	adds	r3, r4, r2		/* end */
-	mov	r0, lr
-	ldrh	r0, [r0, #C_TOP]
-	cmp	r3, r0
-	bne	1f
-	b	.Lf_long_top		/* next to the top run, or the pool's last run */
-1:
-	LONG_CLEAR
-	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
-	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
-	lsls	r0, r0, #2
-	lsrs	r7, r0, #16
-	bne	.Lfl_right_next
-	movs	r7, #0			/* rs */
-	tst	r6, r0
-	bne	.Lfl_right_done
-.Lfl_right_free:
-	ldr	r1, [sp, #4]
-	lsls	r0, r2, #3
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]
-.Lfl_right_done:
-	LEFT_TAG 4f			/* ls */
-4:
-	b	.Lf_merge
-.Lfl_right_next:
-	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
-	movs	r7, #0
-	lsls	r0, r0, #30
-	beq	.Lfl_right_free
-	b	.Lfl_right_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
