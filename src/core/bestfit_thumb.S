@@ -204,6 +204,34 @@
 6:
 .endm
 
+/* The end of free's single-merge moves (.Lf_m_l_only, .Lf_m_r_only): the tags of merged run \x of \total blocks
+ * (r6 blocks), then in the bitmap word both bins share the bit of \sold (the neighbour's size)
+ * cleared and \total's set; returns. Clobbers r1-r3, \sold, \total. */
+.macro MOVE_TAIL x, sold, total
+	lsls	r1, \x, #3
+	adds	r1, r6
+	strh	\total, [r1, #N_SIZE]
+	subs	r3, \total, #1		/* k of the merged run's bin */
+	lsls	r2, r3, #3
+	adds	r2, r1
+	strh	\total, [r2, #N_SIZE]	/* its last block's tag */
+	lsrs	r1, r3, #5
+	lsls	r1, r1, #2
+	add	r1, lr			/* ctrl + 4 * (k >> 5): the bitmap word */
+	ldr	r2, [r1, #C_BITMAP]
+	rsbs	r3, r3, #0
+	movs	\total, #1
+	rors	\total, r3
+	orrs	r2, \total		/* the merged run's bin's bit */
+	subs	\sold, #1
+	rsbs	\sold, \sold, #0
+	movs	r3, #1
+	rors	r3, \sold
+	bics	r2, r3			/* the neighbour's bin's bit */
+	str	r2, [r1, #C_BITMAP]
+	F_RET
+.endm
+
 /* free's return. */
 .macro F_RET
 	add	sp, #12
@@ -725,6 +753,9 @@ agb_bestfit_thumb_free:
 	b	.Lf_alone
 .Lf_merge_long_near:
 	b	.Lf_merge_long
+.Lf_m_both_near:
+	b	.Lf_m_both
+	.pool				/* the entry's literal, within ldr's reach */
 /* The rarer turns of the merge paths below, out of line. */
 .Lf_right_edge:
 	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
@@ -773,23 +804,122 @@ agb_bestfit_thumb_free:
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	cmp	r0, #0
-	beq	.Lf_m_right
+	beq	.Lf_m_r_only
+	cmp	r7, #0
+	bne	.Lf_m_both_near
+/* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
+ * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
+ * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
+ * only run with the two bits changed by one load and store of the word, which stays non-empty,
+ * so its summary bit (set) stays: the state bin_unlink and bin_push leave, in fewer steps. */
+.Lf_m_l_only:	/* the left neighbour [start, b) of r0 blocks: its node is the merged run's */
+	lsls	r3, r4, #3
+	ldrh	r1, [r6, r3]		/* its next */
+	cmp	r1, r4
+	bne	.Lf_ml_company
+	subs	r1, r0, #1
+	subs	r3, r5, #1
+	eors	r1, r3
+	lsrs	r1, r1, #5
+	bne	.Lf_ml_alone		/* the bins' bits in two words */
+	lsls	r1, r5, #1
+	add	r1, lr
+	ldrh	r3, [r1, #(C_HEADS - 2)]
+	lsrs	r3, r3, #15
+	beq	.Lf_ml_alone		/* the merged run's bin holds runs */
+	strh	r4, [r1, #(C_HEADS - 2)]	/* its head: the merged run (links unchanged: itself) */
+	lsls	r1, r0, #1
+	add	r1, lr
+	mvns	r3, r4
+	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
+	MOVE_TAIL r4, r0, r5
+.Lf_ml_alone:	/* its bin's only run: the bin becomes empty */
+	lsls	r1, r0, #1
+	add	r1, lr
+	mvns	r3, r4
+	strh	r3, [r1, #(C_HEADS - 2)]
+	mov	ip, r5
+	BIT_CLEAR r0, r1, r3, r5
+	mov	r5, ip
+	b	.Lf_m_push
+.Lf_ml_company:	/* r1 its next, r3 8 start: unlinked from its bin */
+	adds	r3, #N_PREV
+	ldrh	r2, [r6, r3]		/* prev (end is not needed: no right neighbour) */
+	lsls	r3, r2, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r2, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r0, #1
+	add	r3, lr
+	ldrh	r2, [r3, #(C_HEADS - 2)]
+	cmp	r2, r4
+	bne	2f
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+2:
+	b	.Lf_m_push
+.Lf_m_none:	/* no neighbour (a long run freed between used ones) */
+	b	.Lf_m_push
+.Lf_m_r_only:	/* the right neighbour [end, end + r7) (or none) */
+	cmp	r7, #0
+	beq	.Lf_m_none
+	lsls	r3, r2, #3
+	ldrh	r1, [r6, r3]		/* its next */
+	cmp	r1, r2
+	bne	.Lf_mr_company
+	subs	r1, r7, #1
+	subs	r3, r5, #1
+	eors	r1, r3
+	lsrs	r1, r1, #5
+	bne	.Lf_mr_alone		/* the bins' bits in two words */
+	lsls	r1, r5, #1
+	add	r1, lr
+	ldrh	r3, [r1, #(C_HEADS - 2)]
+	lsrs	r3, r3, #15
+	beq	.Lf_mr_alone		/* the merged run's bin holds runs */
+	strh	r4, [r1, #(C_HEADS - 2)]	/* its head: the merged run */
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r3, r2
+	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
+	lsls	r1, r4, #3
+	lsls	r3, r4, #16
+	orrs	r3, r4
+	str	r3, [r6, r1]		/* the merged run alone, linked to itself */
+	MOVE_TAIL r4, r7, r5
+.Lf_mr_alone:	/* its bin's only run: the bin becomes empty */
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r3, r2
+	strh	r3, [r1, #(C_HEADS - 2)]
+	BIT_CLEAR r7, r0, r1, r3
+	b	.Lf_m_push
+.Lf_mr_company:	/* r1 its next, r3 8 end: unlinked from its bin */
+	adds	r3, #N_PREV
+	ldrh	r0, [r6, r3]		/* prev (ls is 0) */
+	lsls	r3, r0, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r0, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r7, #1
+	add	r3, lr
+	ldrh	r0, [r3, #(C_HEADS - 2)]
+	cmp	r0, r2
+	bne	.Lf_m_push
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+	b	.Lf_m_push
+.Lf_m_both:	/* both neighbours */
 	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
 	BIN_UNLINK r4, r0, r1, r3, r5
 	mov	r5, ip
-.Lf_m_right:
-	cmp	r7, #0
-	beq	.Lf_m_push
 	BIN_UNLINK r2, r7, r0, r1, r3
 .Lf_m_push:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
 	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_first
 	BP_APPEND r4, r5, r0, r3, r7
-	add	sp, #12
-	pop	{r4, r5, r6, r7}
-	pop	{r3}
-	bx	r3
+	F_RET
 .Lf_m_first:
 	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 
@@ -926,6 +1056,8 @@ agb_bestfit_thumb_free:
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
  * is written. [sp+8] (the alignment slot) keeps total, ip ls. */
+.Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
+	F_RET
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
@@ -961,13 +1093,13 @@ agb_bestfit_thumb_free:
 .Lml_top_set:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_not_top:
 	cmp	r0, #0
 	bne	.Lml_left
 .Lml_push:
 	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_left:
 	subs	r1, r0, #1
 	cmp	r1, #255
@@ -988,7 +1120,7 @@ agb_bestfit_thumb_free:
 	lsls	r2, r2, #3
 	adds	r1, r2
 	strh	r5, [r1, #N_SIZE]
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_left_short:
 	BIN_UNLINK r4, r0, r1, r2, r3
 	b	.Lml_push
@@ -996,7 +1128,7 @@ agb_bestfit_thumb_free:
 	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
-	b	.Lf_ret
+	b	.Lf_ret_far
 	.pool				/* the class table's address, within ldr's reach */
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
@@ -1049,10 +1181,10 @@ agb_bestfit_thumb_free:
 	bls	.Lf_top_bin
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the new top run */
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lf_top_bin:
 	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
-	b	.Lf_ret
+	b	.Lf_ret_far
 
 /* A long used run that ends where the top run starts (or ends the pool): as .Lf_top, with the
  * long run's clear. */
@@ -1068,7 +1200,7 @@ agb_bestfit_thumb_free:
 	movs	r1, r4
 	ldr	r0, [sp]
 	bl	agb_bestfit_thumb_free_top
-	b	.Lf_ret
+	b	.Lf_ret_far
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
 	.global	agb_bestfit_free
