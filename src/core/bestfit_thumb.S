@@ -398,18 +398,18 @@
 .endm
 
 /* left_tag: r0 becomes ls, the free left neighbour's size from its tag, or 0 (and a branch to
- * \used) when ip (left | entry << 2) says the neighbour is used. Clobbers r1. */
+ * \used) when ip ((left | entry << 2) << 1) says the neighbour is used. Clobbers r1. */
 .macro LEFT_TAG used
 	movs	r0, #0
 	mov	r1, ip
-	lsls	r1, r1, #30
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	bne	\used
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* the free left neighbour's tag */
 .endm
 
-/* top_left: ip (left | entry << 2) becomes ls, the free left neighbour's size (0: used); a long
+/* top_left: ip ((left | entry << 2) << 1) becomes ls, the free left neighbour's size (0: used); a long
  * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
 .macro TOP_LEFT
 	LEFT_TAG 1f
@@ -669,36 +669,35 @@ agb_bestfit_thumb_free:
 	lsls	r2, r2, #1
 	adds	r5, r2			/* a0: the map halfword of b */
 	ldrh	r3, [r5]
-	ldrh	r2, [r5, #2]
-	lsls	r2, r2, #16
-	orrs	r3, r2
-	movs	r6, r3			/* w: entries of the window (b's halfword and the next) */
+	ldrh	r6, [r5, #2]
+	lsls	r6, r6, #16
+	orrs	r6, r3			/* w: entries of the window (b's halfword and the next) */
 	lsls	r7, r4, #29
 	lsrs	r7, r7, #28		/* sh: 2 (b % 8) */
 	beq	.Lf_edge_stub
 	subs	r0, r7, #2
-	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
+	lsrs	r3, r3, r0		/* left's entry, b's entry above it (both in b's halfword) */
 .Lf_idx:
 	/* map2.h's refusal with the two entries swapped, and the kind of run, in one lookup: two
 	 * bits per pair left | entry << 2 of K_CLASS, 0 for a short run's first block, 1 refused
 	 * (b's entry is free, or its left neighbour's starts or continues a used run), 2 E_LONG, 3
 	 * E_END after E_FREE (a one-block run, or a long run's end). */
-	movs	r0, #15
-	ands	r3, r0
-	mov	ip, r3			/* left | entry << 2 */
+	lsls	r3, r3, #28
+	lsrs	r3, r3, #27
+	mov	ip, r3			/* (left | entry << 2) << 1 */
 	ldr	r2, =agb_bestfit_thumb_k
 	ldr	r0, [r2, #K_CLASS]
-	lsls	r1, r3, #1
-	lsrs	r0, r0, r1
+	lsrs	r0, r0, r3
 	lsls	r0, r0, #30
 	bne	.Lf_kind_stub		/* refused, a long run, or E_END after E_FREE */
 	STARTS_LONG .Lf_ret_stub
 /* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
 .Lf_short:
-	lsrs	r0, r6, #1
-	ldr	r1, [r2, #K_EVEN]
-	ands	r0, r1
-	lsrs	r0, r0, r7		/* the entries from b's with their high bit set, at their low bit */
+	movs	r0, r6
+	lsrs	r0, r0, r7		/* the entries from b's */
+	lsrs	r1, r0, #1
+	ands	r0, r1			/* bit 2i: entry i is E_END (every entry of the run before its last
+				 * is E_USED, whose high bit is clear, so no odd bit below it is set) */
 	rsbs	r1, r0, #0
 	ands	r0, r1			/* v: the first, the run's last (bit 2 (len - 1)) */
 	lsls	r1, r0, #2
@@ -725,7 +724,7 @@ agb_bestfit_thumb_free:
 	beq	.Lf_right_maybe		/* free, or past the window */
 .Lf_right_used:
 	mov	r1, ip
-	lsls	r1, r1, #30
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_free
 	/* No free neighbour: every entry of the run becomes E_FREE (b's own is in the low half: it
 	 * is always stored) and the run goes to the bin of its length. */
@@ -785,7 +784,7 @@ agb_bestfit_thumb_free:
 	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
 	movs	r0, #0			/* ls */
 	mov	r1, ip
-	lsls	r1, r1, #30
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_tag
 .Lf_clear:
 	/* every entry of the run becomes E_FREE */
@@ -1005,7 +1004,7 @@ agb_bestfit_thumb_free:
 	bpl	9b			/* 1: refused */
 	STARTS_LONG 9b
 	mov	r3, ip
-	cmp	r3, #12
+	cmp	r3, #24			/* E_END after E_FREE: (0 | 3 << 2) << 1 */
 	beq	.Lf_end_after_free
 /* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
  * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
@@ -1149,7 +1148,7 @@ agb_bestfit_thumb_free:
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
  * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
  * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
- * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip left | entry << 2, lr ctrl. */
+ * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip (left | entry << 2) << 1, lr ctrl. */
 .Lf_top:
 	TOP_LEFT
 	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
