@@ -27,6 +27,10 @@ _Static_assert(C_LHEADS == C_HEADS + 2u * AGB_BESTFIT_SMALL &&
 		       C_LHEADS + 2u * AGB_BESTFIT_LONG_CLASSES == AGB_BESTFIT_META_BYTES,
 	       "bestfit_thumb.h's control layout");
 
+/* The pairs (entry 7 of a map halfword, entry 0 of the next), indexed e7 | e0 << 2, that a long
+ * run's length halfword and the halfword after it can show: (1, 0), (3, 0), (1, 3). */
+#define BF_LEN_GATE 0x200Au
+
 #define E_FREE 0u
 #define E_USED 1u
 #define E_LONG 2u
@@ -294,34 +298,44 @@ HOT void bit_clear(agb_bestfit *t, uint32_t k)
  * its first and last block (one block when size is 1). Bins are circular lists whose head's prev
  * is the tail, so first in, first out costs no tail array: the oldest run of a size is reused
  * first, which needed 1-4 KiB less arena than last in, first out on the recorded traces. The bin
- * is empty exactly when its bitmap bit is clear; an empty bin's head is stale, never read. */
+ * is empty exactly when its bitmap bit is clear, and then its head has bit 15 set (NIL after init,
+ * ~x after its last run x left: one Thumb instruction): the head, which an append reads anyway,
+ * tells an empty bin without the bitmap word (only an empty bin's first run sets bits). Block
+ * indices are below 2^15. */
 HOT void bin_push(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
 	const uint32_t ctrl = t->ctrl;
 	uint32_t k = size - 1u;
-	uint32_t wa = ctrl + C_BITMAP + ((k >> 5) << 2);
-	uint32_t w = AGB_LD32(t->m, wa);
-	uint32_t bit = 1u << (k & 31u);
 	uint32_t ha = ctrl + C_HEADS + (k << 1);
 	uint32_t ax = blocks + (x << 3);
 	AGB_ST16(t->m, ax + N_SIZE, size);
 	AGB_ST16(t->m, ax + (k << 3) + N_SIZE, size);
-	if ((w & bit) == 0u) {
+	uint32_t first = AGB_LD16(t->m, ha);
+	if ((first & 0x8000u) != 0u) {
+		uint32_t wa = ctrl + C_BITMAP + ((k >> 5) << 2);
+		uint32_t w = AGB_LD32(t->m, wa);
 		AGB_ST32(t->m, ax, x | (x << 16));
 		AGB_ST16(t->m, ha, x);
 		if (w == 0u) {
 			uint32_t sm = AGB_LD16(t->m, ctrl + C_SUMMARY);
 			AGB_ST16(t->m, ctrl + C_SUMMARY, sm | (1u << (k >> 5)));
 		}
-		AGB_ST32(t->m, wa, w | bit);
+		AGB_ST32(t->m, wa, w | (1u << (k & 31u)));
 		return;
 	}
-	uint32_t first = AGB_LD16(t->m, ha);
 	uint32_t af = blocks + (first << 3);
 	uint32_t last = AGB_LD16(t->m, af + N_PREV);
-	AGB_ST32(t->m, ax, first | (last << 16));
+	AGB_ST16(t->m, ax + N_NEXT, first); /* two halfword stores: one instruction fewer in Thumb */
+	AGB_ST16(t->m, ax + N_PREV, last);
 	AGB_ST16(t->m, blocks + (last << 3) + N_NEXT, x);
 	AGB_ST16(t->m, af + N_PREV, x);
+}
+
+/* Marks bin `size` empty after its last run x left: its head ~x (bit 15 set), its bits clear. */
+HOT void bin_empty(agb_bestfit *t, uint32_t size, uint32_t x)
+{
+	AGB_ST16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1), ~x & 0xFFFFu);
+	bit_clear(t, size - 1u);
 }
 
 /* Unlinks short run x of `size` blocks from its bin. Its prev is read only when x is not the
@@ -330,7 +344,7 @@ HOT void bin_unlink(agb_bestfit *t, uint32_t blocks, uint32_t x, uint32_t size)
 {
 	uint32_t next = AGB_LD16(t->m, blocks + (x << 3) + N_NEXT);
 	if (next == x) {
-		bit_clear(t, size - 1u);
+		bin_empty(t, size, x);
 		return;
 	}
 	uint32_t prev = AGB_LD16(t->m, blocks + (x << 3) + N_PREV);
@@ -349,7 +363,7 @@ HOT uint32_t bin_pop(agb_bestfit *t, uint32_t blocks, uint32_t size)
 	uint32_t links = AGB_LD32(t->m, blocks + (x << 3));
 	uint32_t next = links & 0xFFFFu, prev = links >> 16;
 	if (next == x) {
-		bit_clear(t, size - 1u);
+		bin_empty(t, size, x);
 		return x;
 	}
 	AGB_ST16(t->m, blocks + (prev << 3) + N_NEXT, next);
@@ -1132,9 +1146,14 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	left &= 3u;
 	if (UNLIKELY(agb_map2_not_a_start(e, left)))
 		return;
-	/* A length halfword has bit 14 set (agb_map2_len_encode): without it b's halfword is none,
-	 * and the halfword before is not read. */
-	if ((w & 0x4000u) != 0u && b >= 8u &&
+	/* b's halfword may be a long run's length halfword (the halfword before holds the run's
+	 * start, agb_map2_starts_long) only when its top entry and the next halfword's first read
+	 * (1, 0) or (1, 3) (a length below 2^14: bit 14 set, bit 15 clear; the run covers the next
+	 * halfword's first block, as an inner block or its last) or (3, 0) (a length of 2^14 or
+	 * more, bits 14 and 15 set, the next halfword wholly inside the run): BF_LEN_GATE's bits.
+	 * Elsewhere the halfword before is not read. In a consistent map (1, 0) never occurs (a used
+	 * block before the halfword's end continues into the next one), so most frees skip the load. */
+	if (((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u && b >= 8u &&
 	    UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
 		return;
 	if (UNLIKELY(e == E_END && left == E_FREE) && !free_run_ends_at(t, b))
@@ -1534,8 +1553,11 @@ static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
 		uint32_t x = AGB_PEEK16(t->m, head_addr(t, k + 1u)), prev = NIL;
 		if (((summary >> (k >> 5)) & 1u) != (word != 0u))
 			FAIL("summary bit disagrees with its bitmap word");
-		if (((word >> (k & 31u)) & 1u) == 0u)
-			continue; /* empty bin: its head is stale */
+		if (((word >> (k & 31u)) & 1u) == 0u) {
+			if ((x & 0x8000u) == 0u)
+				FAIL("empty bin's head is a block index");
+			continue;
+		}
 		if (x >= n)
 			FAIL("bin head out of range");
 		/* Circular: the head's prev is the tail. */

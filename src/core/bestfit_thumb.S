@@ -43,6 +43,8 @@
 #define K_DEBRUIJN 32
 #define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
 #define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
+#define K_GATE 44	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
+#define K_LEN 48	/* 32 bytes: run length by the de Bruijn index of its last entry's bit */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -94,6 +96,10 @@
 	ldrh	\t1, [r6, \t3]		/* next */
 	cmp	\t1, \x
 	bne	2f
+	lsls	\t2, \size, #1		/* x was the bin's only run: its head becomes ~x (empty) */
+	add	\t2, lr
+	mvns	\t1, \x
+	strh	\t1, [\t2, #(C_HEADS - 2)]
 	BIT_CLEAR \size, \t1, \t2, \t3
 	b	3f
 2:
@@ -114,15 +120,40 @@
 .endm
 
 /* bin_push: writes short free run \x of \size blocks (its tags, first and last block) and appends
- * it to its bin (first in, first out). Clobbers \size, \t0..\t4. */
-.macro BIN_PUSH x, size, t0, t1, t2, t3, t4
-	lsls	\t0, \x, #3
-	adds	\t0, \t0, r6		/* the run's first block */
+ * it to its bin (first in, first out). An empty bin's head is NIL (bestfit.c bin_push): the head
+ * tells it, and only then are the bitmap words read. BP_HEAD writes the tags and reads the head
+ * (\t0 the run's first block, \t1 k = size - 1, \t2 ctrl + 2k, \t3 the head) and branches to
+ * \empty for an empty bin; BP_APPEND appends to a non-empty one, BP_FIRST starts an empty one.
+ * BIN_PUSH is the three in a row. Clobbers \size, \t0..\t4. */
+.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty
 	strh	\size, [\t0, #N_SIZE]
 	subs	\t1, \size, #1		/* k */
 	lsls	\t2, \t1, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
+	lsls	\t2, \t1, #1
+	add	\t2, lr			/* the bin's head at C_HEADS */
+	ldrh	\t3, [\t2, #C_HEADS]	/* first (bit 15 set: an empty bin; indices are below 2^15) */
+	lsrs	\t4, \t3, #15
+	bne	\empty
+.endm
+
+.macro BP_APPEND x, size, t0, t3, t4
+	lsls	\t4, \t3, #3
+	adds	\t4, r6			/* first's block */
+	ldrh	\size, [\t4, #N_PREV]	/* last (the head's prev) */
+	strh	\t3, [\t0]		/* x.next = first */
+	strh	\size, [\t0, #N_PREV]	/* x.prev = last */
+	lsls	\size, \size, #3
+	strh	\x, [r6, \size]		/* last.next = x */
+	strh	\x, [\t4, #N_PREV]	/* first.prev = x */
+.endm
+
+.macro BP_FIRST x, size, t0, t1, t2, t3, t4
+	lsls	\t3, \x, #16		/* the run alone, linked to itself */
+	orrs	\t3, \x
+	str	\t3, [\t0]
+	strh	\x, [\t2, #C_HEADS]
 	lsrs	\t2, \t1, #5
 	lsls	\t2, \t2, #2
 	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
@@ -130,42 +161,97 @@
 	rsbs	\size, \t1, #0
 	movs	\t4, #1
 	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
-	lsls	\size, \t1, #1
-	add	\size, lr		/* the bin's head at C_HEADS */
-	tst	\t3, \t4
-	bne	4f
-	lsls	\t1, \x, #16		/* empty bin: the run alone, linked to itself */
-	orrs	\t1, \x
-	str	\t1, [\t0]
-	strh	\x, [\size, #C_HEADS]
 	cmp	\t3, #0
 	bne	5f
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
 5:
 	orrs	\t3, \t4
 	str	\t3, [\t2, #C_BITMAP]
+.endm
+
+/* BP_FIRST followed by free's return, the summary bit's update out of line after it. */
+.macro BP_FIRST_RET x, size, t0, t1, t2, t3, t4
+	lsls	\t3, \x, #16		/* the run alone, linked to itself */
+	orrs	\t3, \x
+	str	\t3, [\t0]
+	strh	\x, [\t2, #C_HEADS]
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t4, #1
+	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
+	cmp	\t3, #0
+	beq	7f
+5:
+	orrs	\t3, \t4
+	str	\t3, [\t2, #C_BITMAP]
+	F_RET
+7:
+	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
+	b	5b
+.endm
+
+.macro BIN_PUSH x, size, t0, t1, t2, t3, t4
+	lsls	\t0, \x, #3
+	adds	\t0, \t0, r6		/* the run's first block */
+	BP_HEAD	\x, \size, \t0, \t1, \t2, \t3, \t4, 4f
+	BP_APPEND \x, \size, \t0, \t3, \t4
 	b	6f
 4:
-	ldrh	\t1, [\size, #C_HEADS]	/* first */
-	lsls	\t2, \t1, #3
-	adds	\t2, \t2, r6
-	ldrh	\t3, [\t2, #N_PREV]	/* last (the head's prev) */
-	lsls	\t4, \t3, #16
-	orrs	\t4, \t1
-	str	\t4, [\t0]		/* x.next = first, x.prev = last */
-	lsls	\t3, \t3, #3
-	strh	\x, [r6, \t3]		/* last.next = x */
-	strh	\x, [\t2, #N_PREV]	/* first.prev = x */
+	BP_FIRST \x, \size, \t0, \t1, \t2, \t3, \t4
 6:
 .endm
 
+/* The end of free's single-merge moves (.Lf_m_l_only, .Lf_m_r_only): the tags of merged run \x of \total blocks
+ * (r6 blocks), then in the bitmap word both bins share the bit of \sold (the neighbour's size)
+ * cleared and \total's set; returns. Clobbers r1-r3, \sold, \total. */
+.macro MOVE_TAIL x, sold, total
+	lsls	r1, \x, #3
+	adds	r1, r6
+	strh	\total, [r1, #N_SIZE]
+	subs	r3, \total, #1		/* k of the merged run's bin */
+	lsls	r2, r3, #3
+	adds	r2, r1
+	strh	\total, [r2, #N_SIZE]	/* its last block's tag */
+	lsrs	r1, r3, #5
+	lsls	r1, r1, #2
+	add	r1, lr			/* ctrl + 4 * (k >> 5): the bitmap word */
+	ldr	r2, [r1, #C_BITMAP]
+	rsbs	r3, r3, #0
+	movs	\total, #1
+	rors	\total, r3
+	orrs	r2, \total		/* the merged run's bin's bit */
+	subs	\sold, #1
+	rsbs	\sold, \sold, #0
+	movs	r3, #1
+	rors	r3, \sold
+	bics	r2, r3			/* the neighbour's bin's bit */
+	str	r2, [r1, #C_BITMAP]
+	F_RET
+.endm
+
+/* free's return. */
+.macro F_RET
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+.endm
+
 /* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
- * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). A length
- * halfword has bit 14 set (agb_map2_len_encode): without it the load is skipped. Expects r2 the
- * constants, r4 b, r5 a0; clobbers r0, r1, r3. */
+ * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). Only the
+ * pairs (entry 7, next halfword's entry 0) of K_GATE can show a length halfword (bestfit.c
+ * BF_LEN_GATE): for the others the load is skipped. Expects r2 the constants, r4 b, r5 a0;
+ * clobbers r0, r1, r3. */
 .macro STARTS_LONG refuse
-	lsls	r0, r6, #17
-	bpl	1f
+	lsls	r0, r6, #14
+	lsrs	r0, r0, #28		/* entry 7 | the next halfword's entry 0 << 2 */
+	ldr	r1, [r2, #K_GATE]
+	lsrs	r1, r1, r0
+	lsrs	r1, r1, #1
+	bcc	1f
 	cmp	r4, #8
 	blo	1f
 	subs	r0, r5, #2
@@ -312,18 +398,18 @@
 .endm
 
 /* left_tag: r0 becomes ls, the free left neighbour's size from its tag, or 0 (and a branch to
- * \used) when ip (left | entry << 2) says the neighbour is used. Clobbers r1. */
+ * \used) when ip ((left | entry << 2) << 1) says the neighbour is used. Clobbers r1. */
 .macro LEFT_TAG used
 	movs	r0, #0
 	mov	r1, ip
-	lsls	r1, r1, #30
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	bne	\used
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* the free left neighbour's tag */
 .endm
 
-/* top_left: ip (left | entry << 2) becomes ls, the free left neighbour's size (0: used); a long
+/* top_left: ip ((left | entry << 2) << 1) becomes ls, the free left neighbour's size (0: used); a long
  * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
 .macro TOP_LEFT
 	LEFT_TAG 1f
@@ -397,7 +483,9 @@ agb_bestfit_thumb_alloc:
 	strh	r1, [r0]		/* head = next */
 	b	.La_mark
 .La_only:
-	adds	r0, r5, r4		/* x was the bin's only run */
+	mvns	r1, r7			/* x was the bin's only run: its head becomes ~x (empty) */
+	strh	r1, [r0]
+	adds	r0, r5, r4
 	BIT_CLEAR r0, r1, r2, r3
 
 /* r7 x, r4 want, r5 tail (blocks left free after the run, or the top run's rest), r6 blocks,
@@ -559,8 +647,6 @@ agb_bestfit_thumb_alloc:
 	b	.Lf_edge
 .Lf_top_stub:
 	b	.Lf_top
-.Lf_merge_long_stub:
-	b	.Lf_merge_long
 .Lf_ret_stub:
 	b	.Lf_ret
 .Lf_kind_stub:
@@ -573,48 +659,45 @@ agb_bestfit_thumb_free:
 	ldr	r2, [r0, #T_CTRL]
 	mov	lr, r2
 	subs	r4, r1, r6		/* off */
-	lsls	r2, r4, #29
-	bne	.Lf_ret_stub			/* off the 8-byte grid */
-	lsrs	r4, r4, #3		/* b (from an address below the pool: 2^29 or more) */
+	movs	r2, #3
+	rors	r4, r2			/* b, with off % 8 in bits 29-31 */
 	ldr	r2, [r0, #T_NBLOCKS]
 	cmp	r4, r2
-	bhs	.Lf_ret_stub			/* outside the pool (AGB_NULL too) */
+	bhs	.Lf_ret_stub		/* off the 8-byte grid (2^29 or more), outside the pool or AGB_NULL */
 	ldr	r5, [r0, #T_MAP]
 	lsrs	r2, r4, #3
 	lsls	r2, r2, #1
 	adds	r5, r2			/* a0: the map halfword of b */
 	ldrh	r3, [r5]
-	ldrh	r2, [r5, #2]
-	lsls	r2, r2, #16
-	orrs	r3, r2
-	movs	r6, r3			/* w: entries of the window (b's halfword and the next) */
-	movs	r7, #7
-	ands	r7, r4
-	lsls	r7, r7, #1		/* sh */
+	ldrh	r6, [r5, #2]
+	lsls	r6, r6, #16
+	orrs	r6, r3			/* w: entries of the window (b's halfword and the next) */
+	lsls	r7, r4, #29
+	lsrs	r7, r7, #28		/* sh: 2 (b % 8) */
 	beq	.Lf_edge_stub
 	subs	r0, r7, #2
-	lsrs	r3, r3, r0		/* left's entry, b's entry above it */
+	lsrs	r3, r3, r0		/* left's entry, b's entry above it (both in b's halfword) */
 .Lf_idx:
 	/* map2.h's refusal with the two entries swapped, and the kind of run, in one lookup: two
 	 * bits per pair left | entry << 2 of K_CLASS, 0 for a short run's first block, 1 refused
 	 * (b's entry is free, or its left neighbour's starts or continues a used run), 2 E_LONG, 3
 	 * E_END after E_FREE (a one-block run, or a long run's end). */
-	movs	r0, #15
-	ands	r3, r0
-	mov	ip, r3			/* left | entry << 2 */
+	lsls	r3, r3, #28
+	lsrs	r3, r3, #27
+	mov	ip, r3			/* (left | entry << 2) << 1 */
 	ldr	r2, =agb_bestfit_thumb_k
 	ldr	r0, [r2, #K_CLASS]
-	lsls	r1, r3, #1
-	lsrs	r0, r0, r1
+	lsrs	r0, r0, r3
 	lsls	r0, r0, #30
 	bne	.Lf_kind_stub		/* refused, a long run, or E_END after E_FREE */
 	STARTS_LONG .Lf_ret_stub
 /* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
 .Lf_short:
-	lsrs	r0, r6, #1
-	ldr	r1, [r2, #K_EVEN]
-	ands	r0, r1
-	lsrs	r0, r0, r7		/* the entries from b's with their high bit set, at their low bit */
+	movs	r0, r6
+	lsrs	r0, r0, r7		/* the entries from b's */
+	lsrs	r1, r0, #1
+	ands	r0, r1			/* bit 2i: entry i is E_END (every entry of the run before its last
+				 * is E_USED, whose high bit is clear, so no odd bit below it is set) */
 	rsbs	r1, r0, #0
 	ands	r0, r1			/* v: the first, the run's last (bit 2 (len - 1)) */
 	lsls	r1, r0, #2
@@ -625,31 +708,83 @@ agb_bestfit_thumb_free:
 	ldr	r1, [r2, #K_DEBRUIJN]
 	muls	r0, r1, r0
 	lsrs	r0, r0, #27
-	ldrb	r0, [r2, r0]		/* 2 (len - 1) */
-	lsrs	r2, r0, #1
-	adds	r2, #1			/* len */
+	adds	r0, #K_LEN
+	ldrb	r2, [r2, r0]		/* len */
 	adds	r0, r4, r2		/* end */
 	mov	r1, lr
 	ldrh	r1, [r1, #C_TOP]
 	cmp	r0, r1
 	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
-	/* right neighbour's entry: from the window, or the halfword after it. The common cases fall
-	 * through; the others are out of line after the return (a taken branch costs some six
-	 * cycles from ROM). */
+	/* The right neighbour's entry, in the window or (past it) the halfword after. The common
+	 * case, no free neighbour, falls through to the return; the others are out of line after
+	 * it (a taken branch costs some six cycles from ROM). */
 	lsls	r0, r7, #1
 	orrs	r0, r7
-	beq	.Lf_right_edge
 	tst	r6, r0
-	beq	.Lf_right_free
+	beq	.Lf_right_maybe		/* free, or past the window */
 .Lf_right_used:
+	mov	r1, ip
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
+	beq	.Lf_left_free
+	/* No free neighbour: every entry of the run becomes E_FREE (b's own is in the low half: it
+	 * is always stored) and the run goes to the bin of its length. */
+	bics	r6, r3
+	strh	r6, [r5]
+	lsrs	r3, r3, #16
+	bne	.Lf_alone_hi
+.Lf_alone:
+	ldr	r0, [sp, #4]		/* b's block */
+	lsls	r6, r4, #3
+	subs	r6, r0, r6		/* blocks */
+	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_first
+	BP_APPEND r4, r2, r0, r5, r7
+.Lf_ret:
+	add	sp, #12
+	pop	{r4, r5, r6, r7}
+	pop	{r3}
+	bx	r3
+
+.Lf_alone_first:
+	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
+.Lf_alone_hi:
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+	b	.Lf_alone
+.Lf_merge_long_near:
+	b	.Lf_merge_long
+.Lf_m_both_near:
+	b	.Lf_m_both
+	.pool				/* the entry's literal, within ldr's reach */
+/* The rarer turns of the merge paths below, out of line. */
+.Lf_right_edge:
+	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
+	lsls	r0, r0, #30
+	beq	.Lf_right_free
+	b	.Lf_right_used
+.Lf_left_tag:
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	b	.Lf_clear
+.Lf_left_free:
 	movs	r7, #0			/* rs */
-.Lf_right_done:
+	b	.Lf_left_tag
+/* A free neighbour: the right one first (the commoner merge falls through). */
+.Lf_right_maybe:
+	cmp	r7, #0
+	beq	.Lf_right_edge
+.Lf_right_free:
+	lsls	r0, r2, #3
+	ldr	r1, [sp, #4]
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
 	movs	r0, #0			/* ls */
 	mov	r1, ip
-	lsls	r1, r1, #30
-	beq	.Lf_left_free
-.Lf_left_done:
-	/* every entry of the run becomes E_FREE (b's own is in the low half: it is always stored) */
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
+	beq	.Lf_left_tag
+.Lf_clear:
+	/* every entry of the run becomes E_FREE (a merged run reaches the next halfword more often
+	 * than not on some traces: that store is inline here) */
 	bics	r6, r3
 	strh	r6, [r5]
 	lsrs	r3, r3, #16
@@ -663,45 +798,128 @@ agb_bestfit_thumb_free:
 	ldr	r6, [r1, #T_BLOCKS]
 	subs	r1, r5, #1
 	cmp	r1, #255
-	bhi	.Lf_merge_long_stub
+	bhi	.Lf_merge_long_near
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	cmp	r0, #0
-	bne	.Lf_unlink_left
-.Lf_unlink_left_done:
+	beq	.Lf_m_r_only
 	cmp	r7, #0
-	bne	.Lf_unlink_right
-.Lf_unlink_right_done:
-	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
-.Lf_ret:
-	add	sp, #12
-	pop	{r4, r5, r6, r7}
-	pop	{r3}
-	bx	r3
-
-.Lf_right_edge:
-	ldrh	r0, [r5, #4]
-	lsls	r0, r0, #30
-	bne	.Lf_right_used
-.Lf_right_free:
-	lsls	r0, r2, #3
-	ldr	r1, [sp, #4]
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
-	b	.Lf_right_done
-.Lf_left_free:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	b	.Lf_left_done
-.Lf_unlink_left:
+	bne	.Lf_m_both_near
+/* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
+ * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
+ * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
+ * only run with the two bits changed by one load and store of the word, which stays non-empty,
+ * so its summary bit (set) stays: the state bin_unlink and bin_push leave, in fewer steps. */
+.Lf_m_l_only:	/* the left neighbour [start, b) of r0 blocks: its node is the merged run's */
+	lsls	r3, r4, #3
+	ldrh	r1, [r6, r3]		/* its next */
+	cmp	r1, r4
+	bne	.Lf_ml_company
+	subs	r1, r0, #1
+	subs	r3, r5, #1
+	eors	r1, r3
+	lsrs	r1, r1, #5
+	bne	.Lf_ml_alone		/* the bins' bits in two words */
+	lsls	r1, r5, #1
+	add	r1, lr
+	ldrh	r3, [r1, #(C_HEADS - 2)]
+	lsrs	r3, r3, #15
+	beq	.Lf_ml_alone		/* the merged run's bin holds runs */
+	strh	r4, [r1, #(C_HEADS - 2)]	/* its head: the merged run (links unchanged: itself) */
+	lsls	r1, r0, #1
+	add	r1, lr
+	mvns	r3, r4
+	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
+	MOVE_TAIL r4, r0, r5
+.Lf_ml_alone:	/* its bin's only run: the bin becomes empty */
+	lsls	r1, r0, #1
+	add	r1, lr
+	mvns	r3, r4
+	strh	r3, [r1, #(C_HEADS - 2)]
+	mov	ip, r5
+	BIT_CLEAR r0, r1, r3, r5
+	mov	r5, ip
+	b	.Lf_m_push
+.Lf_ml_company:	/* r1 its next, r3 8 start: unlinked from its bin */
+	adds	r3, #N_PREV
+	ldrh	r2, [r6, r3]		/* prev (end is not needed: no right neighbour) */
+	lsls	r3, r2, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r2, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r0, #1
+	add	r3, lr
+	ldrh	r2, [r3, #(C_HEADS - 2)]
+	cmp	r2, r4
+	bne	2f
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+2:
+	b	.Lf_m_push
+.Lf_m_none:	/* no neighbour (a long run freed between used ones) */
+	b	.Lf_m_push
+.Lf_m_r_only:	/* the right neighbour [end, end + r7) (or none) */
+	cmp	r7, #0
+	beq	.Lf_m_none
+	lsls	r3, r2, #3
+	ldrh	r1, [r6, r3]		/* its next */
+	cmp	r1, r2
+	bne	.Lf_mr_company
+	subs	r1, r7, #1
+	subs	r3, r5, #1
+	eors	r1, r3
+	lsrs	r1, r1, #5
+	bne	.Lf_mr_alone		/* the bins' bits in two words */
+	lsls	r1, r5, #1
+	add	r1, lr
+	ldrh	r3, [r1, #(C_HEADS - 2)]
+	lsrs	r3, r3, #15
+	beq	.Lf_mr_alone		/* the merged run's bin holds runs */
+	strh	r4, [r1, #(C_HEADS - 2)]	/* its head: the merged run */
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r3, r2
+	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
+	lsls	r1, r4, #3
+	lsls	r3, r4, #16
+	orrs	r3, r4
+	str	r3, [r6, r1]		/* the merged run alone, linked to itself */
+	MOVE_TAIL r4, r7, r5
+.Lf_mr_alone:	/* its bin's only run: the bin becomes empty */
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r3, r2
+	strh	r3, [r1, #(C_HEADS - 2)]
+	BIT_CLEAR r7, r0, r1, r3
+	b	.Lf_m_push
+.Lf_mr_company:	/* r1 its next, r3 8 end: unlinked from its bin */
+	adds	r3, #N_PREV
+	ldrh	r0, [r6, r3]		/* prev (ls is 0) */
+	lsls	r3, r0, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r0, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r7, #1
+	add	r3, lr
+	ldrh	r0, [r3, #(C_HEADS - 2)]
+	cmp	r0, r2
+	bne	.Lf_m_push
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+	b	.Lf_m_push
+.Lf_m_both:	/* both neighbours */
 	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
 	BIN_UNLINK r4, r0, r1, r3, r5
 	mov	r5, ip
-	b	.Lf_unlink_left_done
-.Lf_unlink_right:
 	BIN_UNLINK r2, r7, r0, r1, r3
-	b	.Lf_unlink_right_done
+.Lf_m_push:
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block */
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_first
+	BP_APPEND r4, r5, r0, r3, r7
+	F_RET
+.Lf_m_first:
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 
 /* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
  * last block of a long run (whose inner entries are E_FREE). bestfit.c free_run_ends_at: the
@@ -785,14 +1003,59 @@ agb_bestfit_thumb_free:
 	bpl	9b			/* 1: refused */
 	STARTS_LONG 9b
 	mov	r3, ip
-	cmp	r3, #12
+	cmp	r3, #24			/* E_END after E_FREE: (0 | 3 << 2) << 1 */
 	beq	.Lf_end_after_free
-	b	.Lf_long
+/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
+ * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
+ * are stale), then the merge as for a short run. */
+.Lf_long:
+	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
+	lsrs	r0, r2, #1
+	movs	r1, #1
+	lsls	r1, r1, #14
+	ands	r0, r1
+	subs	r1, #1
+	orrs	r0, r1
+	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
+	adds	r3, r4, r2		/* end */
+	mov	r0, lr
+	ldrh	r0, [r0, #C_TOP]
+	cmp	r3, r0
+	beq	.Lf_long_top_near	/* next to the top run, or the pool's last run */
+	LONG_CLEAR
+	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
+	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
+	lsls	r0, r0, #2
+	lsrs	r7, r0, #16
+	bne	.Lfl_right_next
+	movs	r7, #0			/* rs */
+	tst	r6, r0
+	bne	.Lfl_right_done
+.Lfl_right_free:
+	ldr	r1, [sp, #4]
+	lsls	r0, r2, #3
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]
+.Lfl_right_done:
+	LEFT_TAG 4f			/* ls */
+4:
+	b	.Lf_merge
+.Lfl_right_next:
+	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
+	movs	r7, #0
+	lsls	r0, r0, #30
+	beq	.Lfl_right_free
+	b	.Lfl_right_done
+.Lf_long_top_near:
+	b	.Lf_long_top
+
 	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
  * is written. [sp+8] (the alignment slot) keeps total, ip ls. */
+.Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
+	F_RET
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
@@ -828,13 +1091,13 @@ agb_bestfit_thumb_free:
 .Lml_top_set:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_not_top:
 	cmp	r0, #0
 	bne	.Lml_left
 .Lml_push:
 	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_left:
 	subs	r1, r0, #1
 	cmp	r1, #255
@@ -855,7 +1118,7 @@ agb_bestfit_thumb_free:
 	lsls	r2, r2, #3
 	adds	r1, r2
 	strh	r5, [r1, #N_SIZE]
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lml_left_short:
 	BIN_UNLINK r4, r0, r1, r2, r3
 	b	.Lml_push
@@ -863,7 +1126,8 @@ agb_bestfit_thumb_free:
 	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
-	b	.Lf_ret
+	b	.Lf_ret_far
+	.pool				/* the class table's address, within ldr's reach */
 
 /* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
  * before (none for block 0: as if a used run ended there). */
@@ -879,55 +1143,11 @@ agb_bestfit_thumb_free:
 	orrs	r3, r2
 	b	.Lf_idx
 
-/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
- * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
- * are stale), then the merge as for a short run. */
-.Lf_long:
-	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
-	lsrs	r0, r2, #1
-	movs	r1, #1
-	lsls	r1, r1, #14
-	ands	r0, r1
-	subs	r1, #1
-	orrs	r0, r1
-	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
-	adds	r3, r4, r2		/* end */
-	mov	r0, lr
-	ldrh	r0, [r0, #C_TOP]
-	cmp	r3, r0
-	bne	1f
-	b	.Lf_long_top		/* next to the top run, or the pool's last run */
-1:
-	LONG_CLEAR
-	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
-	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
-	lsls	r0, r0, #2
-	lsrs	r7, r0, #16
-	bne	.Lfl_right_next
-	movs	r7, #0			/* rs */
-	tst	r6, r0
-	bne	.Lfl_right_done
-.Lfl_right_free:
-	ldr	r1, [sp, #4]
-	lsls	r0, r2, #3
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]
-.Lfl_right_done:
-	LEFT_TAG 4f			/* ls */
-4:
-	b	.Lf_merge
-.Lfl_right_next:
-	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
-	movs	r7, #0
-	lsls	r0, r0, #30
-	beq	.Lfl_right_free
-	b	.Lfl_right_done
-
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
  * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
  * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
- * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip left | entry << 2, lr ctrl. */
+ * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip (left | entry << 2) << 1, lr ctrl. */
 .Lf_top:
 	TOP_LEFT
 	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
@@ -959,10 +1179,10 @@ agb_bestfit_thumb_free:
 	bls	.Lf_top_bin
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the new top run */
-	b	.Lf_ret
+	b	.Lf_ret_far
 .Lf_top_bin:
 	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
-	b	.Lf_ret
+	b	.Lf_ret_far
 
 /* A long used run that ends where the top run starts (or ends the pool): as .Lf_top, with the
  * long run's clear. */
@@ -978,7 +1198,7 @@ agb_bestfit_thumb_free:
 	movs	r1, r4
 	ldr	r0, [sp]
 	bl	agb_bestfit_thumb_free_top
-	b	.Lf_ret
+	b	.Lf_ret_far
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
 	.global	agb_bestfit_free
@@ -993,6 +1213,10 @@ agb_bestfit_thumb_k:
 	.word	0x077CB531
 	.word	0x55555555
 	.word	0x17961455	/* K_CLASS: 0 a short run's start, 1 refused, 2 E_LONG, 3 E_END after E_FREE */
-	.size	agb_bestfit_thumb_k, 44
+	.word	0x200A		/* K_GATE */
+	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
+	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
+	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
+	.size	agb_bestfit_thumb_k, 80
 
 #endif
