@@ -915,8 +915,9 @@ HOT int refused(agb_bestfit *t, uint32_t addr)
 /* The one free the hot paths leave to the C (bestfit_thumb.S .Lf_general, and free_top, its
  * host twin): used run [b, b+len), past the refusal, that ends where the top run starts (or
  * ends the pool) and whose left neighbour is a long free run of ls blocks. Its entries become
- * E_FREE and [b - ls, n) the top run. Every other free stays in the hot path (a merge beyond
- * AGB_BESTFIT_SMALL blocks calls merge_free). O(1). */
+ * E_FREE and [b - ls, n) the top run. Every other free stays in the hot path, a merge beyond
+ * AGB_BESTFIT_SMALL blocks included (merge_out in the C twin, LONG_UNLINK and LONG_PUSH in the
+ * Thumb). O(1). */
 HOT_WIDE void free_top_long_left(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls)
 {
 	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
@@ -1125,8 +1126,8 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
  * the same accesses in the same cases. It works on a window of 16 map entries, the halfword
  * holding b's entry and the next: a short run always lies in it (is_long: b's offset + length
  * <= 16), and a long run's length is the window's second halfword. The refusal (refused())
- * comes first; a run next to the top run and a merge beyond AGB_BESTFIT_SMALL blocks take the
- * general paths. */
+ * comes first; a run next to the top run goes to free_top, and a merge beyond
+ * AGB_BESTFIT_SMALL blocks to merge_out. */
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
 	const uint32_t blocks = t->blocks;

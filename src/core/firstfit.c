@@ -10,7 +10,8 @@
  * non-memory Thumb instructions it executes per pass, one unit per instruction (the counts
  * are scripts/profile-gba's on traces/calib/ewram-mixed.json with the source lines of an -g
  * build of the same flags): count_add 36 and count_sub 40 (the 64-bit square), alloc's gap
- * computation for each candidate of an aligned request 16, the gap kept free 18, its unlink 3, carve's split 19 and its whole-block arm 4; free's arms: merge below 6,
+ * computation for each candidate of an aligned request 16, the gap kept free 18, its unlink 3,
+ * carve's split 19 and its whole-block arm 4; free's arms: merge below 6,
  * above too 7, above alone 9, neither (the list place's link) 8; realloc's: the free
  * successor taken 7, a new tail's list place 5; a list end set by a link or an unlink 3 (an
  * out-of-line arm), the move 117 (its own 9, and the fixed parts

@@ -615,9 +615,12 @@ int agb_tiles_check(agb_tiles *t, const char **why)
 
 	if (AGB_PEEK16(t->m, rc_at(t, 0)) != RESERVED || AGB_PEEK16(t->m, rc_at(t, 1)) != RESERVED)
 		FAIL("tiles: the transparent pair is not reserved");
-	/* The eviction hands: a block of their region, or its end (the scan wraps round). */
+	/* The eviction hands: a block of their region, or its end (the scan wraps round); the 8bpp
+	 * hand moves a pair at a time from the region's start (an odd one would test tails only). */
 	if (hand < 2u || hand > t->shared || hand8 < t->shared || hand8 > t->blocks)
 		FAIL("tiles: eviction hand outside its region");
+	if (((hand8 - t->shared) & 1u) != 0)
+		FAIL("tiles: 8bpp eviction hand not on a pair");
 	for (uint32_t a = 0; a < 64u; a += 4u)
 		if (AGB_PEEK32(t->m, t->vram + a) != 0)
 			FAIL("tiles: the transparent tile is not all colour 0");

@@ -64,11 +64,13 @@ enum agb_load_status {
 };
 
 /* Loads the trace file PATH ("-" reads stdin and is named "<stdin>" in messages) into *OUT.
- * A regular file is viewed (platform.h: mapped where the system can) and its pages handed back
- * as the parser passes them, so the peak is the event array plus a window of the text; stdin,
- * a FIFO or a character device is copied to an unnamed temporary file (tmpfile) first and then
- * viewed the same way (read whole where that cannot be made). Returns an agb_load_status. On failure *OUT is zeroed (release is still safe) and *DIAG says
- * why: "cannot open: <strerror>" (line/col 0) for I/O errors, else a positioned message. */
+ * A regular file (stdin redirected from one too) is viewed (platform.h: mapped where the system
+ * can) and its pages handed back as each pass of the parser goes by them, so the peak is the
+ * event array plus a window of the text; a pipe, a FIFO or a character device is copied to a
+ * temporary file (agb_spool_file) first and then viewed the same way (read whole where neither
+ * can be done: Windows). Returns an agb_load_status. On failure *OUT is zeroed (release is still
+ * safe) and *DIAG says why: "cannot open: <strerror>" (line/col 0) for I/O errors, else a
+ * positioned message. */
 int agb_trace_load_file(const char *path, struct agb_loaded_trace *out, struct agb_diag *diag);
 
 /* agb_trace_load_file with a text limit of MAX_BYTES instead of AGB_TRACE_MAX_BYTES: a bigger
