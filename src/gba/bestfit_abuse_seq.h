@@ -119,6 +119,7 @@ static uint32_t bfa_run(agb_bestfit *h, agb_machine *m, uint32_t arena, uint32_t
 		d + 40u,                /* 30 inside d's free run */
 		d + 96u,                /* 31 d's free run's last block (its boundary tag) */
 	};
+	_Static_assert(sizeof bad / sizeof bad[0] <= BFA_MAX_CASES, "rec[], host[]: BFA_MAX_CASES");
 	const uint32_t n = sizeof bad / sizeof bad[0];
 	out[BFA_NCASES] = n;
 	uint32_t sum = bfa_sum(m, arena, meta);
