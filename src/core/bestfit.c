@@ -14,6 +14,20 @@
 
 #define SMALL AGB_BESTFIT_SMALL
 
+/* Declared work of the alloc paths (docs/design.md, "Cycle figures"), weighted like firstfit's:
+ * 1 unit = 1 non-memory Thumb instruction the ROM placement executes on the path taken (loads,
+ * stores, push and pop are left out: the bus counts the accesses), read off the bench ROM's
+ * disassembly (arm-none-eabi-objdump -d; scripts/profile-gba --function for which blocks run):
+ * the hand-written alloc of bestfit_thumb.S per branch taken, and the compiled C it calls
+ * (agb_bestfit_thumb_mark_used, agb_bestfit_thumb_alloc_long with long_best inlined, carve_top,
+ * agb_bestfit_thumb_alloc_general with alloc_aligned). Not evaluated off the host, so a
+ * conditional count leaves nothing in the GBA build. */
+#ifdef AGB_TARGET_GBA
+#define BF_WORK(m, n) ((void)(m), (void)(0 ? (n) : 0u))
+#else
+#define BF_WORK(m, n) AGB_WORK(m, n)
+#endif
+
 /* Control structure fields (offsets from t->ctrl), in src/core/bestfit_thumb.h. */
 
 /* Node of a free run, in its first block: next and prev of its bin or class list share a word
@@ -195,15 +209,17 @@ HOT_WIDE void mark_used(agb_bestfit *t, uint32_t b, uint32_t len)
 	uint32_t a = map_hw(t, b);
 	if (is_long(b, len)) {
 		/* The two entry writes go first: the length halfword may share a word with them but
-		 * halfword accesses never overlap it. */
+		 * halfword accesses never overlap it. The test and the long arm: 11 + 34 (as inlined
+		 * in agb_bestfit_thumb_alloc_long). */
+		BF_WORK(t->m, 45u);
 		map_set(t, b, E_LONG);
 		map_set(t, b + len - 1u, E_END);
 		AGB_ST16(t->m, a + 2u, agb_map2_len_encode(len));
 		return;
 	}
-	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2; the mask arithmetic
-	 * costs more than the long path's two entry writes (1 unit). */
-	AGB_WORK(t->m, 1);
+	/* Short: entries 1...1 3 within the 32-bit pair of halfwords a, a+2: the test and the mask
+	 * arithmetic (11 + 23), each halfword's arm (2 to 4). */
+	BF_WORK(t->m, 34u + 3u + 3u);
 	uint32_t lo = (b & 7u) << 1;
 	uint32_t hi = lo + (len << 1); /* <= 32 */
 	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
@@ -385,10 +401,13 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 {
 	uint32_t k = want - 1u, wi = k >> 5;
 	uint32_t bits = AGB_LD32(t->m, bitmap_addr(t, k)) & (0xFFFFFFFFu << (k & 31u));
+	/* (Compiled inline, as .La_summary's twin in C: k's word and its LOWBIT 15, the summary's
+	 * step 14 more.) */
+	BF_WORK(t->m, 15u);
 	if (bits == 0u) {
 		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
 		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY) & (0xFFFFFFFEu << wi);
-		AGB_WORK(t->m, 1);
+		BF_WORK(t->m, 14u);
 		if (s == 0u)
 			return 0;
 		wi = lowbit(t, s);
@@ -447,6 +466,32 @@ static uint32_t long_class_quiet(uint32_t size)
 static inline uint32_t lhead_addr(const agb_bestfit *t, uint32_t c)
 {
 	return t->ctrl + C_LHEADS + (c << 1);
+}
+
+/* The weights of the alloc paths that depend on the state a shared helper (bin_push, long_push,
+ * long_unlink, long_move: free calls them too and they keep their own unit) is about to read:
+ * read uncounted, host only (inside BF_WORK). */
+static inline uint32_t bin_word_peek(const agb_bestfit *t, uint32_t size)
+{
+	return AGB_PEEK32(t->m, t->ctrl + C_BITMAP + (((size - 1u) >> 5) << 2));
+}
+
+/* Whether bin `size`'s bitmap bit is set (the bin holds a run). */
+static inline uint32_t bin_held_peek(const agb_bestfit *t, uint32_t size)
+{
+	return (bin_word_peek(t, size) >> ((size - 1u) & 31u)) & 1u;
+}
+
+/* Whether long run x (in its class list) is its class's only run. */
+static inline uint32_t long_only_peek(const agb_bestfit *t, uint32_t x)
+{
+	return (uint32_t)(pk(t, x, N_NEXT) == x);
+}
+
+/* Whether long class `size`'s list holds a run. */
+static inline uint32_t class_held_peek(const agb_bestfit *t, uint32_t size)
+{
+	return (AGB_PEEK16(t->m, t->ctrl + C_LONG) >> long_class_quiet(size)) & 1u;
 }
 
 /* Appends long run x of `size` blocks to its class list and writes its node: links and the size
@@ -523,17 +568,29 @@ HOT_WIDE uint32_t long_best(agb_bestfit *t, uint32_t want, uint32_t amask, uint3
 	if (want > MAX_BLOCKS)
 		return NIL; /* longer than any run (and beyond long_class's table) */
 	uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+	/* (As inlined in agb_bestfit_thumb_alloc_long.) The classes' word and the long request's
+	 * test (4), its class's mask (4), the empty test (3), the scan's setup (9). */
+	BF_WORK(t->m, 4u + (want > SMALL ? 4u : 0u) + 3u);
 	if (want > SMALL)
 		bits &= 0xFFFFu << long_class(t, want);
+	BF_WORK(t->m, bits != 0u ? 9u : 0u);
 	while (bits != 0u) {
 		const uint32_t c = lowbit(t, bits);
 		const uint32_t first = AGB_LD16(t->m, lhead_addr(t, c));
-		AGB_WORK(t->m, 1); /* a class visited */
+		/* A class visited (13), its end (4: a fit found; else 3 more for the next class). */
+		BF_WORK(t->m, 13u + 4u);
 		uint32_t x = first, best = NIL, best_size = 0;
 		do {
 			uint32_t s = ld(t, x, N_SIZE);
 			uint32_t pad = (0u - (phase + x)) & amask;
-			AGB_WORK(t->m, 1);
+			/* A run read: too short 8; else the best-so-far tests, 12 when it is shorter
+			 * than the best so far, 17 when it is the first fit or no better (19 on a tie
+			 * of sizes). */
+			BF_WORK(t->m, !(pad < s && s - pad >= want) ? 8u
+				      : best == NIL			? 17u
+				      : s < best_size			? 12u
+				      : s == best_size			? 19u
+									: 17u);
 			if (pad < s && s - pad >= want &&
 			    (best == NIL || s < best_size || (s == best_size && x < best))) {
 				best = x;
@@ -545,6 +602,7 @@ HOT_WIDE uint32_t long_best(agb_bestfit *t, uint32_t want, uint32_t amask, uint3
 			*size = best_size;
 			return best;
 		}
+		BF_WORK(t->m, 3u);
 		bits &= bits - 1u;
 	}
 	return NIL;
@@ -581,6 +639,9 @@ static __attribute__((noinline)) void carve(agb_bestfit *t, uint32_t p, uint32_t
 {
 	uint32_t head = s - p;
 	uint32_t tail = rsize - head - len;
+	/* The entry and the return (15 + 6), the run's unlink (27), the map's arms beyond
+	 * mark_used's own (25), each free part's link (48). */
+	BF_WORK(t->m, 15u + 6u + 27u + 25u + (head != 0u ? 48u : 0u) + (tail != 0u ? 48u : 0u));
 	run_unlink(t, p, rsize);
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - len);
@@ -616,15 +677,25 @@ static __attribute__((noinline)) void carve_top(agb_bestfit *t, uint32_t x, uint
 {
 	const uint32_t n = t->nblocks;
 	uint32_t rest = n - s - want;
-	AGB_WORK(t->m, 1);
+	/* The entry and the map's arm around mark_used's own (23 + 1 + 71 - 45), the tests and
+	 * the return (2 + 4 + 6); a head left before the block (5 and make_free's 40); the rest
+	 * after it: the call (3) and link_free's path (entry and return 15: the top run 7 more,
+	 * a bin's push 37, a class's 39). */
+	BF_WORK(t->m, 62u);
 	runs_drop(t, n - x);
 	blocks_add(t, 0u - want);
 	mark_used(t, s, want);
-	if (s != x)
+	if (s != x) {
+		BF_WORK(t->m, 45u);
 		make_free(t, x, s - x);
+	}
 	top_set(t, n);
-	if (rest != 0u)
+	if (rest != 0u) {
+		BF_WORK(t->m, 3u + 15u + (rest > SMALL && s + want + rest == n ? 7u
+					  : rest <= SMALL		       ? 37u
+									       : 39u));
 		link_free(t, s + want, rest);
+	}
 }
 
 /* The last resort of alloc: `want` blocks off the top run's start. Returns the block index, or
@@ -719,7 +790,10 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 	uint32_t amask = (align >> 3) - 1u;
 	uint32_t phase = (t->blocks >> 3) & amask;
 	uint32_t best = NIL, best_size = 0;
+	/* The entry and the return (15 + 6), the bin scan's setup (13). */
+	BF_WORK(t->m, 15u + 6u + 13u);
 	for (uint32_t s = want; s <= SMALL && best == NIL; s++) {
+		BF_WORK(t->m, 8u); /* a bin size tried: its bitmap bit */
 		if (s >= want + amask) {
 			s = find_bin(t, s);
 			if (s == 0u)
@@ -730,7 +804,7 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 			continue;
 		for (;;) {
 			uint32_t pad = (0u - (phase + x)) & amask;
-			AGB_WORK(t->m, 1);
+			BF_WORK(t->m, 11u); /* a run of the bin tried */
 			if (pad < s && s - pad >= want) {
 				best = x;
 				best_size = s;
@@ -746,13 +820,16 @@ static __attribute__((noinline)) uint32_t alloc_aligned(agb_bestfit *t, uint32_t
 		if (best == NIL) {
 			uint32_t x = top_get(t), s = t->nblocks - x;
 			uint32_t pad = (0u - (phase + x)) & amask;
+			BF_WORK(t->m, 7u); /* the top run's test */
 			if (pad >= s || s - pad < want)
 				return AGB_NULL;
+			BF_WORK(t->m, 9u); /* its call */
 			carve_top(t, x, x + pad, want);
 			return node(t, x + pad);
 		}
 	}
 	uint32_t start = best + ((0u - (phase + best)) & amask);
+	BF_WORK(t->m, 5u + 9u + 3u); /* carve's call */
 	carve(t, best, best_size, start, want);
 	return node(t, start);
 }
@@ -765,23 +842,44 @@ HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
 	uint32_t best_size = 0;
 	const uint32_t best = long_best(t, want, 0u, 0u, &best_size);
 	const uint32_t top_size = t->nblocks - top_get(t);
-	if (top_size >= want && (best == NIL || top_size < best_size))
+	/* (As compiled in agb_bestfit_thumb_alloc_long.) The top run's test: 9 after a fit, 6 with
+	 * none; its carve's call and return (3 + 5 + 2 + 3). */
+	BF_WORK(t->m, best != NIL ? 9u : 6u);
+	if (top_size >= want && (best == NIL || top_size < best_size)) {
+		BF_WORK(t->m, 13u);
 		return alloc_top(t, want);
+	}
 	if (best == NIL)
 		return NIL;
 	/* Carved from the run's start; the tail stays free: in the run's place when it stays in its
-	 * class, else in its own bin or class. */
+	 * class, else in its own bin or class. The helpers below declare 1 unit each themselves:
+	 * the weights here are the rest of their compiled paths. */
 	const uint32_t tail = best_size - want, q = best + want;
+	BF_WORK(t->m, 7u + (tail > SMALL ? 8u : 6u)); /* the tail's tests */
 	runs_drop(t, best_size);
 	blocks_add(t, 0u - want);
 	if (tail > SMALL && long_class(t, tail) == long_class(t, best_size)) {
+		/* long_move: 1 + 32, then 15 (7 when the run is its class's only one). */
+		BF_WORK(t->m, 33u + (long_only_peek(t, best) ? 7u : 15u) - 1u);
 		long_move(t, best, q, tail);
 	} else {
+		/* long_unlink: 8, then 8 for its class's only run or 23; the tail's branch 1. */
+		BF_WORK(t->m, 8u + (long_only_peek(t, best) ? 8u : 23u) + 1u - 1u);
 		long_unlink(t, best, best_size);
-		if (tail > SMALL)
+		if (tail > SMALL) {
+			/* long_push: 33, then 13 to an empty class or 17. */
+			BF_WORK(t->m, 33u + (class_held_peek(t, tail) ? 17u : 13u) - 1u);
 			long_push(t, q, tail);
-		else if (tail != 0u)
+		} else if (tail != 0u) {
+			/* bin_push: 2 + 33, then 12 to a held bin, else 14 (19 when its bitmap word
+			 * was empty). */
+			BF_WORK(t->m, 35u + (bin_held_peek(t, tail)		 ? 12u
+					     : bin_word_peek(t, tail) != 0u ? 14u
+									    : 19u));
 			bin_push(t, t->blocks, q, tail);
+		} else {
+			BF_WORK(t->m, 2u);
+		}
 	}
 	if (tail != 0u)
 		runs_add(t, tail);
@@ -793,6 +891,8 @@ HOT uint32_t alloc_long(agb_bestfit *t, uint32_t want)
  * *granted (may be NULL). */
 HOT uint32_t alloc_long_addr(agb_bestfit *t, uint32_t want, uint32_t *granted)
 {
+	/* agb_bestfit_thumb_alloc_long's entry (11) and return (9, 10 with granted). */
+	BF_WORK(t->m, 11u + 9u + (granted != NULL ? 1u : 0u));
 	uint32_t x = alloc_long(t, want);
 	if (granted != NULL)
 		*granted = x == NIL ? 0u : want << 3;
@@ -946,7 +1046,9 @@ HOT_WIDE void free_top_long_left(agb_bestfit *t, uint32_t b, uint32_t len, uint3
 static __attribute__((noinline)) uint32_t alloc_general(agb_bestfit *t, uint32_t size,
 							 uint32_t align, uint32_t *granted)
 {
-	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
+	/* agb_bestfit_thumb_alloc_general (bf_alloc compiled): its entry's tests, the call of
+	 * alloc_aligned and the return (33; 6 more with granted). */
+	BF_WORK(t->m, 33u + (granted != NULL ? 6u : 0u));
 	return bf_alloc(t, size, align, granted);
 }
 
@@ -962,8 +1064,35 @@ static __attribute__((noinline)) void merge_out(agb_bestfit *t, uint32_t b, uint
 #if !BF_ARM_BUILD
 static __attribute__((noinline)) void mark_used_out(agb_bestfit *t, uint32_t b, uint32_t len)
 {
-	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
+	/* .La_long (5) and agb_bestfit_thumb_mark_used's entry and return beyond mark_used's own
+	 * (10 + 35 + 3 against 45: 3). */
+	BF_WORK(t->m, 8u);
 	mark_used(t, b, len);
+}
+
+/* Work of the Thumb alloc from .La_mark to its return, mark_short's or mark_used_out's own
+ * left out: the granted store's test (8, 9 with granted), .La_tail's test (3), the tail's
+ * BIN_PUSH (16, then 5 to a held bin or 6 to an empty one, 12 when its bitmap word was empty,
+ * and 1), .La_done and the return (4). Read before the push. */
+static inline uint32_t w_mark_tail(const agb_bestfit *t, uint32_t tail, const uint32_t *granted)
+{
+	uint32_t w = 8u + (granted != NULL ? 1u : 0u) + 3u + 4u;
+	if (tail - 1u <= SMALL - 1u)
+		w += 17u + (bin_held_peek(t, tail)		? 5u
+			    : bin_word_peek(t, tail) != 0u ? 6u
+							   : 12u);
+	return w;
+}
+
+/* Work of the Thumb .La_pop taking the first run of bin `size`: 11, then 4 to unlink it, or
+ * 10 when it was the bin's only run (BIT_CLEAR, 6 more when its bitmap word empties). Read
+ * before the pop. */
+static inline uint32_t w_pop(const agb_bestfit *t, uint32_t size)
+{
+	const uint32_t x = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1));
+	if (pk(t, x, N_NEXT) != x)
+		return 11u + 4u;
+	return 11u + 10u + (bin_word_peek(t, size) == (1u << ((size - 1u) & 31u)) ? 6u : 0u);
 }
 
 /* mark_used for a short run (is_long false: entries b..b+len-1 lie in the halfwords at a and
@@ -975,7 +1104,7 @@ HOT void mark_short(agb_bestfit *t, uint32_t b, uint32_t len)
 	uint32_t hi = lo + (len << 1); /* 2..32 */
 	uint32_t mask = (0xFFFFFFFFu >> (32u - hi)) & (0xFFFFFFFFu << lo);
 	uint32_t val = (mask & 0x55555555u) | (2u << (hi - 2u));
-	AGB_WORK(t->m, 1);
+	BF_WORK(t->m, 19u + ((mask >> 16) != 0u ? 1u : 0u)); /* .La_mark's short arm */
 	AGB_ST16(t->m, a, AGB_LD16(t->m, a) | (val & 0xFFFFu));
 	if ((mask >> 16) != 0u)
 		AGB_ST16(t->m, a + 2u, AGB_LD16(t->m, a + 2u) | (val >> 16));
@@ -989,14 +1118,19 @@ static __attribute__((noinline)) uint32_t alloc_beyond_bins(agb_bestfit *t, uint
 {
 	uint32_t want = (size + 7u) >> 3;
 	if (long_bits(t) != 0u) {
-		AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
+		/* .La_top's test (2), .La_long_run's call (2) and return (3). */
+		BF_WORK(t->m, 7u);
 		return alloc_long_addr(t, want, granted);
 	}
 	const uint32_t n = t->nblocks, x = top_get(t);
-	if (n - x < want)
+	BF_WORK(t->m, 2u + 3u); /* .La_top's tests */
+	if (n - x < want) {
+		BF_WORK(t->m, 4u); /* .La_general's call and return */
 		return alloc_general(t, size, align, granted);
+	}
 	uint32_t rest = n - x - want;
-	AGB_WORK(t->m, 1);
+	/* The top run's arm (5, 6 when the rest stays the top run or is none), then .La_mark. */
+	BF_WORK(t->m, (rest - 1u > SMALL - 1u ? 6u : 5u) + w_mark_tail(t, rest, granted));
 	top_set(t, rest - 1u > SMALL - 1u ? x + want : n); /* a long rest stays the top run */
 	runs_drop(t, n - x);
 	blocks_add(t, 0u - want);
@@ -1022,30 +1156,40 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 	 * holds a long request. */
 	uint32_t want = (size + 7u) >> 3;
 	uint32_t k = want - 1u;
-	if (want == 0u || align > 8u)
+	if (want == 0u || align > 8u) {
+		/* The entry's tests to the branch taken (8 for an aligned request; 6 and .La_big's
+		 * zero test 2 for want 0), its stub (1), .La_general's call and return (4). */
+		BF_WORK(t->m, 8u + 1u + 4u);
 		return alloc_general(t, size, align, granted);
-	if (k >= SMALL)
+	}
+	if (k >= SMALL) {
+		BF_WORK(t->m, 6u + 1u + 6u); /* the entry's test, .La_big_stub, .La_big */
 		return alloc_beyond_bins(t, size, align, granted);
+	}
 	const uint32_t ctrl = t->ctrl;
 	uint32_t bits = AGB_LD32(t->m, ctrl + C_BITMAP + ((k >> 5) << 2)) >> (k & 31u);
 	uint32_t rsize;
-	AGB_WORK(t->m, 1);
+	BF_WORK(t->m, 16u); /* the entry to k's bitmap word's test */
 	if (LIKELY(bits != 0u)) {
+		BF_WORK(t->m, 5u); /* LOWBIT and rsize */
 		rsize = want + lowbit(t, bits);
 	} else {
 		/* find_bin's second step: the next non-empty bitmap word through the summary. */
 		uint32_t s = AGB_LD16(t->m, ctrl + C_SUMMARY) & (0xFFFFFFFEu << (k >> 5));
-		AGB_WORK(t->m, 1);
+		BF_WORK(t->m, 7u); /* .La_summary_stub and .La_summary's test */
 		if (s == 0u)
 			return alloc_beyond_bins(t, size, align, granted);
+		BF_WORK(t->m, 14u); /* the two LOWBITs and rsize */
 		uint32_t wi = lowbit(t, s);
 		rsize = (wi << 5) + lowbit(t, AGB_LD32(t->m, ctrl + C_BITMAP + (wi << 2))) + 1u;
 	}
 	/* Every run of the bin is a best fit (the top run is weighed against long runs only): take
 	 * the bin's first, leave the tail free. */
 	const uint32_t blocks = t->blocks;
+	BF_WORK(t->m, w_pop(t, rsize));
 	uint32_t x = bin_pop(t, blocks, rsize);
 	uint32_t tail = rsize - want;
+	BF_WORK(t->m, w_mark_tail(t, tail, granted));
 	runs_drop(t, rsize);
 	blocks_add(t, 0u - want);
 	if (is_long(x, want))

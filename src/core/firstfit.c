@@ -15,13 +15,19 @@
  * above too 7, above alone 9, neither (the list place's link) 8; realloc's: the free
  * successor taken 7, a new tail's list place 5; a list end set by a link or an unlink 3 (an
  * out-of-line arm), the move 117 (its own 9, and the fixed parts
- * of the alloc and free it calls: 57 and 51, which those ops leave to their rows' base).
- * The fixed parts of each op (every call) are its row's base. The list walks (alloc's search,
- * free's and realloc's search for the list place) and the realloc copy are nothing but counted
- * loads (and stores) and a compare a step, so their accesses count them and they declare no
- * unit. */
+ * of the alloc and free it calls: 57 and 51, which those ops leave to their rows' base); the
+ * list walks' steps (alloc's search 5, 8 for an aligned request; free's search for the list
+ * place 6, realloc's 5: W_STEP below). The fixed parts of each op (every call) are its row's
+ * base. The realloc copy is nothing but counted loads and stores: its accesses count it. */
 #define W_COUNT_ADD 36u
 #define W_COUNT_SUB 40u
+/* A list walk's step (the GBA build's loops, arm-none-eabi-objdump -d of the bench ROM): alloc's
+ * candidate too small 5 (bics, cmp, the branch over, cmp, the branch back) or 8 in the aligned
+ * loop (a move and a jump more each side); free's search for the list place 6 (two moves, two
+ * compares, two branches); realloc's 5. */
+#define W_STEP 5u
+#define W_STEP_ALIGNED 8u
+#define W_STEP_FREE 6u
 /* x * x as 64 bits from three 32-bit multiplies of the 16-bit halves: Thumb has no UMULL, and
  * GCC's 64-bit multiply is a library call (__muldi3) that took a quarter of this core's GBA
  * cycles. */
@@ -172,9 +178,12 @@ uint32_t agb_firstfit_alloc(agb_firstfit *f, uint32_t size, uint32_t align, uint
 	for (b = f->head; b != AGB_NULL; b = AGB_LD32(m, NEXT(b))) {
 		uint32_t s = AGB_LD32(m, b) & ~HDR_FLAGS;
 		uint32_t gap = 0, p, n, prev_free = 0;
-		/* Two counted loads a step and a compare: no unit. */
-		if (s < need)
+		/* A candidate too small: its step's non-memory instructions (the compiler unswitches
+		 * the loop on the alignment: 5 in the plain loop, 8 in the aligned one). */
+		if (s < need) {
+			AGB_WORK(m, align > 8u ? W_STEP_ALIGNED : W_STEP);
 			continue;
+		}
 		if (align > 8u) {
 			/* A candidate of an aligned request: its gap (16). */
 			AGB_WORK(m, 16u);
@@ -254,7 +263,8 @@ void agb_firstfit_free(agb_firstfit *f, uint32_t addr)
 		/* No free neighbour: find the first free block above b. */
 		uint32_t p = AGB_NULL, x = f->head;
 		AGB_WORK(m, 8u);
-		while (x != AGB_NULL && x < b) { /* one access per step: no unit */
+		while (x != AGB_NULL && x < b) {
+			AGB_WORK(m, W_STEP_FREE);
 			p = x;
 			x = AGB_LD32(m, NEXT(x));
 		}
@@ -298,7 +308,8 @@ uint32_t agb_firstfit_realloc(agb_firstfit *f, uint32_t addr, uint32_t size, uin
 			/* A new free tail with used neighbours: find its list place. */
 			AGB_WORK(m, 5u);
 			nn = f->head;
-			while (nn != AGB_NULL && nn < b) { /* one access per step: no unit */
+			while (nn != AGB_NULL && nn < b) {
+				AGB_WORK(m, W_STEP);
 				p = nn;
 				nn = AGB_LD32(m, NEXT(nn));
 			}
