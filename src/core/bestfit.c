@@ -491,7 +491,7 @@ static inline uint32_t long_only_peek(const agb_bestfit *t, uint32_t x)
 /* Whether long class `size`'s list holds a run. */
 static inline uint32_t class_held_peek(const agb_bestfit *t, uint32_t size)
 {
-	return (AGB_PEEK16(t->m, t->ctrl + C_LONG) >> long_class_quiet(size)) & 1u;
+	return ((uint32_t)AGB_PEEK16(t->m, t->ctrl + C_LONG) >> long_class_quiet(size)) & 1u;
 }
 
 /* Appends long run x of `size` blocks to its class list and writes its node: links and the size
