@@ -136,14 +136,8 @@
  * its sites, one unit per instruction the GBA executes on the path that the bus does not count
  * (the metadata halfwords and the copy's words are counted accesses; the state's fields, the
  * stack, the literal pool and every other instruction are not). Off the host the count is not
- * evaluated at all (the dead arm of a constant conditional keeps its variables "used"; sizeof,
- * as obj_fast.c's OF_WORK does, trips clang-tidy's sizeof-of-a-constant check on a literal
- * count): GCC kept the compares of conditional counts cast to void. */
-#if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
-#define AGB_TILES_WORK(m, n) ((void)(m), (void)(0 ? (n) : 0u))
-#else
-#define AGB_TILES_WORK(m, n) AGB_WORK(m, n)
-#endif
+ * evaluated at all (AGB_WORK_WEIGHTED, agb/machine.h). */
+#define AGB_TILES_WORK(m, n) AGB_WORK_WEIGHTED(m, n)
 
 /* `tiles`' state (IWRAM globals in a game): addresses of the metadata arrays and the pool shape. */
 typedef struct agb_tiles {

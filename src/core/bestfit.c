@@ -20,13 +20,9 @@
  * disassembly (arm-none-eabi-objdump -d; scripts/profile-gba --function for which blocks run):
  * the hand-written alloc of bestfit_thumb.S per branch taken, and the compiled C it calls
  * (agb_bestfit_thumb_mark_used, agb_bestfit_thumb_alloc_long with long_best inlined, carve_top,
- * agb_bestfit_thumb_alloc_general with alloc_aligned). Not evaluated off the host, so a
- * conditional count leaves nothing in the GBA build. */
-#ifdef AGB_TARGET_GBA
-#define BF_WORK(m, n) ((void)(m), (void)(0 ? (n) : 0u))
-#else
-#define BF_WORK(m, n) AGB_WORK(m, n)
-#endif
+ * agb_bestfit_thumb_alloc_general with alloc_aligned). AGB_WORK_WEIGHTED: not evaluated off
+ * the host, so a conditional count leaves nothing in the GBA build. */
+#define BF_WORK(m, n) AGB_WORK_WEIGHTED(m, n)
 
 /* Control structure fields (offsets from t->ctrl), in src/core/bestfit_thumb.h. */
 

@@ -20,16 +20,9 @@
  * single instructions, not tree's tenths: obj-fast's sites are 3 to 40 instructions, and the
  * rounding to tens would weight a summary flip (3) like a level test (8). */
 
-/* AGB_WORK with a count that is not evaluated at all off the host: some counts are
- * conditional expressions, and GCC kept their compares in the ROM code when they were cast to
- * void. sizeof keeps the variables the counts read "used". */
-#if defined(AGB_TARGET_GBA)
-#define OF_WORK(m, n) ((void)(m), (void)sizeof(n))
-#elif defined(AGB_PLAIN_MEMORY) /* host: evaluated and dropped (clang-tidy reads this build) */
-#define OF_WORK(m, n) ((void)(m), (void)(n))
-#else
-#define OF_WORK(m, n) AGB_WORK(m, n)
-#endif
+/* Some counts are conditional expressions: AGB_WORK_WEIGHTED does not evaluate them off the
+ * host. */
+#define OF_WORK(m, n) AGB_WORK_WEIGHTED(m, n)
 
 /* Thumb (obj_fast_thumb.S) instruction counts. Tests of levels()'s binary search ending at
  * count c (3 or 4), 8 instructions each (HAS and its branch) and the leaf's 1-2. */
