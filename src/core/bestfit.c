@@ -14,13 +14,15 @@
 
 #define SMALL AGB_BESTFIT_SMALL
 
-/* Declared work of the alloc paths (docs/design.md, "Cycle figures"), weighted like firstfit's:
- * 1 unit = 1 non-memory Thumb instruction the ROM placement executes on the path taken (loads,
- * stores, push and pop are left out: the bus counts the accesses), read off the bench ROM's
- * disassembly (arm-none-eabi-objdump -d; scripts/profile-gba --function for which blocks run):
- * the hand-written alloc of bestfit_thumb.S per branch taken, and the compiled C it calls
- * (agb_bestfit_thumb_mark_used, agb_bestfit_thumb_alloc_long with long_best inlined, carve_top,
- * agb_bestfit_thumb_alloc_general with alloc_aligned). AGB_WORK_WEIGHTED: not evaluated off
+/* Declared work of the alloc and free paths (docs/design.md, "Cycle figures"), weighted like
+ * firstfit's: 1 unit = 1 non-memory Thumb instruction the ROM placement executes on the path
+ * taken (loads, stores, push and pop are left out: the bus counts the accesses), read off the
+ * bench ROM's disassembly (arm-none-eabi-objdump -d; scripts/profile-gba --function for which
+ * blocks run): the hand-written alloc and free of bestfit_thumb.S per branch taken, and the
+ * compiled C they call (agb_bestfit_thumb_mark_used, agb_bestfit_thumb_alloc_long with long_best
+ * inlined, carve_top, agb_bestfit_thumb_alloc_general with alloc_aligned;
+ * agb_bestfit_thumb_free_top with merge_top). free_fast, free_top and merge_free stand for the
+ * Thumb free and declare its counts; realloc and used_len keep one unit per site. AGB_WORK_WEIGHTED: not evaluated off
  * the host, so a conditional count leaves nothing in the GBA build. */
 #define BF_WORK(m, n) AGB_WORK_WEIGHTED(m, n)
 
@@ -490,6 +492,166 @@ static inline uint32_t class_held_peek(const agb_bestfit *t, uint32_t size)
 	return ((uint32_t)AGB_PEEK16(t->m, t->ctrl + C_LONG) >> long_class_quiet(size)) & 1u;
 }
 
+/* The weights of the free paths (the Thumb free of bestfit_thumb.S, and the compiled C of
+ * agb_bestfit_thumb_free_top), from the state the step they precede reads; read uncounted, host
+ * only (inside BF_WORK). A run's bit in its bin's bitmap word. */
+static inline uint32_t bin_bit(uint32_t size)
+{
+	return 1u << ((size - 1u) & 31u);
+}
+
+/* Whether bin `size`'s head has bit 15 clear (the bin holds a run: BP_HEAD's test). */
+static inline uint32_t bin_head_held_peek(const agb_bestfit *t, uint32_t size)
+{
+	return (uint32_t)((AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1)) & 0x8000u) == 0u);
+}
+
+/* The Thumb free's BIN_PUSH with the return (.Lf_alone, .Lf_m_push): 9, then 5 to append to a
+ * held bin, else 10 and 3 (10 when the bin's bitmap word, `word`, was empty). */
+static inline uint32_t w_free_push(const agb_bestfit *t, uint32_t size, uint32_t word)
+{
+	if (bin_head_held_peek(t, size))
+		return 9u + 5u;
+	return 9u + 10u + (word != 0u ? 3u : 10u);
+}
+
+/* A BIN_UNLINK of free's (the branches after it are the caller's): 8, or 12 for its bin's only
+ * run and 6 more when that empties its bitmap word. */
+static inline uint32_t w_bin_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (!long_only_peek(t, x))
+		return 8u;
+	return 12u + ((bin_word_peek(t, size) & ~bin_bit(size)) == 0u ? 6u : 0u);
+}
+
+/* w_bin_unlink with the branches after it where two follow an only run's and one a run's
+ * with company (.Lf_top_cleared, .Lf_merge_long): 14 (6 more) or 9. */
+static inline uint32_t w_bin_unlink_b(const agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	return long_only_peek(t, x) ? w_bin_unlink(t, x, size) + 2u : 9u;
+}
+
+/* .Lf_merge_long's unlink of a neighbour (the right one, or the left one when the merged run
+ * becomes the top run): the size test 3, then a short run's BIN_UNLINK (3 + 14 for its bin's
+ * only run, 6 more when its word empties, or 3 + 9) or a long run's LONG_UNLINK (6 + 5 for its
+ * class's only run, or 6 + 11) less the unit long_unlink declares. */
+static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size <= SMALL)
+		return 3u + 3u + w_bin_unlink_b(t, x, size);
+	return 3u + 6u + (long_only_peek(t, x) ? 5u : 11u) - 1u;
+}
+
+/* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
+ * blocks, or a long run freed between used ones (from_long, ls = rs = 0), or from .Lf_alone's
+ * BP_HEAD for a short one: the one-neighbour merges (left: 2 + 3, then 9 for a run with company
+ * in its bin; an only run 5, then 4 + 22 when both bins' bits share a word and the merged run's
+ * bin is empty, else 15 (4 more after the shared word's test) and 6 when its word empties; right
+ * alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13), both neighbours (2 + 1 + 4, each
+ * unlink 8, or 13 and 6 when its word empties, 4 between), then the merged run's push. Read
+ * before the unlinks: the bitmap words they leave are worked out here. */
+static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
+				   uint32_t rs, int from_long)
+{
+	const uint32_t total = ls + len + rs, start = b - ls, end = b + len;
+	const uint32_t it = (total - 1u) >> 5;
+	uint32_t wt = bin_word_peek(t, total);
+	if (ls == 0u && rs == 0u)
+		return (from_long ? 4u + 2u + 1u : 0u) + w_free_push(t, total, wt);
+	uint32_t w = 4u;
+	if (rs == 0u || ls == 0u) {
+		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
+		w += 2u + 3u;
+		if (!long_only_peek(t, x))
+			return w + (rs == 0u ? 9u
+					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
+							     end
+						     ? 1u
+						     : 0u)) +
+			       w_free_push(t, total, wt);
+		w += 5u;
+		const uint32_t same = (uint32_t)(((s - 1u) >> 5) == it);
+		if (same && !bin_head_held_peek(t, total))
+			return w + 4u + (rs == 0u ? 22u : 25u);
+		const uint32_t ws = bin_word_peek(t, s) & ~bin_bit(s);
+		w += (same ? 4u : 0u) + (rs == 0u ? 15u : 13u) + (ws == 0u ? 6u : 0u);
+		if (same)
+			wt = ws;
+		return w + w_free_push(t, total, wt);
+	}
+	w += 2u + 1u + 4u + 4u;
+	const uint32_t il = (ls - 1u) >> 5, ir = (rs - 1u) >> 5;
+	uint32_t wl = bin_word_peek(t, ls), wr = bin_word_peek(t, rs);
+	if (long_only_peek(t, start)) {
+		wl &= ~bin_bit(ls);
+		if (ir == il)
+			wr = wl;
+		if (it == il)
+			wt = wl;
+		w += 13u + (wl == 0u ? 6u : 0u);
+	} else {
+		w += 8u;
+	}
+	/* The right neighbour is its bin's only run after the left one left it too. */
+	if (long_only_peek(t, end) ||
+	    (ls == rs && pk(t, end, N_NEXT) == start && pk(t, start, N_NEXT) == end)) {
+		wr &= ~bin_bit(rs);
+		if (it == ir)
+			wt = wr;
+		w += 13u + (wr == 0u ? 6u : 0u);
+	} else {
+		w += 8u;
+	}
+	return w + w_free_push(t, total, wt);
+}
+
+/* The Thumb .Lf_end_after_free (bestfit.c free_run_ends_at's decisions) to its refusal (3 for
+ * the branch and the return) or to .Lf_short (1): the tag's tests (4, 4 more), x's halfword (8),
+ * then within it y's and x's entries (7) and x's halfword's place (2), or at its first entry
+ * x's own (2, 4 with x > 0), y's halfword (4, 2 more); the length-halfword test (2, 7 more when
+ * its bit 14 is set). */
+static inline uint32_t w_end_after_free(const agb_bestfit *t, uint32_t b, uint32_t addr)
+{
+	uint32_t w = 4u;
+	const uint32_t s = AGB_PEEK16(t->m, addr - 8u + N_SIZE);
+	if (s - 1u >= b)
+		return w + 3u;
+	w += 4u;
+	if (AGB_PEEK16(t->m, addr - (s << 3) + N_SIZE) != s)
+		return w + 3u;
+	const uint32_t x = b - s;
+	uint32_t ha = map_hw(t, x), hw = AGB_PEEK16(t->m, ha);
+	const uint32_t xs = (x & 7u) << 1;
+	w += 8u;
+	if (xs != 0u) {
+		w += 7u;
+		if (((hw >> (xs - 2u)) & 15u) != 3u)
+			return w + 3u;
+		w += 2u;
+		if (x < 8u)
+			return w + 1u;
+	} else {
+		if ((hw & 3u) != 0u)
+			return w + 2u + 3u;
+		if (x == 0u)
+			return w + 4u + 1u;
+		w += 4u + 4u;
+		ha -= 2u;
+		hw = AGB_PEEK16(t->m, ha);
+		if ((hw >> 14) != 3u)
+			return w + 3u;
+		w += 2u;
+		if (x < 16u)
+			return w + 1u;
+		w += 1u;
+	}
+	w += 2u;
+	if ((hw & 0x4000u) == 0u)
+		return w + 1u;
+	w += 7u;
+	return w + (agb_map2_starts_long(AGB_PEEK16(t->m, ha - 2u)) ? 3u : 1u);
+}
+
 /* Appends long run x of `size` blocks to its class list and writes its node: links and the size
  * in its first and last block. Out of line: only long runs come here. O(1). */
 HOT_WIDE void long_push(agb_bestfit *t, uint32_t x, uint32_t size)
@@ -712,8 +874,16 @@ static __attribute__((noinline)) void merge_top(agb_bestfit *t, uint32_t b, uint
 {
 	const uint32_t n = t->nblocks;
 	uint32_t start = b - ls, old = top_get(t);
-	AGB_WORK(t->m, (uint32_t)(ls != 0u));
+	/* (As compiled in the bench ROM, reached from agb_bestfit_thumb_free_top only, with a long
+	 * left neighbour.) The entry, the tests and the return (42), the old top run's arm (4, 2
+	 * with none); the left neighbour's LONG_UNLINK, 7 for its class's only run, else 21 (22
+	 * when it heads its class), less the unit long_unlink declares. */
+	BF_WORK(t->m, 42u + (old < n ? 4u : 2u));
 	if (ls != 0u) {
+		BF_WORK(t->m, (long_only_peek(t, start)				     ? 7u
+			       : AGB_PEEK16(t->m, lhead_addr(t, long_class_quiet(ls))) == start ? 22u
+											 : 21u) -
+				      1u);
 		run_unlink(t, start, ls);
 		runs_drop(t, ls);
 	}
@@ -937,30 +1107,53 @@ HOT uint32_t bf_alloc(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t *g
 HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, uint32_t rs)
 {
 	uint32_t end = b + len, start = b - ls, size = ls + len + rs;
-	AGB_WORK(t->m, 1); /* which of the cases below */
+	/* The Thumb free's .Lf_merge_long (its twin on the GBA): the entry's tests (5), each
+	 * neighbour's unlink (w_ml_unlink), the end's test (4). */
+	BF_WORK(t->m, 5u + 4u);
 	if (ls != 0u)
 		runs_drop(t, ls);
 	if (rs != 0u)
 		runs_drop(t, rs);
 	runs_add(t, size);
 	if (size > SMALL && end + rs == t->nblocks) {
-		/* Ends the pool (its right part was a short run there): the new top run. */
-		if (ls != 0u)
+		/* Ends the pool (its right part was a short run there): the new top run. The Thumb
+		 * unlinks the right neighbour first: the same weights either way. The left's test
+		 * (2), the top run's store and the return (4). */
+		BF_WORK(t->m, 2u + 4u);
+		if (ls != 0u) {
+			BF_WORK(t->m, w_ml_unlink(t, start, ls));
 			run_unlink(t, start, ls);
-		if (rs != 0u)
+		}
+		if (rs != 0u) {
+			BF_WORK(t->m, w_ml_unlink(t, end, rs));
 			run_unlink(t, end, rs);
+		}
 		top_set(t, start);
 		return;
 	}
-	if (rs != 0u)
+	if (rs != 0u) {
+		BF_WORK(t->m, w_ml_unlink(t, end, rs));
 		run_unlink(t, end, rs);
+	}
+	/* The left's test (2, its size's 3), a long one's class test (4). */
+	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
 	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
+		BF_WORK(t->m, 6u + 2u); /* its tags and the return */
 		st(t, start, N_SIZE, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		return;
 	}
-	if (ls != 0u)
+	if (ls != 0u) {
+		/* A short one's BIN_UNLINK (3, then 14 for its bin's only run, 6 more when its word
+		 * empties, else 9), a long one's LONG_UNLINK_C (5, then 5 or 11) less long_unlink's
+		 * unit. */
+		BF_WORK(t->m, ls <= SMALL ? 3u + w_bin_unlink_b(t, start, ls)
+					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
+	}
+	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 6 to a held
+	 * class, 4 to an empty one, and the return (2), less long_push's unit. */
+	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 6u : 4u) + 2u - 1u);
 	run_link(t, start, size);
 }
 
@@ -1016,7 +1209,10 @@ HOT int refused(agb_bestfit *t, uint32_t addr)
  * Thumb). O(1). */
 HOT_WIDE void free_top_long_left(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls)
 {
-	AGB_WORK(t->m, 1); /* the Thumb path's call into the C */
+	/* agb_bestfit_thumb_free_top as compiled in the bench ROM: its entry, the call of
+	 * merge_top and the return (17), the map clear of a long run (30) or a short one (19, 2
+	 * more when it reaches the next halfword). */
+	BF_WORK(t->m, 17u + (is_long(b, len) ? 30u : 19u + ((b & 7u) + len > 8u ? 2u : 0u)));
 	clear_used(t, b, len);
 	blocks_add(t, len);
 	merge_top(t, b, ls);
@@ -1226,14 +1422,23 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 					       uint32_t len, uint32_t w, uint32_t left, int long_run)
 {
 	uint32_t ls = 0;
+	/* The Thumb .Lf_top and .Lf_long_top (their branch there is the caller's): the left
+	 * neighbour's test (4), its tag's (4); a long one's branch to .Lf_general, its call and the
+	 * return (1 + 4 + 2). */
+	BF_WORK(t->m, 4u);
 	if (left == E_FREE) {
 		ls = AGB_LD16(t->m, addr - 8u + N_SIZE);
+		BF_WORK(t->m, 4u);
 		if (ls > SMALL) {
+			BF_WORK(t->m, 1u + 4u + 2u);
 			free_top_long_left(t, b, len, ls);
 			return;
 		}
 	}
 	const uint32_t a0 = map_hw(t, b), sh = (b & 7u) << 1;
+	/* The map clear: LONG_CLEAR and its branch (16), or the short run's (4, 1 more when it
+	 * reaches the next halfword, and end's 1); then .Lf_top_cleared's tests (7). */
+	BF_WORK(t->m, (long_run ? 16u : 4u + (sh + (len << 1) > 16u ? 1u : 0u) + 1u) + 7u);
 	if (long_run) {
 		/* Its first entry, length halfword and last entry (the inner ones are E_FREE). */
 		(void)long_clear(t, a0, w, sh, b + len - 1u);
@@ -1252,9 +1457,18 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	if (end < n)
 		runs_drop(t, n - end); /* the old top run */
 	if (ls != 0u) {
+		/* The short left neighbour's BIN_UNLINK: 4, then 14 for its bin's only run (6 more
+		 * when its word empties) or 9. */
+		BF_WORK(t->m, 4u + w_bin_unlink_b(t, start, ls));
 		bin_unlink(t, t->blocks, start, ls);
 		runs_drop(t, ls);
 	}
+	/* The total's test (3), then the top run's store and the return (4), or BIN_PUSH and the
+	 * return: 9, then 6 to a held bin, else 10 and 4 (10 when its bitmap word was empty). */
+	BF_WORK(t->m, 3u + (total > SMALL			  ? 4u
+			    : bin_head_held_peek(t, total)	  ? 9u + 6u
+			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 4u
+							    : 9u + 10u + 10u));
 	runs_add(t, total);
 	if (total > SMALL)
 		top_set(t, start);
@@ -1271,13 +1485,16 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 HOT void free_fast(agb_bestfit *t, uint32_t addr)
 {
 	const uint32_t blocks = t->blocks;
-	if (UNLIKELY(agb_map2_off_pool(blocks, t->nblocks, addr)))
+	if (UNLIKELY(agb_map2_off_pool(blocks, t->nblocks, addr))) {
+		BF_WORK(t->m, 6u + 1u + 2u); /* the entry to its test, .Lf_ret_stub, the return */
 		return; /* AGB_NULL, or refused */
+	}
 	uint32_t b = (addr - blocks) >> 3;
 	uint32_t a0 = t->map + ((b >> 3) << 1);
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t w = AGB_LD16(t->m, a0) | ((uint32_t)AGB_LD16(t->m, a0 + 2u) << 16);
-	AGB_WORK(t->m, 1);
+	/* The entry (14), the left entry (2; .Lf_edge 7, 9 with b > 0), .Lf_idx (6). */
+	BF_WORK(t->m, 14u + (sh != 0u ? 2u : b != 0u ? 9u : 7u) + 6u);
 	uint32_t left = E_END; /* block 0: as if a used run ended before it */
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
@@ -1285,8 +1502,16 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		left = (uint32_t)AGB_LD16(t->m, a0 - 2u) >> 14;
 	uint32_t e = (w >> sh) & 3u;
 	left &= 3u;
-	if (UNLIKELY(agb_map2_not_a_start(e, left)))
+	if (UNLIKELY(agb_map2_not_a_start(e, left))) {
+		BF_WORK(t->m, 2u + 1u + 2u); /* .Lf_kind_stub, .Lf_kind, the branch, the return */
 		return;
+	}
+	/* STARTS_LONG (5, 2 more for a pair of the gate, 7 more from b 8 on; refused, 3 for the
+	 * branch and the return), after .Lf_kind_stub and .Lf_kind (2) for a long run or E_END
+	 * after E_FREE, whose kind's test is 3 more. */
+	BF_WORK(t->m, (e == E_LONG || (e == E_END && left == E_FREE) ? 2u + 3u : 0u) + 5u +
+			      (((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u ? 2u + (b >= 8u ? 7u : 0u)
+									     : 0u));
 	/* b's halfword may be a long run's length halfword (the halfword before holds the run's
 	 * start, agb_map2_starts_long) only when its top entry and the next halfword's first read
 	 * (1, 0) or (1, 3) (a length below 2^14: bit 14 set, bit 15 clear; the run covers the next
@@ -1295,36 +1520,60 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	 * Elsewhere the halfword before is not read. In a consistent map (1, 0) never occurs (a used
 	 * block before the halfword's end continues into the next one), so most frees skip the load. */
 	if (((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u && b >= 8u &&
-	    UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u))))
+	    UNLIKELY(agb_map2_starts_long(AGB_LD16(t->m, a0 - 2u)))) {
+		BF_WORK(t->m, 3u - (e == E_LONG || (e == E_END && left == E_FREE) ? 3u : 0u));
 		return;
-	if (UNLIKELY(e == E_END && left == E_FREE) && !free_run_ends_at(t, b))
-		return;
+	}
+	if (UNLIKELY(e == E_END && left == E_FREE)) {
+		BF_WORK(t->m, w_end_after_free(t, b, addr));
+		if (!free_run_ends_at(t, b))
+			return;
+	}
 	uint32_t len, end, ls = 0, rs = 0;
 	if (UNLIKELY(e == E_LONG)) {
 		/* A long run: its first entry, length halfword and last entry become E_FREE. */
 		len = agb_map2_len_decode(w >> 16);
 		end = b + len;
+		BF_WORK(t->m, 12u); /* .Lf_long to the top test */
 		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
-			AGB_WORK(t->m, 1);
+			BF_WORK(t->m, 1u); /* .Lf_long_top_near */
 			free_top(t, addr, b, len, w, left, 1); /* next to the top run, or the pool's end */
 			return;
 		}
 		const uint32_t hv = long_clear(t, a0, w, sh, end - 1u);
 		const uint32_t right = (end & 7u) != 0u ? hv >> ((end & 7u) << 1) : map_entry(t, end);
+		/* LONG_CLEAR (17), the right entry's test (3; 2 for a free one's tag, 1 for a used
+		 * one in the next halfword), .Lfl_right_done (4, the left tag's 1, the branch 1),
+		 * .Lf_merge (5). */
+		BF_WORK(t->m, 17u + 3u + ((right & 3u) == E_FREE ? 2u : (end & 7u) == 0u ? 1u : 0u) +
+				      4u + (left == E_FREE ? 1u : 0u) + 1u + 5u);
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	} else {
 		/* A short run: the first entry at or after b with its high bit set ends it. */
 		len = (lowbit(t, ((w >> 1) & 0x55555555u) >> sh) >> 1) + 1u;
 		end = b + len;
+		BF_WORK(t->m, 18u); /* .Lf_short to the top test */
 		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
-			AGB_WORK(t->m, 1);
+			BF_WORK(t->m, 1u); /* .Lf_top_stub */
 			free_top(t, addr, b, len, w, left, 0); /* next to the top run, or the pool's end */
 			return;
 		}
 		uint32_t eh = sh + (len << 1); /* <= 32 */
 		uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
 		uint32_t right = LIKELY(eh != 32u) ? w >> eh : AGB_LD16(t->m, a0 + 4u);
+		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
+		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
+		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
+		 * next halfword), or a merge: the left tag's branches (2; 2 more after a used right
+		 * one), .Lf_clear (3, 1 more for the next halfword), .Lf_merge (5). */
+		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
+							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
+				      ((right & 3u) != E_FREE && left != E_FREE
+					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
+					       : (left == E_FREE ? 2u : 0u) +
+							 ((right & 3u) != E_FREE ? 2u : 0u) + 3u +
+							 ((clear >> 16) != 0u ? 1u : 0u) + 5u));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 		w &= ~clear;
@@ -1340,17 +1589,16 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	blocks_add(t, len);
 	uint32_t total = ls + len + rs;
 	if (UNLIKELY(total > SMALL)) {
-		AGB_WORK(t->m, 1u + (uint32_t)(ls != 0u) + (uint32_t)(rs != 0u));
+		BF_WORK(t->m, 1u); /* .Lf_merge_long_near; merge_free declares the rest */
 		merge_out(t, b, len, ls, rs);
 		return;
 	}
+	BF_WORK(t->m, w_free_tail(t, b, len, ls, rs, e == E_LONG));
 	if (ls != 0u) {
-		AGB_WORK(t->m, 1);
 		bin_unlink(t, blocks, b - ls, ls);
 		runs_drop(t, ls);
 	}
 	if (rs != 0u) {
-		AGB_WORK(t->m, 1);
 		bin_unlink(t, blocks, end, rs);
 		runs_drop(t, rs);
 	}
