@@ -18,7 +18,10 @@
  * retried alloc): their rows cover the cache's own part of the inputs only, and the core calls
  * inside (agb_replay_obs.nest, from agb_machine.nest) are priced by the core's own alloc and free rows, each call at
  * the op's size_log2 (agb_cycle_model_eval_op). A hit and a miss then differ by the core's
- * calls, as they do on the GBA, instead of by weights one row would have to share.
+ * calls, as they do on the GBA, instead of by weights one row would have to share. The core's
+ * rows are fitted on direct calls (a game's BL to agb_buddy_alloc); the cache calls through the
+ * core's table, whose adapter (a forwarding call, or the core's code inlined into it) the
+ * direct rows never see: the op's own row prices it per nested call (`call`, times calls).
  * Each row also keeps its calibration range: the largest size_log2, work units and accesses of
  * one calibration call. A call beyond any of them (or an op with no row that did work) is
  * extrapolated: the replay counts it, and the CLI says so and suggests --cycles=mgba.
@@ -32,6 +35,7 @@
 
 struct agb_cycle_coeffs {
 	int32_t base, bus, acc, st, rom, lg, wk; /* 1/16 cycle */
+	int32_t call; /* 1/16 cycle per core call nested in the op (lock and touch; 0 elsewhere) */
 	int32_t fitted; /* 0: no measurement for this op: use the core's agb_cost_model */
 	uint32_t max_lg, max_work, max_acc; /* calibration range of the row (all 0: unknown) */
 };
@@ -64,14 +68,15 @@ static inline uint32_t agb_cycle_size_log2(uint32_t size)
 	return size <= 1u ? 0u : 32u - (uint32_t)__builtin_clz(size - 1u);
 }
 
-/* Cycles of one call by a fitted row. O(1). */
+/* Cycles of one call by a fitted row, `calls` core calls nested in it (0 but for lock and touch
+ * when agb_cycle_nests). O(1). */
 static inline uint32_t agb_cycle_model_eval(const struct agb_cycle_coeffs *k, uint32_t bus,
 					    uint32_t accesses, uint32_t stores, uint32_t rom_reads,
-					    uint32_t size_log2, uint32_t work)
+					    uint32_t size_log2, uint32_t work, uint32_t calls)
 {
 	int64_t c = (int64_t)k->base + (int64_t)k->bus * bus + (int64_t)k->acc * accesses +
 		    (int64_t)k->st * stores + (int64_t)k->rom * rom_reads + (int64_t)k->lg * size_log2 +
-		    (int64_t)k->wk * work;
+		    (int64_t)k->wk * work + (int64_t)k->call * calls;
 	return c <= 0 ? 0u : (uint32_t)((c + 8) >> 4);
 }
 
@@ -83,7 +88,7 @@ static inline int agb_cycle_nests(const struct agb_cycle_model *fit, unsigned op
 	       fit->op[AGB_OP_FREE].fitted;
 }
 
-/* Field f (1 bus, 2 accesses, 3 stores, 4 rom_reads, 5 work) of the nested core calls that
+/* Field f (0 calls, 1 bus, 2 accesses, 3 stores, 4 rom_reads, 5 work) of the nested core calls that
  * agb_cycle_model_eval_op prices apart; 0 when the op's row takes them. */
 static inline uint32_t agb_cycle_nested(const struct agb_cycle_model *fit, unsigned op,
 					const uint32_t *nest_alloc, const uint32_t *nest_free, unsigned f)
@@ -101,8 +106,8 @@ static inline int64_t agb_cycle_model_sum(const struct agb_cycle_coeffs *k, cons
 }
 
 /* One op's model cycles: its row over its inputs; for lock and touch (agb_cycle_nests) the row
- * over the cache's own part of them, plus the core calls the cache made, priced by the core's
- * alloc and free rows at the op's size_log2. O(1). */
+ * over the cache's own part of them and the number of core calls the cache made, plus those
+ * calls priced by the core's alloc and free rows at the op's size_log2. O(1). */
 static inline uint32_t agb_cycle_model_eval_op(const struct agb_cycle_model *fit, unsigned op,
 					       uint32_t bus, uint32_t accesses, uint32_t stores,
 					       uint32_t rom_reads, uint32_t size_log2, uint32_t work,
@@ -113,7 +118,8 @@ static inline uint32_t agb_cycle_model_eval_op(const struct agb_cycle_model *fit
 					    accesses - agb_cycle_nested(fit, op, na, nf, 2),
 					    stores - agb_cycle_nested(fit, op, na, nf, 3),
 					    rom_reads - agb_cycle_nested(fit, op, na, nf, 4), size_log2,
-					    work - agb_cycle_nested(fit, op, na, nf, 5));
+					    work - agb_cycle_nested(fit, op, na, nf, 5),
+					    agb_cycle_nested(fit, op, na, nf, 0));
 	if (!agb_cycle_nests(fit, op))
 		return own;
 	c = agb_cycle_model_sum(&fit->op[AGB_OP_ALLOC], na, size_log2) +

@@ -93,6 +93,50 @@ static void test_lock_hit_and_nesting(void **state)
 	checked();
 }
 
+/* The cache's own declared work of one touch (its inputs less those of the core calls it made,
+ * as the cycle model prices it), and its core calls: `calls` is set to them. */
+static uint32_t own_work(uint32_t key, uint32_t *calls)
+{
+	struct agb_cache_result r;
+	struct agb_inputs from = agb_machine_inputs(M);
+	uint32_t nested = M->nest[AGB_NEST_ALLOC][5] + M->nest[AGB_NEST_FREE][5];
+	uint32_t n = M->nest[AGB_NEST_ALLOC][0] + M->nest[AGB_NEST_FREE][0];
+	assert_int_not_equal(touch(key, K1, &r), AGB_NULL);
+	*calls = M->nest[AGB_NEST_ALLOC][0] + M->nest[AGB_NEST_FREE][0] - n;
+	return agb_machine_inputs(M).work - from.work -
+	       (M->nest[AGB_NEST_ALLOC][5] + M->nest[AGB_NEST_FREE][5] - nested);
+}
+
+/* The weights src/sim/cache.c declares per path (the bench ROM's Thumb instructions the bus does
+ * not see): every touch 42 + 14 + 2 + the list's push 24 (a head before it) + the lock test 2;
+ * a hit 6 + list_remove (12, 13 with a newer entry, 15 with an older one, else 3 and 7); a miss
+ * 37 (its entry never evicted); an eviction's loop 9 + 5, the entry passed 9, its free 21 with
+ * list_remove, the retried alloc 22. Hits must declare their path too: a hit and a miss run
+ * about the same instructions of the cache's own, and differ by the core calls. */
+static void test_declared_work_per_path(void **state)
+{
+	struct agb_cache_result r;
+	uint32_t calls;
+	(void)state;
+	fresh();
+	for (uint32_t k = 0; k < 3; k++)
+		assert_int_equal(touch(k, K1, &r), MEM_EWRAM + k * K1);
+	/* recency 2, 1, 0: key 1 has a newer and an older neighbour, then key 0 only a newer */
+	assert_int_equal(own_work(1, &calls), 42u + 14u + 2u + 6u + (12u + 13u + 15u) + 24u + 2u);
+	assert_int_equal(calls, 0);
+	assert_int_equal(own_work(0, &calls), 42u + 14u + 2u + 6u + (12u + 13u + 7u) + 24u + 2u);
+	assert_int_equal(calls, 0);
+	/* the fourth block fits: a load, one alloc */
+	assert_int_equal(own_work(3, &calls), 42u + 14u + 2u + 37u + 24u + 2u);
+	assert_int_equal(calls, 1);
+	/* the pool is full: the least recent (key 2, at the tail) is evicted, then the alloc retried */
+	assert_int_equal(own_work(4, &calls),
+			 42u + 14u + 2u + 37u + 9u + 5u + 9u + 21u + (12u + 13u + 7u) + 22u + 24u + 2u);
+	assert_int_equal(calls, 3);
+	assert_int_equal(resident(2), AGB_NULL);
+	checked();
+}
+
 /* Four touched entries fill the pool; touching 0 again makes 1 the least recently used, so the
  * fifth key evicts exactly key 1 and takes its block. */
 static void test_lru_order(void **state)
@@ -250,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lock_hit_and_nesting),
+		cmocka_unit_test(test_declared_work_per_path),
 		cmocka_unit_test(test_lru_order),
 		cmocka_unit_test(test_nope_when_all_locked),
 		cmocka_unit_test(test_blocked_evictions),
