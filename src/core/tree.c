@@ -14,9 +14,10 @@
  * below_next's and tree_next's steps (7..11), used_len (16), free's arms: the short and long
  * map clears (16, 25), the merge below (17), above too (9), above alone (13), and below_next's
  * outcome (1..3), and the refusal's key search (11). Not declared: free's and the refusal's fixed
- * parts (every call), realloc's copy (counted loads and stores). Not yet declared: realloc's
- * in-place and move arms. A weight changes only with the code: re-read it when a site's code
- * changes. */
+ * parts (every call), realloc's copy (counted loads and stores). realloc's arms (read the same
+ * way on traces/calib/ewram-chains.json, its own lines only: the helpers it calls declare
+ * theirs): the size kept (5), in place (19), the move (10), the move refused (4). A weight
+ * changes only with the code: re-read it when a site's code changes. */
 #include "agb/tree.h"
 
 #include "agb/cores.h"
@@ -870,6 +871,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 	int have1 = 0;
 	uint32_t len = used_len(t, b, w0, &w1, &have1);
 	if (want == len) {
+		AGB_WORK(t->m, 1); /* the size kept: 5 instructions */
 		if (granted != NULL)
 			*granted = len << 3;
 		return addr;
@@ -882,6 +884,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 
 	if (want < len || len + rs >= want) {
 		/* In place: [b, b+want) stays used, the rest of [b, end+rs) is one free run. */
+		AGB_WORK(t->m, 2); /* the arm's own lines: 19 instructions */
 		if (rs != 0u) {
 			tree_remove(t, end);
 			runs_drop(t, rs);
@@ -901,6 +904,7 @@ uint32_t agb_tree_realloc(agb_tree *t, uint32_t addr, uint32_t size, uint32_t *g
 
 	uint32_t g;
 	uint32_t to = agb_tree_alloc(t, size, 8u, &g);
+	AGB_WORK(t->m, 1); /* the move (10 instructions) or its refusal (4) */
 	if (to == AGB_NULL) {
 		if (granted != NULL)
 			*granted = 0;
