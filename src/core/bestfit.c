@@ -929,6 +929,11 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->nblocks = n;
 	t->meta_bytes = t->blocks - arena;
 	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
+#if AGB_BESTFIT_THUMB
+	t->consts = (uint32_t)(uintptr_t)agb_bestfit_thumb_k;
+#else
+	t->consts = 0;
+#endif
 
 	/* Root and heads NIL, bitmaps empty, the whole pool one free run (the top run if long). */
 	AGB_ST32(m, ctrl + C_LONG, 0u); /* and C_TOP, set below */
@@ -1457,17 +1462,17 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	if (end < n)
 		runs_drop(t, n - end); /* the old top run */
 	if (ls != 0u) {
-		/* The short left neighbour's BIN_UNLINK: 4, then 14 for its bin's only run (6 more
-		 * when its word empties) or 9. */
-		BF_WORK(t->m, 4u + w_bin_unlink_b(t, start, ls));
+		/* The short left neighbour's BIN_UNLINK, out of line: 5, then 14 for its bin's only
+		 * run (6 more when its word empties) or 9. */
+		BF_WORK(t->m, 5u + w_bin_unlink_b(t, start, ls));
 		bin_unlink(t, t->blocks, start, ls);
 		runs_drop(t, ls);
 	}
-	/* The total's test (3), then the top run's store and the return (4), or BIN_PUSH and the
-	 * return: 9, then 6 to a held bin, else 10 and 4 (10 when its bitmap word was empty). */
-	BF_WORK(t->m, 3u + (total > SMALL			  ? 4u
-			    : bin_head_held_peek(t, total)	  ? 9u + 6u
-			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 4u
+	/* The total's test (3), then the top run's store and the return (3), or the push and the
+	 * return: 9, then 5 to a held bin, else 10 and 3 (10 when its bitmap word was empty). */
+	BF_WORK(t->m, 3u + (total > SMALL			  ? 3u
+			    : bin_head_held_peek(t, total)	  ? 9u + 5u
+			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 3u
 							    : 9u + 10u + 10u));
 	runs_add(t, total);
 	if (total > SMALL)
@@ -1493,8 +1498,8 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t a0 = t->map + ((b >> 3) << 1);
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t w = AGB_LD16(t->m, a0) | ((uint32_t)AGB_LD16(t->m, a0 + 2u) << 16);
-	/* The entry (14), the left entry (2; .Lf_edge 7, 9 with b > 0), .Lf_idx (6). */
-	BF_WORK(t->m, 14u + (sh != 0u ? 2u : b != 0u ? 9u : 7u) + 6u);
+	/* The entry (14), the left entry (2; .Lf_edge 6, 8 with b > 0), .Lf_idx (6). */
+	BF_WORK(t->m, 14u + (sh != 0u ? 2u : b != 0u ? 8u : 6u) + 6u);
 	uint32_t left = E_END; /* block 0: as if a used run ended before it */
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
@@ -1503,13 +1508,13 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t e = (w >> sh) & 3u;
 	left &= 3u;
 	if (UNLIKELY(agb_map2_not_a_start(e, left))) {
-		BF_WORK(t->m, 2u + 1u + 2u); /* .Lf_kind_stub, .Lf_kind, the branch, the return */
+		BF_WORK(t->m, 1u + 1u + 2u); /* .Lf_kind's test, .Lf_ret_stub, the return */
 		return;
 	}
-	/* STARTS_LONG (5, 2 more for a pair of the gate, 7 more from b 8 on; refused, 3 for the
-	 * branch and the return), after .Lf_kind_stub and .Lf_kind (2) for a long run or E_END
-	 * after E_FREE, whose kind's test is 3 more. */
-	BF_WORK(t->m, (e == E_LONG || (e == E_END && left == E_FREE) ? 2u + 3u : 0u) + 5u +
+	/* STARTS_LONG (5, 2 more for a pair of the gate, 7 more from b 8 on and 1 for the way back
+	 * when not refused; refused, 3 for the branch and the return), after .Lf_kind's test (1)
+	 * for a long run or E_END after E_FREE, whose kind's test is 3 more. */
+	BF_WORK(t->m, (e == E_LONG || (e == E_END && left == E_FREE) ? 1u + 3u : 0u) + 5u +
 			      (((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u ? 2u + (b >= 8u ? 7u : 0u)
 									     : 0u));
 	/* b's halfword may be a long run's length halfword (the halfword before holds the run's
@@ -1524,8 +1529,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		BF_WORK(t->m, 3u - (e == E_LONG || (e == E_END && left == E_FREE) ? 3u : 0u));
 		return;
 	}
+	BF_WORK(t->m, ((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u && b >= 8u ? 1u : 0u);
 	if (UNLIKELY(e == E_END && left == E_FREE)) {
-		BF_WORK(t->m, w_end_after_free(t, b, addr));
+		BF_WORK(t->m, 1u + w_end_after_free(t, b, addr)); /* after its stub (1) */
 		if (!free_run_ends_at(t, b))
 			return;
 	}
@@ -1565,15 +1571,17 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
-		 * next halfword), or a merge: the left tag's branches (2; 2 more after a used right
-		 * one), .Lf_clear (3, 1 more for the next halfword), .Lf_merge (5). */
+		 * next halfword), or a merge: the left tag (1; 1 more after a used right one),
+		 * MERGE_CLEAR (3; for the next halfword 1, 2 without the left tag), .Lf_merge (5). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
 					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
-					       : (left == E_FREE ? 2u : 0u) +
-							 ((right & 3u) != E_FREE ? 2u : 0u) + 3u +
-							 ((clear >> 16) != 0u ? 1u : 0u) + 5u));
+					       : (left == E_FREE ? 1u : 0u) +
+							 ((right & 3u) != E_FREE ? 1u : 0u) + 3u +
+							 ((clear >> 16) != 0u ? (left == E_FREE ? 1u : 2u)
+									      : 0u) +
+							 5u));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 		w &= ~clear;
@@ -1643,7 +1651,8 @@ HOT void free_entry(agb_bestfit *t, uint32_t addr)
 /* The Thumb hot paths (bestfit_thumb.S) are the table's entries; what they hand back to C: */
 _Static_assert(offsetof(agb_bestfit, ctrl) == T_CTRL && offsetof(agb_bestfit, map) == T_MAP &&
 		       offsetof(agb_bestfit, blocks) == T_BLOCKS &&
-		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS,
+		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS &&
+		       offsetof(agb_bestfit, consts) == T_CONSTS,
 	       "bestfit_thumb.h's field offsets");
 _Static_assert(C_HEADS == C_BITMAP + 4 * AGB_BESTFIT_WORDS && AGB_BESTFIT_SMALL == 256u &&
 		       C_LHEADS == C_HEADS + 2 * AGB_BESTFIT_SMALL,
