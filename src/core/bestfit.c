@@ -548,8 +548,9 @@ static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t si
  * in its bin; an only run 5, then 4 + 22 when both bins' bits share a word and the merged run's
  * bin is empty, else 15 (4 more after the shared word's test) and 6 when its word empties; right
  * alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13), both neighbours (2 + 1 + 4, each
- * unlink 8, or 13 and 6 when its word empties, 4 between), then the merged run's push. Read
- * before the unlinks: the bitmap words they leave are worked out here. */
+ * unlink 8, 9 when it was its bin's head, or 12 for its bin's only run and 7 more when its word
+ * empties, 4 between), then the merged run's push. Read before the unlinks: the bitmap words
+ * and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
@@ -558,7 +559,9 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	uint32_t wt = bin_word_peek(t, total);
 	if (ls == 0u && rs == 0u)
 		return (from_long ? 4u + 2u + 1u : 0u) + w_free_push(t, total, wt);
-	uint32_t w = 4u;
+	/* A short run's right neighbour alone comes from .Lf_right_free's copy of .Lf_merge, whose
+	 * end and branch to .Lf_mr_known (2) stand for mshort's 4 and .Lf_m_r_only's test (2). */
+	uint32_t w = !from_long && ls == 0u ? 0u : 4u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
 		w += 2u + 3u;
@@ -582,15 +585,19 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	w += 2u + 1u + 4u + 4u;
 	const uint32_t il = (ls - 1u) >> 5, ir = (rs - 1u) >> 5;
 	uint32_t wl = bin_word_peek(t, ls), wr = bin_word_peek(t, rs);
+	const uint32_t hl = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((ls - 1u) << 1));
+	uint32_t hr = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1));
 	if (long_only_peek(t, start)) {
 		wl &= ~bin_bit(ls);
 		if (ir == il)
 			wr = wl;
 		if (it == il)
 			wt = wl;
-		w += 13u + (wl == 0u ? 6u : 0u);
+		w += 12u + (wl == 0u ? 7u : 0u);
 	} else {
-		w += 8u;
+		w += 8u + (hl == start ? 1u : 0u);
+		if (ls == rs && hl == start)
+			hr = pk(t, start, N_NEXT); /* the right one's bin's head after the left one left */
 	}
 	/* The right neighbour is its bin's only run after the left one left it too. */
 	if (long_only_peek(t, end) ||
@@ -598,9 +605,9 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		wr &= ~bin_bit(rs);
 		if (it == ir)
 			wt = wr;
-		w += 13u + (wr == 0u ? 6u : 0u);
+		w += 12u + (wr == 0u ? 7u : 0u);
 	} else {
-		w += 8u;
+		w += 8u + (hr == end ? 1u : 0u);
 	}
 	return w + w_free_push(t, total, wt);
 }
@@ -1143,22 +1150,22 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	/* The left's test (2, its size's 3), a long one's class test (4). */
 	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
 	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
-		BF_WORK(t->m, 6u + 2u); /* its tags and the return */
+		BF_WORK(t->m, 5u + 2u); /* its tags and the return */
 		st(t, start, N_SIZE, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		return;
 	}
 	if (ls != 0u) {
-		/* A short one's BIN_UNLINK (3, then 14 for its bin's only run, 6 more when its word
+		/* A short one's BIN_UNLINK (2, then 14 for its bin's only run, 6 more when its word
 		 * empties, else 9), a long one's LONG_UNLINK_C (5, then 5 or 11) less long_unlink's
 		 * unit. */
-		BF_WORK(t->m, ls <= SMALL ? 3u + w_bin_unlink_b(t, start, ls)
+		BF_WORK(t->m, ls <= SMALL ? 2u + w_bin_unlink_b(t, start, ls)
 					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
 	}
-	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 6 to a held
-	 * class, 4 to an empty one, and the return (2), less long_push's unit. */
-	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 6u : 4u) + 2u - 1u);
+	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 5 to a held
+	 * class, 4 to an empty one, and the return in place (2), less long_push's unit. */
+	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 5u : 4u) + 2u - 1u);
 	run_link(t, start, size);
 }
 
@@ -1572,16 +1579,16 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
 		 * next halfword), or a merge: the left tag (1; 1 more after a used right one),
-		 * MERGE_CLEAR (3; for the next halfword 1, 2 without the left tag), .Lf_merge (5). */
+		 * MERGE_CLEAR (3, 1 more for the next halfword), .Lf_merge (5; the right neighbour
+		 * alone, its copy after .Lf_right_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
 					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
 					       : (left == E_FREE ? 1u : 0u) +
 							 ((right & 3u) != E_FREE ? 1u : 0u) + 3u +
-							 ((clear >> 16) != 0u ? (left == E_FREE ? 1u : 2u)
-									      : 0u) +
-							 5u));
+							 ((clear >> 16) != 0u ? 1u : 0u) +
+							 (left == E_FREE ? 5u : 4u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 		w &= ~clear;

@@ -121,6 +121,42 @@
 3:
 .endm
 
+/* BIT_CLEAR with the summary's update out of line at \summary (BIT_CLEAR's, which comes back):
+ * the bitmap word that keeps another bin's bit falls through. \t2 is left the word's address
+ * (ctrl + C_BITMAP offset). */
+.macro BIT_CLEAR_TO size, t1, t2, t3, summary
+	subs	\t1, \size, #1		/* k */
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t1, #1
+	rors	\t1, \size		/* the bin's bit */
+	bics	\t3, \t1
+	str	\t3, [\t2, #C_BITMAP]
+	beq	\summary
+.endm
+
+/* BIN_UNLINK's arm for a run x with company in its bin (\t1 its next, \t3 8x), out of line:
+ * comes back to \back. Clobbers \t2, \t3. */
+.macro BIN_UNLINK_COMPANY x, size, t1, t2, t3, back
+	adds	\t3, #N_PREV
+	ldrh	\t2, [r6, \t3]		/* prev */
+	lsls	\t3, \t2, #3
+	strh	\t1, [r6, \t3]		/* prev.next = next */
+	lsls	\t3, \t1, #3
+	adds	\t3, #N_PREV
+	strh	\t2, [r6, \t3]		/* next.prev = prev */
+	lsls	\t3, \size, #1
+	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	\t2, [\t3, #(C_HEADS - 2)]
+	cmp	\t2, \x
+	bne	\back
+	strh	\t1, [\t3, #(C_HEADS - 2)]
+	b	\back
+.endm
+
 /* bin_push: writes short free run \x of \size blocks (its tags, first and last block) and appends
  * it to its bin (first in, first out). An empty bin's head is NIL (bestfit.c bin_push): the head
  * tells it, and only then are the bitmap words read. BP_HEAD writes the tags and reads the head
@@ -236,12 +272,13 @@
 
 /* merge_clear: every entry of the short run being merged becomes E_FREE (r3 its clear mask in the
  * window r6, whose low half is at r5). A merged run reaches the next halfword more often than not
- * on some traces: that store is inline; without it the macro ends in a branch to .Lf_merge. */
-.macro MERGE_CLEAR
+ * on some traces: that store is inline; without it the macro ends in a branch to \next, which
+ * follows it. */
+.macro MERGE_CLEAR next
 	bics	r6, r3
 	strh	r6, [r5]
 	lsrs	r3, r3, #16
-	beq	.Lf_merge
+	beq	\next
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
 .endm
@@ -878,8 +915,18 @@ agb_bestfit_thumb_free:
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_tag
-	MERGE_CLEAR
-	b	.Lf_merge
+	/* The right neighbour alone (the commonest merge on some traces): .Lf_merge's steps for
+	 * ls = 0, then straight to .Lf_m_r_only's unlink. */
+	MERGE_CLEAR 1f
+1:
+	adds	r5, r2, r7		/* total */
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	.Lf_merge_long_near
+	adds	r2, r4, r2		/* end (start is b) */
+	b	.Lf_mr_known
 /* The left neighbour free: its tag, then the clear falls into the merge (the right neighbour used
  * comes here with one taken branch). */
 .Lf_left_free:
@@ -888,7 +935,7 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR
+	MERGE_CLEAR .Lf_merge
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
@@ -959,6 +1006,7 @@ agb_bestfit_thumb_free:
 .Lf_m_r_only:	/* the right neighbour [end, end + r7) (or none) */
 	cmp	r7, #0
 	beq	.Lf_m_none
+.Lf_mr_known:
 	lsls	r3, r2, #3
 	ldrh	r1, [r6, r3]		/* its next */
 	cmp	r1, r2
@@ -1002,14 +1050,7 @@ agb_bestfit_thumb_free:
 	add	r3, lr
 	ldrh	r0, [r3, #(C_HEADS - 2)]
 	cmp	r0, r2
-	bne	.Lf_m_push
-	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
-	b	.Lf_m_push
-.Lf_m_both:	/* both neighbours */
-	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
-	BIN_UNLINK r4, r0, r1, r3, r5
-	mov	r5, ip
-	BIN_UNLINK r2, r7, r0, r1, r3
+	beq	.Lf_mr_head		/* (it seldom is: the push follows) */
 .Lf_m_push:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
@@ -1018,6 +1059,54 @@ agb_bestfit_thumb_free:
 	F_RET
 .Lf_m_first:
 	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lf_mr_head:
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+	b	.Lf_m_push
+
+/* Both neighbours: each leaves its bin as BIN_UNLINK takes it out, the turns laid out for the
+ * commoner cases: its bin's only run (whose bitmap word keeps another bin's bit) falls through,
+ * a run with company and a word that empties are out of line after the push, which is the
+ * merged run's own (.Lf_m_push's steps). */
+.Lf_m_both:
+	mov	ip, r5			/* total */
+	lsls	r5, r4, #3
+	ldrh	r1, [r6, r5]		/* the left one's next */
+	cmp	r1, r4
+	bne	.Lmb_l_company
+	lsls	r3, r0, #1		/* its bin's only run: its head becomes ~x (empty) */
+	add	r3, lr
+	mvns	r1, r4
+	strh	r1, [r3, #(C_HEADS - 2)]
+	BIT_CLEAR_TO r0, r1, r3, r5, .Lmb_l_summary
+.Lmb_l_done:
+	mov	r5, ip
+	lsls	r3, r2, #3
+	ldrh	r0, [r6, r3]		/* the right one's next */
+	cmp	r0, r2
+	bne	.Lmb_r_company
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r0, r2
+	strh	r0, [r1, #(C_HEADS - 2)]
+	BIT_CLEAR_TO r7, r0, r1, r3, .Lmb_r_summary
+.Lmb_r_done:
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block */
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_first
+	BP_APPEND r4, r5, r0, r3, r7
+	F_RET
+.Lmb_first:
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lmb_l_company:	/* r1 next, r5 8 start */
+	BIN_UNLINK_COMPANY r4, r0, r1, r3, r5, .Lmb_l_done
+.Lmb_r_company:	/* r0 next, r3 8 end */
+	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lmb_r_done
+.Lmb_l_summary:
+	SUMMARY_BIT bics, r1, r3, r3, r5	/* the word is empty: clear its summary bit */
+	b	.Lmb_l_done
+.Lmb_r_summary:
+	SUMMARY_BIT bics, r0, r1, r1, r3
+	b	.Lmb_r_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
@@ -1191,31 +1280,19 @@ agb_bestfit_thumb_free:
 	adds	r3, r4, r5
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
-	bne	.Lml_not_top
-	/* The merged run ends the pool (a short run was last): the new top run. */
+	beq	.Lml_top
+	/* Not at the pool's end, the commoner case: no left neighbour, or a short one, falls
+	 * through to the push and the return; the rest is out of line after them. */
 	cmp	r0, #0
-	beq	.Lml_top_set
+	beq	.Lml_push
 	subs	r1, r0, #1
 	cmp	r1, #255
-	bhi	.Lml_top_left_long
-	BIN_UNLINK r4, r0, r1, r2, r3
-	b	.Lml_top_set
-.Lml_top_left_long:
-	LONG_UNLINK r4, r0, r1, r2, r3
-.Lml_top_set:
-	mov	r0, lr
-	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
-	b	.Lf_ret_far
-.Lml_not_top:
-	cmp	r0, #0
-	bne	.Lml_left
+	bhi	.Lml_left
+	BIN_UNLINK r4, r0, r1, r2, r3	/* a short left neighbour */
 .Lml_push:
 	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret_far
+	F_RET
 .Lml_left:
-	subs	r1, r0, #1
-	cmp	r1, #255
-	bls	.Lml_left_short
 	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
 	 * its tags take the new size. */
 	ldr	r3, =agb_bestfit_long_class_of
@@ -1232,15 +1309,27 @@ agb_bestfit_thumb_free:
 	lsls	r2, r2, #3
 	adds	r1, r2
 	strh	r5, [r1, #N_SIZE]
-	b	.Lf_ret_far
-.Lml_left_short:
+	F_RET
+.Lml_top:
+	/* The merged run ends the pool (a short run was last): the new top run. */
+	cmp	r0, #0
+	beq	.Lml_top_set
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bhi	.Lml_top_left_long
 	BIN_UNLINK r4, r0, r1, r2, r3
-	b	.Lml_push
+	b	.Lml_top_set
+.Lml_top_left_long:
+	LONG_UNLINK r4, r0, r1, r2, r3
+.Lml_top_set:
+	mov	r0, lr
+	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
+	b	.Lf_ret_far
 .Lml_left_long:
 	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
-	b	.Lf_ret_far
+	F_RET
 	.pool				/* the class table's address, within ldr's reach */
 
 	.pool
