@@ -559,12 +559,14 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	uint32_t wt = bin_word_peek(t, total);
 	if (ls == 0u && rs == 0u)
 		return (from_long ? 4u + 2u + 1u : 0u) + w_free_push(t, total, wt);
-	/* A short run's right neighbour alone comes from .Lf_right_free's copy of .Lf_merge, whose
-	 * end and branch to .Lf_mr_known (2) stand for mshort's 4 and .Lf_m_r_only's test (2). */
-	uint32_t w = !from_long && ls == 0u ? 0u : 4u;
+	/* A short run's one neighbour alone comes from .Lf_right_free's or .Lf_left_free's copy of
+	 * .Lf_merge, whose end (2: the right one's branch to .Lf_mr_known, the left one's start)
+	 * stands for mshort's 4 and .Lf_merge's or .Lf_m_r_only's test (2); a long run's left one
+	 * alone branches from .Lf_merge to .Lf_m_l_only (1). */
+	uint32_t w = !from_long && (ls == 0u || rs == 0u) ? 0u : 4u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		w += 2u + 3u;
+		w += 2u + 3u + (from_long && rs == 0u ? 1u : 0u);
 		if (!long_only_peek(t, x))
 			return w + (rs == 0u ? 9u
 					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
@@ -1579,8 +1581,8 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
 		 * next halfword), or a merge: the left tag (1; 1 more after a used right one),
-		 * MERGE_CLEAR (3, 1 more for the next halfword), .Lf_merge (5; the right neighbour
-		 * alone, its copy after .Lf_right_free, 4). */
+		 * MERGE_CLEAR (3, 1 more for the next halfword), .Lf_merge (5; one neighbour alone,
+		 * its copy in .Lf_right_free or .Lf_left_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
@@ -1588,7 +1590,8 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 					       : (left == E_FREE ? 1u : 0u) +
 							 ((right & 3u) != E_FREE ? 1u : 0u) + 3u +
 							 ((clear >> 16) != 0u ? 1u : 0u) +
-							 (left == E_FREE ? 5u : 4u)));
+							 (left == E_FREE && (right & 3u) == E_FREE ? 5u
+											       : 4u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 		w &= ~clear;

@@ -927,10 +927,7 @@ agb_bestfit_thumb_free:
 	bhi	.Lf_merge_long_near
 	adds	r2, r4, r2		/* end (start is b) */
 	b	.Lf_mr_known
-/* The left neighbour free: its tag, then the clear falls into the merge (the right neighbour used
- * comes here with one taken branch). */
-.Lf_left_free:
-	movs	r7, #0			/* rs */
+/* Both neighbours free: the left one's tag, then the clear falls into the merge. */
 .Lf_left_tag:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
@@ -950,6 +947,24 @@ agb_bestfit_thumb_free:
 	beq	.Lf_m_r_only
 	cmp	r7, #0
 	bne	.Lf_m_both_near
+	b	.Lf_m_l_only
+/* The left neighbour alone (right used; the commonest merge on some traces): its tag, the clear
+ * and .Lf_merge's steps for rs = 0, falling into .Lf_m_l_only. */
+.Lf_left_free:
+	movs	r7, #0			/* rs */
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	MERGE_CLEAR 1f
+1:
+	adds	r5, r0, r2		/* total */
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	.Lf_merge_long_near
+	adds	r2, r4, r2		/* end */
+	subs	r4, r4, r0		/* start */
 /* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
  * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
  * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
@@ -1226,7 +1241,8 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r1]		/* the halfword before y's */
 	lsrs	r1, r0, #1
 	bics	r1, r0
-	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r2, [sp]
+	ldr	r2, [r2, #T_CONSTS]	/* the constants (no ROM literal) */
 	ldr	r3, [r2, #K_EVEN]
 	ands	r1, r3
 	ands	r0, r3
@@ -1234,7 +1250,8 @@ agb_bestfit_thumb_free:
 	bhi	9f			/* y lies in a length halfword */
 .Lfe_ok:
 	ldr	r7, [sp, #8]
-	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r2, [sp]
+	ldr	r2, [r2, #T_CONSTS]	/* the constants, for .Lf_short */
 	b	.Lf_short
 /* x is its halfword's first entry: y's entry is the last of the halfword before. */
 .Lfe_edge:
@@ -1252,7 +1269,6 @@ agb_bestfit_thumb_free:
 	b	.Lfe_len
 9:
 	b	.Lf_ret			/* refused */
-	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
