@@ -47,6 +47,7 @@
 #define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
 #define K_GATE 44	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
 #define K_LEN 48	/* 32 bytes: run length by the de Bruijn index of its last entry's bit */
+#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (ROM): the free's long merges */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -323,11 +324,20 @@
 .endm
 
 /* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
- * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. */
+ * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. The free's only:
+ * the table's address comes from the constants (K_LCLASS) through the state at [sp]. */
 .macro LONG_CLASS c, size, t
+	LCLASS_TABLE \t
 	lsrs	\c, \size, #7
-	ldr	\t, =agb_bestfit_long_class_of
 	ldrb	\c, [\t, \c]
+.endm
+
+/* \t receives the address of agb_bestfit_long_class_of (ROM), kept with the constants in IWRAM:
+ * three loads from IWRAM cost less than one literal from ROM. In the free only ([sp] is t). */
+.macro LCLASS_TABLE t
+	ldr	\t, [sp]
+	ldr	\t, [\t, #T_CONSTS]
+	ldr	\t, [\t, #K_LCLASS]
 .endm
 
 /* \h receives the address of long class \c's head (ctrl + C_LHEADS + 2c); \c is kept. */
@@ -1311,7 +1321,7 @@ agb_bestfit_thumb_free:
 .Lml_left:
 	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
 	 * its tags take the new size. */
-	ldr	r3, =agb_bestfit_long_class_of
+	LCLASS_TABLE r3
 	lsrs	r1, r0, #7
 	ldrb	r1, [r3, r1]		/* its class */
 	lsrs	r2, r5, #7
@@ -1346,7 +1356,6 @@ agb_bestfit_thumb_free:
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
 	F_RET
-	.pool				/* the class table's address, within ldr's reach */
 
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
@@ -1367,6 +1376,7 @@ agb_bestfit_thumb_k:
 	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
 	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
 	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
-	.size	agb_bestfit_thumb_k, 80
+	.word	agb_bestfit_long_class_of	/* K_LCLASS */
+	.size	agb_bestfit_thumb_k, 84
 
 #endif
