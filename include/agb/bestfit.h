@@ -85,6 +85,7 @@ typedef struct agb_bestfit {
 	uint32_t meta_bytes;    /* arena bytes before block 0: control when in the arena, map */
 	uint32_t waste_bytes;   /* arena tail no block covers (< 8 bytes + map rounding) */
 	uint32_t ctrl_in_arena; /* 1 when the control structure sits at the arena head */
+	uint32_t consts;        /* the Thumb build's hot-path constants (in IWRAM), else 0 */
 	/* Observation-only counters, kept so stats() is cheap for the replay engine. The core never
 	 * reads them to make a decision; the GBA build does not keep them (stats() recounts). */
 	uint32_t free_blocks;

@@ -548,8 +548,9 @@ static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t si
  * in its bin; an only run 5, then 4 + 22 when both bins' bits share a word and the merged run's
  * bin is empty, else 15 (4 more after the shared word's test) and 6 when its word empties; right
  * alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13), both neighbours (2 + 1 + 4, each
- * unlink 8, or 13 and 6 when its word empties, 4 between), then the merged run's push. Read
- * before the unlinks: the bitmap words they leave are worked out here. */
+ * unlink 8, 9 when it was its bin's head, or 12 for its bin's only run and 7 more when its word
+ * empties, 4 between), then the merged run's push. Read before the unlinks: the bitmap words
+ * and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
@@ -558,10 +559,14 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	uint32_t wt = bin_word_peek(t, total);
 	if (ls == 0u && rs == 0u)
 		return (from_long ? 4u + 2u + 1u : 0u) + w_free_push(t, total, wt);
-	uint32_t w = 4u;
+	/* A short run's one neighbour alone comes from .Lf_right_free's or .Lf_left_free's copy of
+	 * .Lf_merge, whose end (2: the right one's branch to .Lf_mr_known, the left one's start)
+	 * stands for mshort's 4 and .Lf_merge's or .Lf_m_r_only's test (2); a long run's left one
+	 * alone branches from .Lf_merge to .Lf_m_l_only (1). */
+	uint32_t w = !from_long && (ls == 0u || rs == 0u) ? 0u : 4u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		w += 2u + 3u;
+		w += 2u + 3u + (from_long && rs == 0u ? 1u : 0u);
 		if (!long_only_peek(t, x))
 			return w + (rs == 0u ? 9u
 					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
@@ -582,15 +587,19 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	w += 2u + 1u + 4u + 4u;
 	const uint32_t il = (ls - 1u) >> 5, ir = (rs - 1u) >> 5;
 	uint32_t wl = bin_word_peek(t, ls), wr = bin_word_peek(t, rs);
+	const uint32_t hl = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((ls - 1u) << 1));
+	uint32_t hr = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1));
 	if (long_only_peek(t, start)) {
 		wl &= ~bin_bit(ls);
 		if (ir == il)
 			wr = wl;
 		if (it == il)
 			wt = wl;
-		w += 13u + (wl == 0u ? 6u : 0u);
+		w += 12u + (wl == 0u ? 7u : 0u);
 	} else {
-		w += 8u;
+		w += 8u + (hl == start ? 1u : 0u);
+		if (ls == rs && hl == start)
+			hr = pk(t, start, N_NEXT); /* the right one's bin's head after the left one left */
 	}
 	/* The right neighbour is its bin's only run after the left one left it too. */
 	if (long_only_peek(t, end) ||
@@ -598,9 +607,9 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		wr &= ~bin_bit(rs);
 		if (it == ir)
 			wt = wr;
-		w += 13u + (wr == 0u ? 6u : 0u);
+		w += 12u + (wr == 0u ? 7u : 0u);
 	} else {
-		w += 8u;
+		w += 8u + (hr == end ? 1u : 0u);
 	}
 	return w + w_free_push(t, total, wt);
 }
@@ -929,6 +938,11 @@ int agb_bestfit_init(agb_bestfit *t, agb_machine *m, const struct agb_heap_confi
 	t->nblocks = n;
 	t->meta_bytes = t->blocks - arena;
 	t->waste_bytes = bytes - t->meta_bytes - (n << 3);
+#if AGB_BESTFIT_THUMB
+	t->consts = (uint32_t)(uintptr_t)agb_bestfit_thumb_k;
+#else
+	t->consts = 0;
+#endif
 
 	/* Root and heads NIL, bitmaps empty, the whole pool one free run (the top run if long). */
 	AGB_ST32(m, ctrl + C_LONG, 0u); /* and C_TOP, set below */
@@ -1138,22 +1152,22 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	/* The left's test (2, its size's 3), a long one's class test (4). */
 	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
 	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
-		BF_WORK(t->m, 6u + 2u); /* its tags and the return */
+		BF_WORK(t->m, 5u + 2u); /* its tags and the return */
 		st(t, start, N_SIZE, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		return;
 	}
 	if (ls != 0u) {
-		/* A short one's BIN_UNLINK (3, then 14 for its bin's only run, 6 more when its word
+		/* A short one's BIN_UNLINK (2, then 14 for its bin's only run, 6 more when its word
 		 * empties, else 9), a long one's LONG_UNLINK_C (5, then 5 or 11) less long_unlink's
 		 * unit. */
-		BF_WORK(t->m, ls <= SMALL ? 3u + w_bin_unlink_b(t, start, ls)
+		BF_WORK(t->m, ls <= SMALL ? 2u + w_bin_unlink_b(t, start, ls)
 					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
 	}
-	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 6 to a held
-	 * class, 4 to an empty one, and the return (2), less long_push's unit. */
-	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 6u : 4u) + 2u - 1u);
+	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 5 to a held
+	 * class, 4 to an empty one, and the return in place (2), less long_push's unit. */
+	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 5u : 4u) + 2u - 1u);
 	run_link(t, start, size);
 }
 
@@ -1457,17 +1471,17 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	if (end < n)
 		runs_drop(t, n - end); /* the old top run */
 	if (ls != 0u) {
-		/* The short left neighbour's BIN_UNLINK: 4, then 14 for its bin's only run (6 more
-		 * when its word empties) or 9. */
-		BF_WORK(t->m, 4u + w_bin_unlink_b(t, start, ls));
+		/* The short left neighbour's BIN_UNLINK, out of line: 5, then 14 for its bin's only
+		 * run (6 more when its word empties) or 9. */
+		BF_WORK(t->m, 5u + w_bin_unlink_b(t, start, ls));
 		bin_unlink(t, t->blocks, start, ls);
 		runs_drop(t, ls);
 	}
-	/* The total's test (3), then the top run's store and the return (4), or BIN_PUSH and the
-	 * return: 9, then 6 to a held bin, else 10 and 4 (10 when its bitmap word was empty). */
-	BF_WORK(t->m, 3u + (total > SMALL			  ? 4u
-			    : bin_head_held_peek(t, total)	  ? 9u + 6u
-			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 4u
+	/* The total's test (3), then the top run's store and the return (3), or the push and the
+	 * return: 9, then 5 to a held bin, else 10 and 3 (10 when its bitmap word was empty). */
+	BF_WORK(t->m, 3u + (total > SMALL			  ? 3u
+			    : bin_head_held_peek(t, total)	  ? 9u + 5u
+			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 3u
 							    : 9u + 10u + 10u));
 	runs_add(t, total);
 	if (total > SMALL)
@@ -1493,8 +1507,8 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t a0 = t->map + ((b >> 3) << 1);
 	uint32_t sh = (b & 7u) << 1;
 	uint32_t w = AGB_LD16(t->m, a0) | ((uint32_t)AGB_LD16(t->m, a0 + 2u) << 16);
-	/* The entry (14), the left entry (2; .Lf_edge 7, 9 with b > 0), .Lf_idx (6). */
-	BF_WORK(t->m, 14u + (sh != 0u ? 2u : b != 0u ? 9u : 7u) + 6u);
+	/* The entry (14), the left entry (2; .Lf_edge 6, 8 with b > 0), .Lf_idx (6). */
+	BF_WORK(t->m, 14u + (sh != 0u ? 2u : b != 0u ? 8u : 6u) + 6u);
 	uint32_t left = E_END; /* block 0: as if a used run ended before it */
 	if (LIKELY(sh != 0u))
 		left = w >> (sh - 2u);
@@ -1503,13 +1517,13 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	uint32_t e = (w >> sh) & 3u;
 	left &= 3u;
 	if (UNLIKELY(agb_map2_not_a_start(e, left))) {
-		BF_WORK(t->m, 2u + 1u + 2u); /* .Lf_kind_stub, .Lf_kind, the branch, the return */
+		BF_WORK(t->m, 1u + 1u + 2u); /* .Lf_kind's test, .Lf_ret_stub, the return */
 		return;
 	}
-	/* STARTS_LONG (5, 2 more for a pair of the gate, 7 more from b 8 on; refused, 3 for the
-	 * branch and the return), after .Lf_kind_stub and .Lf_kind (2) for a long run or E_END
-	 * after E_FREE, whose kind's test is 3 more. */
-	BF_WORK(t->m, (e == E_LONG || (e == E_END && left == E_FREE) ? 2u + 3u : 0u) + 5u +
+	/* STARTS_LONG (5, 2 more for a pair of the gate, 7 more from b 8 on and 1 for the way back
+	 * when not refused; refused, 3 for the branch and the return), after .Lf_kind's test (1)
+	 * for a long run or E_END after E_FREE, whose kind's test is 3 more. */
+	BF_WORK(t->m, (e == E_LONG || (e == E_END && left == E_FREE) ? 1u + 3u : 0u) + 5u +
 			      (((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u ? 2u + (b >= 8u ? 7u : 0u)
 									     : 0u));
 	/* b's halfword may be a long run's length halfword (the halfword before holds the run's
@@ -1524,8 +1538,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		BF_WORK(t->m, 3u - (e == E_LONG || (e == E_END && left == E_FREE) ? 3u : 0u));
 		return;
 	}
+	BF_WORK(t->m, ((BF_LEN_GATE >> ((w >> 14) & 15u)) & 1u) != 0u && b >= 8u ? 1u : 0u);
 	if (UNLIKELY(e == E_END && left == E_FREE)) {
-		BF_WORK(t->m, w_end_after_free(t, b, addr));
+		BF_WORK(t->m, 1u + w_end_after_free(t, b, addr)); /* after its stub (1) */
 		if (!free_run_ends_at(t, b))
 			return;
 	}
@@ -1565,15 +1580,18 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
-		 * next halfword), or a merge: the left tag's branches (2; 2 more after a used right
-		 * one), .Lf_clear (3, 1 more for the next halfword), .Lf_merge (5). */
+		 * next halfword), or a merge: the left tag (1; 1 more after a used right one),
+		 * MERGE_CLEAR (3, 1 more for the next halfword), .Lf_merge (5; one neighbour alone,
+		 * its copy in .Lf_right_free or .Lf_left_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
 					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
-					       : (left == E_FREE ? 2u : 0u) +
-							 ((right & 3u) != E_FREE ? 2u : 0u) + 3u +
-							 ((clear >> 16) != 0u ? 1u : 0u) + 5u));
+					       : (left == E_FREE ? 1u : 0u) +
+							 ((right & 3u) != E_FREE ? 1u : 0u) + 3u +
+							 ((clear >> 16) != 0u ? 1u : 0u) +
+							 (left == E_FREE && (right & 3u) == E_FREE ? 5u
+											       : 4u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 		w &= ~clear;
@@ -1643,7 +1661,8 @@ HOT void free_entry(agb_bestfit *t, uint32_t addr)
 /* The Thumb hot paths (bestfit_thumb.S) are the table's entries; what they hand back to C: */
 _Static_assert(offsetof(agb_bestfit, ctrl) == T_CTRL && offsetof(agb_bestfit, map) == T_MAP &&
 		       offsetof(agb_bestfit, blocks) == T_BLOCKS &&
-		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS,
+		       offsetof(agb_bestfit, nblocks) == T_NBLOCKS &&
+		       offsetof(agb_bestfit, consts) == T_CONSTS,
 	       "bestfit_thumb.h's field offsets");
 _Static_assert(C_HEADS == C_BITMAP + 4 * AGB_BESTFIT_WORDS && AGB_BESTFIT_SMALL == 256u &&
 		       C_LHEADS == C_HEADS + 2 * AGB_BESTFIT_SMALL,

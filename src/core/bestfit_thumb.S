@@ -38,13 +38,16 @@
 
 /* The constants the paths need sit in IWRAM (agb_bestfit_thumb_k, .data): from ROM a literal
  * costs a non-sequential cartridge read and breaks the sequential opcode fetches after it, from
- * IWRAM a load is 3 cycles. One literal per call gives their address. */
+ * IWRAM a load is 3 cycles. Their address is not a literal either: it is the pool state's consts
+ * (T_CONSTS, set by agb_bestfit_init), read where the paths have t at hand. In mGBA the ROM literal
+ * cost some 11 cycles a call, the load from the state (in IWRAM in the bench ROM) 2. */
 #define K_TABLE 0	/* the de Bruijn table, 32 bytes */
 #define K_DEBRUIJN 32
 #define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
 #define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
 #define K_GATE 44	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
 #define K_LEN 48	/* 32 bytes: run length by the de Bruijn index of its last entry's bit */
+#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (ROM): the free's long merges */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants); \t is clobbered. */
@@ -117,6 +120,42 @@
 	bne	3f
 	strh	\t1, [\t3, #(C_HEADS - 2)]
 3:
+.endm
+
+/* BIT_CLEAR with the summary's update out of line at \summary (BIT_CLEAR's, which comes back):
+ * the bitmap word that keeps another bin's bit falls through. \t2 is left the word's address
+ * (ctrl + C_BITMAP offset). */
+.macro BIT_CLEAR_TO size, t1, t2, t3, summary
+	subs	\t1, \size, #1		/* k */
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	ldr	\t3, [\t2, #C_BITMAP]
+	rsbs	\size, \t1, #0
+	movs	\t1, #1
+	rors	\t1, \size		/* the bin's bit */
+	bics	\t3, \t1
+	str	\t3, [\t2, #C_BITMAP]
+	beq	\summary
+.endm
+
+/* BIN_UNLINK's arm for a run x with company in its bin (\t1 its next, \t3 8x), out of line:
+ * comes back to \back. Clobbers \t2, \t3. */
+.macro BIN_UNLINK_COMPANY x, size, t1, t2, t3, back
+	adds	\t3, #N_PREV
+	ldrh	\t2, [r6, \t3]		/* prev */
+	lsls	\t3, \t2, #3
+	strh	\t1, [r6, \t3]		/* prev.next = next */
+	lsls	\t3, \t1, #3
+	adds	\t3, #N_PREV
+	strh	\t2, [r6, \t3]		/* next.prev = prev */
+	lsls	\t3, \size, #1
+	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	\t2, [\t3, #(C_HEADS - 2)]
+	cmp	\t2, \x
+	bne	\back
+	strh	\t1, [\t3, #(C_HEADS - 2)]
+	b	\back
 .endm
 
 /* bin_push: writes short free run \x of \size blocks (its tags, first and last block) and appends
@@ -232,6 +271,19 @@
 	F_RET
 .endm
 
+/* merge_clear: every entry of the short run being merged becomes E_FREE (r3 its clear mask in the
+ * window r6, whose low half is at r5). A merged run reaches the next halfword more often than not
+ * on some traces: that store is inline; without it the macro ends in a branch to \next, which
+ * follows it. */
+.macro MERGE_CLEAR next
+	bics	r6, r3
+	strh	r6, [r5]
+	lsrs	r3, r3, #16
+	beq	\next
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+.endm
+
 /* free's return. */
 .macro F_RET
 	add	sp, #12
@@ -240,20 +292,25 @@
 	bx	r3
 .endm
 
-/* starts_long: branches to \refuse when the halfword before b's holds a long run's start, so that
- * b's (the window's low half, r6) is its length halfword (map2.h agb_map2_starts_long). Only the
- * pairs (entry 7, next halfword's entry 0) of K_GATE can show a length halfword (bestfit.c
- * BF_LEN_GATE): for the others the load is skipped. Expects r2 the constants, r4 b, r5 a0;
- * clobbers r0, r1, r3. */
-.macro STARTS_LONG refuse
+/* starts_long: refused (a branch to \refuse) when the halfword before b's holds a long run's
+ * start, so that b's (the window's low half, r6) is its length halfword (map2.h
+ * agb_map2_starts_long). Only the pairs (entry 7, next halfword's entry 0) of K_GATE can show a
+ * length halfword (bestfit.c BF_LEN_GATE): for the others, most frees, the load is skipped and
+ * STARTS_LONG falls through (a taken branch costs some six cycles from ROM); a pair of the gate
+ * branches to \gate, STARTS_LONG_GATE out of line, which comes back to \back unless refused.
+ * Expects r2 the constants, r4 b, r5 a0; clobbers r0, r1, r3. */
+.macro STARTS_LONG gate
 	lsls	r0, r6, #14
 	lsrs	r0, r0, #28		/* entry 7 | the next halfword's entry 0 << 2 */
 	ldr	r1, [r2, #K_GATE]
 	lsrs	r1, r1, r0
 	lsrs	r1, r1, #1
-	bcc	1f
+	bcs	\gate
+.endm
+
+.macro STARTS_LONG_GATE back, refuse
 	cmp	r4, #8
-	blo	1f
+	blo	\back
 	subs	r0, r5, #2
 	ldrh	r0, [r0]
 	lsrs	r1, r0, #1
@@ -263,15 +320,24 @@
 	ands	r0, r3
 	cmp	r1, r0
 	bhi	\refuse
-1:
+	b	\back
 .endm
 
 /* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
- * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. */
+ * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. The free's only:
+ * the table's address comes from the constants (K_LCLASS) through the state at [sp]. */
 .macro LONG_CLASS c, size, t
+	LCLASS_TABLE \t
 	lsrs	\c, \size, #7
-	ldr	\t, =agb_bestfit_long_class_of
 	ldrb	\c, [\t, \c]
+.endm
+
+/* \t receives the address of agb_bestfit_long_class_of (ROM), kept with the constants in IWRAM:
+ * three loads from IWRAM cost less than one literal from ROM. In the free only ([sp] is t). */
+.macro LCLASS_TABLE t
+	ldr	\t, [sp]
+	ldr	\t, [\t, #T_CONSTS]
+	ldr	\t, [\t, #K_LCLASS]
 .endm
 
 /* \h receives the address of long class \c's head (ctrl + C_LHEADS + 2c); \c is kept. */
@@ -410,15 +476,26 @@
 .endm
 
 /* top_left: ip ((left | entry << 2) << 1) becomes ls, the free left neighbour's size (0: used); a long
- * one leaves the free to the C (.Lf_general). Clobbers r0, r1. */
-.macro TOP_LEFT
-	LEFT_TAG 1f
+ * one leaves the free to the C (.Lf_general). A used one, the commoner, falls through to \back;
+ * a free one's tag is TOP_LEFT_TAG's, out of line at \tag, which comes back to \back. Clobbers
+ * r0, r1. */
+.macro TOP_LEFT tag, back
+	movs	r0, #0
+	mov	r1, ip
+	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
+	beq	\tag
+\back:
+	mov	ip, r0
+.endm
+
+.macro TOP_LEFT_TAG back
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* the free left neighbour's tag */
 	subs	r1, r0, #1
 	cmp	r1, #255
-	bls	1f
+	bls	\back
 	b	.Lf_general		/* a long left neighbour */
-1:
-	mov	ip, r0
 .endm
 
 	.section .text.agb_bestfit_thumb_alloc, "ax", %progbits
@@ -456,7 +533,7 @@ agb_bestfit_thumb_alloc:
 	lsrs	r1, r1, #27
 	lsrs	r2, r2, r1		/* bins k, k+1, ... of k's bitmap word */
 	beq	.La_summary_stub
-	ldr	r0, =agb_bestfit_thumb_k
+	ldr	r0, [r0, #T_CONSTS]	/* the constants */
 	LOWBIT	r2, r1, r0
 	adds	r5, r4, r2		/* rsize: the smallest non-empty bin that fits */
 
@@ -507,12 +584,13 @@ agb_bestfit_thumb_alloc:
 	lsls	r1, r1, #1		/* hi: bit after the run's entries (2..32) */
 	lsls	r2, r2, #1
 	ldr	r0, [sp, #4]
+	ldr	r3, [r0, #T_CONSTS]
 	ldr	r0, [r0, #T_MAP]
 	adds	r2, r0			/* a: the map halfword of x */
 	movs	r0, #7
 	ands	r0, r7
 	lsls	r0, r0, #1		/* lo */
-	ldr	r3, =0x55555555
+	ldr	r3, [r3, #K_EVEN]	/* 0x55555555 */
 	lsrs	r3, r3, r0
 	lsls	r3, r3, r0
 	movs	r0, #32
@@ -570,7 +648,8 @@ agb_bestfit_thumb_alloc:
 	lsrs	r1, r1, r2
 	lsls	r1, r1, r2		/* words above k's */
 	beq	.La_top
-	ldr	r3, =agb_bestfit_thumb_k
+	ldr	r3, [sp, #4]
+	ldr	r3, [r3, #T_CONSTS]	/* the constants */
 	LOWBIT	r1, r2, r3
 	lsls	r2, r1, #2
 	adds	r2, r0
@@ -642,15 +721,88 @@ agb_bestfit_thumb_alloc:
 	.align	2
 	.global	agb_bestfit_thumb_free
 	.type	agb_bestfit_thumb_free, %function
-/* Far targets of the rare branches, before the entry: the common path falls through. */
-.Lf_edge_stub:
-	b	.Lf_edge
+/* The targets of the entry's rarer branches, before it: the common path falls through, and these
+ * lie within a conditional branch's reach (256 bytes) of their branch, so that each costs one
+ * taken branch, not two through a stub. Farthest first: the long run's gate and stubs, b at its
+ * halfword's first entry, a short run's gate, then the long run itself. */
+.Lf_kind_gate:	/* a pair of K_GATE (STARTS_LONG) for a long run or E_END after E_FREE */
+	STARTS_LONG_GATE .Lf_kind_known, .Lf_ret_stub
+.Lf_end_after_free_stub:
+	b	.Lf_end_after_free
+.Lf_long_top_near:
+	b	.Lf_long_top
+
+/* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
+ * before (none for block 0: as if a used run ended there). */
+.Lf_edge:
+	movs	r2, #3
+	cmp	r4, #0
+	beq	1f
+	subs	r2, r5, #2
+	ldrh	r2, [r2]
+	lsrs	r2, r2, #14
+1:
+	lsls	r3, r3, #2
+	orrs	r3, r2
+	b	.Lf_idx
+
+.Lf_gate:	/* a pair of K_GATE (STARTS_LONG) for a short run's start */
+	STARTS_LONG_GATE .Lf_short, .Lf_ret_stub
+
+/* K_CLASS's other kinds (r0 the code << 30): refused (1), or, past the refusal of a length
+ * halfword, a long run (2) or E_END after E_FREE (3). */
+.Lf_kind:
+	bpl	.Lf_ret_stub		/* 1: refused */
+	STARTS_LONG .Lf_kind_gate
+.Lf_kind_known:
+	mov	r3, ip
+	cmp	r3, #24			/* E_END after E_FREE: (0 | 3 << 2) << 1 */
+	beq	.Lf_end_after_free_stub
+/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
+ * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
+ * are stale), then the merge as for a short run. */
+.Lf_long:
+	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
+	lsrs	r0, r2, #1
+	movs	r1, #1
+	lsls	r1, r1, #14
+	ands	r0, r1
+	subs	r1, #1
+	orrs	r0, r1
+	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
+	adds	r3, r4, r2		/* end */
+	mov	r0, lr
+	ldrh	r0, [r0, #C_TOP]
+	cmp	r3, r0
+	beq	.Lf_long_top_near	/* next to the top run, or the pool's last run */
+	LONG_CLEAR
+	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
+	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
+	lsls	r0, r0, #2
+	lsrs	r7, r0, #16
+	bne	.Lfl_right_next
+	movs	r7, #0			/* rs */
+	tst	r6, r0
+	bne	.Lfl_right_done
+.Lfl_right_free:
+	ldr	r1, [sp, #4]
+	lsls	r0, r2, #3
+	adds	r0, r1
+	ldrh	r7, [r0, #N_SIZE]
+.Lfl_right_done:
+	LEFT_TAG 4f			/* ls */
+4:
+	b	.Lf_merge
+.Lfl_right_next:
+	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
+	movs	r7, #0
+	lsls	r0, r0, #30
+	beq	.Lfl_right_free
+	b	.Lfl_right_done
 .Lf_top_stub:
 	b	.Lf_top
 .Lf_ret_stub:
 	b	.Lf_ret
-.Lf_kind_stub:
-	b	.Lf_kind
 	.thumb_func
 /* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
 agb_bestfit_thumb_free:
@@ -674,10 +826,10 @@ agb_bestfit_thumb_free:
 	orrs	r6, r3			/* w: entries of the window (b's halfword and the next) */
 	lsls	r7, r4, #29
 	lsrs	r7, r7, #28		/* sh: 2 (b % 8) */
-	beq	.Lf_edge_stub
-	subs	r0, r7, #2
-	lsrs	r3, r3, r0		/* left's entry, b's entry above it (both in b's halfword) */
-.Lf_idx:
+	beq	.Lf_edge
+	subs	r1, r7, #2
+	lsrs	r3, r3, r1		/* left's entry, b's entry above it (both in b's halfword) */
+.Lf_idx:	/* r0 t */
 	/* map2.h's refusal with the two entries swapped, and the kind of run, in one lookup: two
 	 * bits per pair left | entry << 2 of K_CLASS, 0 for a short run's first block, 1 refused
 	 * (b's entry is free, or its left neighbour's starts or continues a used run), 2 E_LONG, 3
@@ -685,12 +837,12 @@ agb_bestfit_thumb_free:
 	lsls	r3, r3, #28
 	lsrs	r3, r3, #27
 	mov	ip, r3			/* (left | entry << 2) << 1 */
-	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r2, [r0, #T_CONSTS]	/* the constants */
 	ldr	r0, [r2, #K_CLASS]
 	lsrs	r0, r0, r3
 	lsls	r0, r0, #30
-	bne	.Lf_kind_stub		/* refused, a long run, or E_END after E_FREE */
-	STARTS_LONG .Lf_ret_stub
+	bne	.Lf_kind		/* refused, a long run, or E_END after E_FREE */
+	STARTS_LONG .Lf_gate
 /* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
 .Lf_short:
 	movs	r0, r6
@@ -754,21 +906,12 @@ agb_bestfit_thumb_free:
 	b	.Lf_merge_long
 .Lf_m_both_near:
 	b	.Lf_m_both
-	.pool				/* the entry's literal, within ldr's reach */
 /* The rarer turns of the merge paths below, out of line. */
 .Lf_right_edge:
 	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
 	lsls	r0, r0, #30
 	beq	.Lf_right_free
 	b	.Lf_right_used
-.Lf_left_tag:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	b	.Lf_clear
-.Lf_left_free:
-	movs	r7, #0			/* rs */
-	b	.Lf_left_tag
 /* A free neighbour: the right one first (the commoner merge falls through). */
 .Lf_right_maybe:
 	cmp	r7, #0
@@ -782,15 +925,24 @@ agb_bestfit_thumb_free:
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_tag
-.Lf_clear:
-	/* every entry of the run becomes E_FREE (a merged run reaches the next halfword more often
-	 * than not on some traces: that store is inline here) */
-	bics	r6, r3
-	strh	r6, [r5]
-	lsrs	r3, r3, #16
-	beq	.Lf_merge
-	lsrs	r6, r6, #16
-	strh	r6, [r5, #2]
+	/* The right neighbour alone (the commonest merge on some traces): .Lf_merge's steps for
+	 * ls = 0, then straight to .Lf_m_r_only's unlink. */
+	MERGE_CLEAR 1f
+1:
+	adds	r5, r2, r7		/* total */
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	.Lf_merge_long_near
+	adds	r2, r4, r2		/* end (start is b) */
+	b	.Lf_mr_known
+/* Both neighbours free: the left one's tag, then the clear falls into the merge. */
+.Lf_left_tag:
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	MERGE_CLEAR .Lf_merge
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
@@ -805,6 +957,24 @@ agb_bestfit_thumb_free:
 	beq	.Lf_m_r_only
 	cmp	r7, #0
 	bne	.Lf_m_both_near
+	b	.Lf_m_l_only
+/* The left neighbour alone (right used; the commonest merge on some traces): its tag, the clear
+ * and .Lf_merge's steps for rs = 0, falling into .Lf_m_l_only. */
+.Lf_left_free:
+	movs	r7, #0			/* rs */
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	MERGE_CLEAR 1f
+1:
+	adds	r5, r0, r2		/* total */
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	.Lf_merge_long_near
+	adds	r2, r4, r2		/* end */
+	subs	r4, r4, r0		/* start */
 /* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
  * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
  * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
@@ -861,6 +1031,7 @@ agb_bestfit_thumb_free:
 .Lf_m_r_only:	/* the right neighbour [end, end + r7) (or none) */
 	cmp	r7, #0
 	beq	.Lf_m_none
+.Lf_mr_known:
 	lsls	r3, r2, #3
 	ldrh	r1, [r6, r3]		/* its next */
 	cmp	r1, r2
@@ -904,14 +1075,7 @@ agb_bestfit_thumb_free:
 	add	r3, lr
 	ldrh	r0, [r3, #(C_HEADS - 2)]
 	cmp	r0, r2
-	bne	.Lf_m_push
-	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
-	b	.Lf_m_push
-.Lf_m_both:	/* both neighbours */
-	mov	ip, r5			/* total (BIN_UNLINK takes r5) */
-	BIN_UNLINK r4, r0, r1, r3, r5
-	mov	r5, ip
-	BIN_UNLINK r2, r7, r0, r1, r3
+	beq	.Lf_mr_head		/* (it seldom is: the push follows) */
 .Lf_m_push:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
@@ -920,6 +1084,123 @@ agb_bestfit_thumb_free:
 	F_RET
 .Lf_m_first:
 	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lf_mr_head:
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+	b	.Lf_m_push
+
+/* Both neighbours: each leaves its bin as BIN_UNLINK takes it out, the turns laid out for the
+ * commoner cases: its bin's only run (whose bitmap word keeps another bin's bit) falls through,
+ * a run with company and a word that empties are out of line after the push, which is the
+ * merged run's own (.Lf_m_push's steps). */
+.Lf_m_both:
+	mov	ip, r5			/* total */
+	lsls	r5, r4, #3
+	ldrh	r1, [r6, r5]		/* the left one's next */
+	cmp	r1, r4
+	bne	.Lmb_l_company
+	lsls	r3, r0, #1		/* its bin's only run: its head becomes ~x (empty) */
+	add	r3, lr
+	mvns	r1, r4
+	strh	r1, [r3, #(C_HEADS - 2)]
+	BIT_CLEAR_TO r0, r1, r3, r5, .Lmb_l_summary
+.Lmb_l_done:
+	mov	r5, ip
+	lsls	r3, r2, #3
+	ldrh	r0, [r6, r3]		/* the right one's next */
+	cmp	r0, r2
+	bne	.Lmb_r_company
+	lsls	r1, r7, #1
+	add	r1, lr
+	mvns	r0, r2
+	strh	r0, [r1, #(C_HEADS - 2)]
+	BIT_CLEAR_TO r7, r0, r1, r3, .Lmb_r_summary
+.Lmb_r_done:
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block */
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_first
+	BP_APPEND r4, r5, r0, r3, r7
+	F_RET
+.Lmb_first:
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lmb_l_company:	/* r1 next, r5 8 start */
+	BIN_UNLINK_COMPANY r4, r0, r1, r3, r5, .Lmb_l_done
+.Lmb_r_company:	/* r0 next, r3 8 end */
+	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lmb_r_done
+.Lmb_l_summary:
+	SUMMARY_BIT bics, r1, r3, r3, r5	/* the word is empty: clear its summary bit */
+	b	.Lmb_l_done
+.Lmb_r_summary:
+	SUMMARY_BIT bics, r0, r1, r1, r3
+	b	.Lmb_r_done
+
+/* A short used run that ends where the top run starts (or ends the pool, when there is no top
+ * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
+ * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
+ * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
+ * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip (left | entry << 2) << 1, lr ctrl.
+ * The commoner turns fall through (a used left neighbour, none to unlink) or return in place. */
+.Lf_top_left_tag:
+	TOP_LEFT_TAG .Lf_top_left_known
+.Lf_top:
+	TOP_LEFT .Lf_top_left_tag, .Lf_top_left_known
+	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
+	bics	r6, r3
+	strh	r6, [r5]		/* b's entry is in the low half */
+	lsrs	r1, r3, #16
+	beq	.Lf_top_end
+	lsrs	r6, r6, #16
+	strh	r6, [r5, #2]
+.Lf_top_end:
+	adds	r3, r4, r2		/* end */
+.Lf_top_cleared:
+	ldr	r1, [sp]
+	ldr	r6, [r1, #T_BLOCKS]
+	ldr	r5, [r1, #T_NBLOCKS]
+	subs	r5, r5, r3		/* the top run's length (0: none) */
+	adds	r5, r2
+	mov	r0, ip
+	adds	r5, r0			/* total = ls + len + top */
+	subs	r4, r4, r0		/* start */
+	cmp	r0, #0
+	bne	.Lf_top_unlink		/* a free left neighbour */
+.Lf_top_unlinked:
+	subs	r0, r5, #1
+	cmp	r0, #255
+	bls	.Lf_top_bin
+	mov	r0, lr
+	strh	r4, [r0, #C_TOP]	/* the new top run */
+	F_RET
+.Lf_top_bin:
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block */
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_top_first
+	BP_APPEND r4, r5, r0, r3, r7
+	F_RET
+.Lf_top_first:
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lf_top_unlink:
+	mov	ip, r5
+	BIN_UNLINK r4, r0, r1, r3, r5
+	mov	r5, ip
+	b	.Lf_top_unlinked
+
+/* A long used run that ends where the top run starts (or ends the pool): as .Lf_top, with the
+ * long run's clear. */
+.Lf_long_top:
+	TOP_LEFT .Lf_long_top_left_tag, .Lf_long_top_left_known
+	LONG_CLEAR
+	b	.Lf_top_cleared
+.Lf_long_top_left_tag:
+	TOP_LEFT_TAG .Lf_long_top_left_known
+
+/* At the top run after a long free left neighbour (TOP_LEFT: r0 ls, r2 len, r4 b, the map not
+ * yet written): bestfit.c free_top_long_left. */
+.Lf_general:
+	movs	r3, r0
+	movs	r1, r4
+	ldr	r0, [sp]
+	bl	agb_bestfit_thumb_free_top
+	b	.Lf_ret_far
 
 /* b's entry is E_END and its left neighbour's E_FREE: a one-block run after a free run, or the
  * last block of a long run (whose inner entries are E_FREE). bestfit.c free_run_ends_at: the
@@ -970,7 +1251,8 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r1]		/* the halfword before y's */
 	lsrs	r1, r0, #1
 	bics	r1, r0
-	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r2, [sp]
+	ldr	r2, [r2, #T_CONSTS]	/* the constants (no ROM literal) */
 	ldr	r3, [r2, #K_EVEN]
 	ands	r1, r3
 	ands	r0, r3
@@ -978,7 +1260,8 @@ agb_bestfit_thumb_free:
 	bhi	9f			/* y lies in a length halfword */
 .Lfe_ok:
 	ldr	r7, [sp, #8]
-	ldr	r2, =agb_bestfit_thumb_k
+	ldr	r2, [sp]
+	ldr	r2, [r2, #T_CONSTS]	/* the constants, for .Lf_short */
 	b	.Lf_short
 /* x is its halfword's first entry: y's entry is the last of the halfword before. */
 .Lfe_edge:
@@ -996,60 +1279,6 @@ agb_bestfit_thumb_free:
 	b	.Lfe_len
 9:
 	b	.Lf_ret			/* refused */
-
-/* K_CLASS's other kinds (r0 the code << 30): refused (1), or, past the refusal of a length
- * halfword, a long run (2) or E_END after E_FREE (3). */
-.Lf_kind:
-	bpl	9b			/* 1: refused */
-	STARTS_LONG 9b
-	mov	r3, ip
-	cmp	r3, #24			/* E_END after E_FREE: (0 | 3 << 2) << 1 */
-	beq	.Lf_end_after_free
-/* A long used run (E_LONG at b; its length is the next halfword, the window's high half): its
- * first entry and, unless the right neighbour is free, its last become E_FREE (its inner entries
- * are stale), then the merge as for a short run. */
-.Lf_long:
-	lsrs	r2, r6, #16		/* the length halfword: len | 0x4000 (| 0x8000 for bit 14) */
-	lsrs	r0, r2, #1
-	movs	r1, #1
-	lsls	r1, r1, #14
-	ands	r0, r1
-	subs	r1, #1
-	orrs	r0, r1
-	ands	r2, r0			/* len (map2.h agb_map2_len_decode) */
-	adds	r3, r4, r2		/* end */
-	mov	r0, lr
-	ldrh	r0, [r0, #C_TOP]
-	cmp	r3, r0
-	beq	.Lf_long_top_near	/* next to the top run, or the pool's last run */
-	LONG_CLEAR
-	/* the right neighbour's entry follows the last one: in the halfword LONG_CLEAR just wrote
-	 * (r6, at r1; r0 the last entry's bits) unless the last entry was its top one */
-	lsls	r0, r0, #2
-	lsrs	r7, r0, #16
-	bne	.Lfl_right_next
-	movs	r7, #0			/* rs */
-	tst	r6, r0
-	bne	.Lfl_right_done
-.Lfl_right_free:
-	ldr	r1, [sp, #4]
-	lsls	r0, r2, #3
-	adds	r0, r1
-	ldrh	r7, [r0, #N_SIZE]
-.Lfl_right_done:
-	LEFT_TAG 4f			/* ls */
-4:
-	b	.Lf_merge
-.Lfl_right_next:
-	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
-	movs	r7, #0
-	lsls	r0, r0, #30
-	beq	.Lfl_right_free
-	b	.Lfl_right_done
-.Lf_long_top_near:
-	b	.Lf_long_top
-
-	.pool				/* the literals of the paths above, within ldr's reach */
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
@@ -1077,7 +1306,37 @@ agb_bestfit_thumb_free:
 	adds	r3, r4, r5
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
-	bne	.Lml_not_top
+	beq	.Lml_top
+	/* Not at the pool's end, the commoner case: no left neighbour, or a short one, falls
+	 * through to the push and the return; the rest is out of line after them. */
+	cmp	r0, #0
+	beq	.Lml_push
+	subs	r1, r0, #1
+	cmp	r1, #255
+	bhi	.Lml_left
+	BIN_UNLINK r4, r0, r1, r2, r3	/* a short left neighbour */
+.Lml_push:
+	LONG_PUSH r4, r5, r0, r1, r2, r3
+	F_RET
+.Lml_left:
+	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
+	 * its tags take the new size. */
+	LCLASS_TABLE r3
+	lsrs	r1, r0, #7
+	ldrb	r1, [r3, r1]		/* its class */
+	lsrs	r2, r5, #7
+	ldrb	r2, [r3, r2]		/* the merged run's */
+	cmp	r1, r2
+	bne	.Lml_left_long
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	subs	r2, r5, #1
+	lsls	r2, r2, #3
+	adds	r1, r2
+	strh	r5, [r1, #N_SIZE]
+	F_RET
+.Lml_top:
 	/* The merged run ends the pool (a short run was last): the new top run. */
 	cmp	r0, #0
 	beq	.Lml_top_set
@@ -1092,113 +1351,12 @@ agb_bestfit_thumb_free:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
 	b	.Lf_ret_far
-.Lml_not_top:
-	cmp	r0, #0
-	bne	.Lml_left
-.Lml_push:
-	LONG_PUSH r4, r5, r0, r1, r2, r3
-	b	.Lf_ret_far
-.Lml_left:
-	subs	r1, r0, #1
-	cmp	r1, #255
-	bls	.Lml_left_short
-	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
-	 * its tags take the new size. */
-	ldr	r3, =agb_bestfit_long_class_of
-	lsrs	r1, r0, #7
-	ldrb	r1, [r3, r1]		/* its class */
-	lsrs	r2, r5, #7
-	ldrb	r2, [r3, r2]		/* the merged run's */
-	cmp	r1, r2
-	bne	.Lml_left_long
-	lsls	r1, r4, #3
-	adds	r1, r6
-	strh	r5, [r1, #N_SIZE]
-	subs	r2, r5, #1
-	lsls	r2, r2, #3
-	adds	r1, r2
-	strh	r5, [r1, #N_SIZE]
-	b	.Lf_ret_far
-.Lml_left_short:
-	BIN_UNLINK r4, r0, r1, r2, r3
-	b	.Lml_push
 .Lml_left_long:
 	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C r4, r5, r2, r0, r1, r3
-	b	.Lf_ret_far
-	.pool				/* the class table's address, within ldr's reach */
+	F_RET
 
-/* b is its halfword's first entry: its left neighbour's entry is the last of the halfword
- * before (none for block 0: as if a used run ended there). */
-.Lf_edge:
-	movs	r2, #3
-	cmp	r4, #0
-	beq	1f
-	subs	r2, r5, #2
-	ldrh	r2, [r2]
-	lsrs	r2, r2, #14
-1:
-	lsls	r3, r3, #2
-	orrs	r3, r2
-	b	.Lf_idx
-
-/* A short used run that ends where the top run starts (or ends the pool, when there is no top
- * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
- * bin, and the merged run [start, n) becomes the top run when longer than 256 blocks, else (no
- * top run followed) it goes to its bin. A long left neighbour goes to the C. r2 len, r3 the
- * run's clear mask in the window, r4 b, r5 a0, r6 the window, ip (left | entry << 2) << 1, lr ctrl. */
-.Lf_top:
-	TOP_LEFT
-	/* every entry of the run becomes E_FREE (r3: the common path's clear) */
-	bics	r6, r3
-	strh	r6, [r5]		/* b's entry is in the low half */
-	lsrs	r1, r3, #16
-	beq	.Lf_top_end
-	lsrs	r6, r6, #16
-	strh	r6, [r5, #2]
-.Lf_top_end:
-	adds	r3, r4, r2		/* end */
-.Lf_top_cleared:
-	ldr	r1, [sp]
-	ldr	r6, [r1, #T_BLOCKS]
-	ldr	r5, [r1, #T_NBLOCKS]
-	subs	r5, r5, r3		/* the top run's length (0: none) */
-	adds	r5, r2
-	mov	r0, ip
-	adds	r5, r0			/* total = ls + len + top */
-	subs	r4, r4, r0		/* start */
-	cmp	r0, #0
-	beq	.Lf_top_unlinked
-	mov	ip, r5
-	BIN_UNLINK r4, r0, r1, r3, r5
-	mov	r5, ip
-.Lf_top_unlinked:
-	subs	r0, r5, #1
-	cmp	r0, #255
-	bls	.Lf_top_bin
-	mov	r0, lr
-	strh	r4, [r0, #C_TOP]	/* the new top run */
-	b	.Lf_ret_far
-.Lf_top_bin:
-	BIN_PUSH r4, r5, r0, r1, r2, r3, r7
-	b	.Lf_ret_far
-
-/* A long used run that ends where the top run starts (or ends the pool): as .Lf_top, with the
- * long run's clear. */
-.Lf_long_top:
-	TOP_LEFT
-	LONG_CLEAR
-	b	.Lf_top_cleared
-
-/* At the top run after a long free left neighbour (TOP_LEFT: r0 ls, r2 len, r4 b, the map not
- * yet written): bestfit.c free_top_long_left. */
-.Lf_general:
-	movs	r3, r0
-	movs	r1, r4
-	ldr	r0, [sp]
-	bl	agb_bestfit_thumb_free_top
-	b	.Lf_ret_far
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
 	.global	agb_bestfit_free
@@ -1206,6 +1364,7 @@ agb_bestfit_thumb_free:
 
 	.section .data.agb_bestfit_thumb_k, "aw", %progbits
 	.align	2
+	.global	agb_bestfit_thumb_k
 	.type	agb_bestfit_thumb_k, %object
 agb_bestfit_thumb_k:
 	.byte	0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8
@@ -1217,6 +1376,7 @@ agb_bestfit_thumb_k:
 	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
 	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
 	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
-	.size	agb_bestfit_thumb_k, 80
+	.word	agb_bestfit_long_class_of	/* K_LCLASS */
+	.size	agb_bestfit_thumb_k, 84
 
 #endif

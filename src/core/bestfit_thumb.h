@@ -19,6 +19,10 @@
 #define T_MAP 16
 #define T_BLOCKS 20
 #define T_NBLOCKS 24
+/* The address of agb_bestfit_thumb_k (bestfit_thumb.S), the constants in IWRAM: read from the pool
+ * state (IWRAM in the bench, about 2 cycles) where a literal from ROM costs a non-sequential
+ * cartridge read and the prefetch (about 11). */
+#define T_CONSTS 40
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -56,6 +60,9 @@ uint32_t agb_bestfit_thumb_alloc_general(agb_bestfit *t, uint32_t size, uint32_t
 uint32_t agb_bestfit_thumb_alloc_long(agb_bestfit *t, uint32_t want, uint32_t *granted);
 void agb_bestfit_thumb_free_top(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls);
 void agb_bestfit_thumb_mark_used(agb_bestfit *t, uint32_t b, uint32_t len);
+
+/* The hot paths' constants (bestfit_thumb.S), whose address agb_bestfit_init keeps in consts. */
+extern const uint8_t agb_bestfit_thumb_k[];
 #endif
 
 #endif
