@@ -1576,7 +1576,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		}
 		uint32_t eh = sh + (len << 1); /* <= 32 */
 		uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
-		uint32_t right = LIKELY(eh != 32u) ? w >> eh : AGB_LD16(t->m, a0 + 4u);
+		uint32_t right = LIKELY(eh != 32u) ? w >> (eh & 31u) : AGB_LD16(t->m, a0 + 4u); /* mask: eh < 32 here */
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
