@@ -69,10 +69,11 @@ static int map_grow(struct addrmap *m)
     return 0;
 }
 
-/* Returns the slot index holding KEY, or (size_t)-1. */
+/* Returns the slot holding KEY, or (size_t)-1. Key 0 marks an empty slot, so it is never found
+ * (the parser rejects a null '<' or '>' address). */
 static size_t map_find(const struct addrmap *m, uint64_t key)
 {
-    if (!m->cap)
+    if (!m->cap || key == 0)
         return (size_t)-1;
     size_t mask = m->cap - 1;
     for (size_t i = hash_addr(key, mask);; i = (i + 1) & mask) {
@@ -790,12 +791,15 @@ static int parse_line(struct conv *c, const char *s, size_t len, unsigned long l
     }
     i += 2;
     p->addr_col = i + 1;
-    size_t n = parse_hex(s + i, &p->addr, p->op == '+' || p->op == '-', 0);
+    /* glibc prints a null pointer as "(nil)": in '+' (a failed malloc), '-' (free(NULL)) and
+     * '!' (a failed realloc(NULL, n)). Its '<' and '>' always name a real block. */
+    size_t n = parse_hex(s + i, &p->addr, p->op == '+' || p->op == '-' || p->op == '!', 0);
     if (n == 0 || n == (size_t)-1) {
         set_err(c, line, i + 1, n ? "address does not fit in 64 bits" : "expected a hexadecimal address (0x...)");
         return -1;
     }
-    if (p->addr == 0 && n != 5) {
+    if (p->addr == 0 && strncmp(s + i, "(nil)", 5) != 0) {
+        /* "0x0", "0x000", ...: no block lives at 0, and 0 marks an empty slot of the map. */
         set_err(c, line, i + 1, "null address must be written (nil)");
         return -1;
     }

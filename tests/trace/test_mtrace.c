@@ -104,6 +104,7 @@ static void test_unknown_free_memalign_failures(void **state)
         "@ ./a:(posix_memalign+0x1)[0x20] + 0x2040 0x80\n" /* memalign: same as malloc */
         "+ (nil) 0x100000\n"               /* failed malloc */
         "! 0x2040 0x200000\n"              /* failed realloc */
+        "! (nil) 0x200000\n"               /* failed realloc(NULL, n) */
         "< 0x3000\n> 0x3100 0x10\n"        /* realloc of an unknown block */
         "- (nil)\n"
         "- 0x2000\n";
@@ -113,8 +114,8 @@ static void test_unknown_free_memalign_failures(void **state)
         "{\n  \"version\": 1,\n  \"arena\": \"ewram\",\n  \"arena_bytes\": 4096,\n"
         "  \"name\": \"odd \\\"one\\\"\",\n"
         "  \"source\": \"record-mtrace -o x.log ./a\\tb\",\n"
-        "  \"mtrace\": {\"events_in\": 8, \"skipped\": 0, \"dropped_unknown_frees\": 1, "
-        "\"unknown_reallocs\": 1, \"dropped_failed\": 2, \"zero_sizes\": 1, \"implicit_frees\": 0, "
+        "  \"mtrace\": {\"events_in\": 9, \"skipped\": 0, \"dropped_unknown_frees\": 1, "
+        "\"unknown_reallocs\": 1, \"dropped_failed\": 3, \"zero_sizes\": 1, \"implicit_frees\": 0, "
         "\"peak_live_bytes\": 145, \"peak_live_count\": 3, \"truncated\": false},\n"
         "  \"events\": [\n"
         "[\"alloc\",0,1],\n"
@@ -199,6 +200,14 @@ static void test_errors(void **state)
     expect_error("+ 0x10 0x40001\n",
                  "t.mtrace:1:8: allocation of 262145 bytes exceeds arena_bytes (262144); "
                  "use a max-live limit to truncate the trace");
+    /* A zero address written in hex, of any length (the fuzzer found "0x000", as long as
+     * "(nil)"): before, a realloc to it freed the block it moved and the trace did not load. */
+    expect_error("+ 0x10 0x8\n< 0x10\n> 0x000 0x0\n", "t.mtrace:3:3: null address must be written (nil)");
+    expect_error("+ 0x0 0x8\n", "t.mtrace:1:3: null address must be written (nil)");
+    expect_error("- 0x00000\n", "t.mtrace:1:3: null address must be written (nil)");
+    /* glibc never prints a null '<' or '>' (realloc(NULL, n) logs '+', a failure '!'). */
+    expect_error("< (nil)\n> 0x10 0x8\n", "t.mtrace:1:3: expected a hexadecimal address (0x...)");
+    expect_error("+ 0x10 0x8\n< 0x10\n> (nil) 0x8\n", "t.mtrace:3:3: expected a hexadecimal address (0x...)");
 }
 
 /* Frame marks (the failed mallocs of scripts/agbsim-frame.h) become frame events; other failed
