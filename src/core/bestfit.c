@@ -506,8 +506,8 @@ static inline uint32_t bin_head_held_peek(const agb_bestfit *t, uint32_t size)
 	return (uint32_t)((AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1)) & 0x8000u) == 0u);
 }
 
-/* The Thumb free's BIN_PUSH with the return (.Lf_alone, .Lf_m_push): 9, then 5 to append to a
- * held bin, else 10 and 3 (10 when the bin's bitmap word, `word`, was empty). */
+/* The Thumb free's BIN_PUSH with the return (.Lf_m_push; .Lf_alone 2 fewer): 9, then 5 to append
+ * to a held bin, else 10 and 3 (10 when the bin's bitmap word, `word`, was empty). */
 static inline uint32_t w_free_push(const agb_bestfit *t, uint32_t size, uint32_t word)
 {
 	if (bin_head_held_peek(t, size))
@@ -544,29 +544,30 @@ static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t si
 
 /* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
  * blocks, or a long run freed between used ones (from_long, ls = rs = 0), or from .Lf_alone's
- * BP_HEAD for a short one: the one-neighbour merges (left: 2 + 3, then 9 for a run with company
- * in its bin; an only run 5, then 4 + 22 when both bins' bits share a word and the merged run's
- * bin is empty, else 15 (4 more after the shared word's test) and 6 when its word empties; right
- * alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13), both neighbours (2 + 1 + 4, each
- * unlink 8, 9 when it was its bin's head, or 12 for its bin's only run and 7 more when its word
- * empties, 4 between), then the merged run's push. Read before the unlinks: the bitmap words
- * and the heads they leave are worked out here. */
+ * BP_HEAD for a short one: the one-neighbour merges (left: 1 + 3, 2 + 3 + 1 after a long run,
+ * then 9 for a run with company in its bin; an only run 5, then 4 + 22 when both bins' bits
+ * share a word and the merged run's bin is empty, else 15 (4 more after the shared word's test)
+ * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13),
+ * both neighbours (2 + 1 + 4, each unlink 8, 9 when it was its bin's head, or 12 for its bin's
+ * only run and 7 more when its word empties, 4 between), then the merged run's push. Read
+ * before the unlinks: the bitmap words and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
 	const uint32_t total = ls + len + rs, start = b - ls, end = b + len;
 	const uint32_t it = (total - 1u) >> 5;
 	uint32_t wt = bin_word_peek(t, total);
-	if (ls == 0u && rs == 0u)
-		return (from_long ? 4u + 2u + 1u : 0u) + w_free_push(t, total, wt);
+	if (ls == 0u && rs == 0u) /* .Lf_alone reads blocks from the stack: 2 fewer */
+		return from_long ? 4u + 2u + 1u + w_free_push(t, total, wt)
+				 : w_free_push(t, total, wt) - 2u;
 	/* A short run's one neighbour alone comes from .Lf_right_free's or .Lf_left_free's copy of
-	 * .Lf_merge, whose end (2: the right one's branch to .Lf_mr_known, the left one's start)
-	 * stands for mshort's 4 and .Lf_merge's or .Lf_m_r_only's test (2); a long run's left one
-	 * alone branches from .Lf_merge to .Lf_m_l_only (1). */
+	 * .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
+	 * start 1) stands for mshort's 4 and .Lf_merge's or .Lf_m_r_only's test (2); a long run's
+	 * left one alone branches from .Lf_merge to .Lf_m_l_only (1). */
 	uint32_t w = !from_long && (ls == 0u || rs == 0u) ? 0u : 4u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		w += 2u + 3u + (from_long && rs == 0u ? 1u : 0u);
+		w += (!from_long && rs == 0u ? 1u : 2u) + 3u + (from_long && rs == 0u ? 1u : 0u);
 		if (!long_only_peek(t, x))
 			return w + (rs == 0u ? 9u
 					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
@@ -1543,6 +1544,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		BF_WORK(t->m, 1u + w_end_after_free(t, b, addr)); /* after its stub (1) */
 		if (!free_run_ends_at(t, b))
 			return;
+		BF_WORK(t->m, 2u); /* .Lfe_ok's sh, worked out again */
 	}
 	uint32_t len, end, ls = 0, rs = 0;
 	if (UNLIKELY(e == E_LONG)) {
@@ -1568,7 +1570,7 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		/* A short run: the first entry at or after b with its high bit set ends it. */
 		len = (lowbit(t, ((w >> 1) & 0x55555555u) >> sh) >> 1) + 1u;
 		end = b + len;
-		BF_WORK(t->m, 18u); /* .Lf_short to the top test */
+		BF_WORK(t->m, 15u); /* .Lf_short to the top test */
 		if (UNLIKELY(end == AGB_LD16(t->m, t->ctrl + C_TOP))) {
 			BF_WORK(t->m, 1u); /* .Lf_top_stub */
 			free_top(t, addr, b, len, w, left, 0); /* next to the top run, or the pool's end */
@@ -1580,15 +1582,14 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
-		 * next halfword), or a merge: the left tag (1; 1 more after a used right one),
-		 * MERGE_CLEAR (3, 1 more for the next halfword), .Lf_merge (5; one neighbour alone,
-		 * its copy in .Lf_right_free or .Lf_left_free, 4). */
+		 * next halfword), or a merge: the left tag (1), MERGE_CLEAR (3, 1 more for the next
+		 * halfword), .Lf_merge (5; one neighbour alone, its copy in .Lf_right_free or
+		 * .Lf_left_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
 					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
-					       : (left == E_FREE ? 1u : 0u) +
-							 ((right & 3u) != E_FREE ? 1u : 0u) + 3u +
+					       : (left == E_FREE ? 1u : 0u) + 3u +
 							 ((clear >> 16) != 0u ? 1u : 0u) +
 							 (left == E_FREE && (right & 3u) == E_FREE ? 5u
 											       : 4u)));
@@ -1607,7 +1608,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	blocks_add(t, len);
 	uint32_t total = ls + len + rs;
 	if (UNLIKELY(total > SMALL)) {
-		BF_WORK(t->m, 1u); /* .Lf_merge_long_near; merge_free declares the rest */
+		/* .Lf_merge_long_near, or from .Lf_left_free .Lf_left_long (rs's 0 and the branch);
+		 * merge_free declares the rest */
+		BF_WORK(t->m, e != E_LONG && ls != 0u && rs == 0u ? 2u : 1u);
 		merge_out(t, b, len, ls, rs);
 		return;
 	}

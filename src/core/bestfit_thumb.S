@@ -804,15 +804,16 @@ agb_bestfit_thumb_alloc:
 .Lf_ret_stub:
 	b	.Lf_ret
 	.thumb_func
-/* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr. */
+/* void agb_bestfit_thumb_free(void *t, uint32_t addr). Stack: [sp] t, [sp+4] addr, [sp+8]
+ * blocks (one load where t->blocks is two). */
 agb_bestfit_thumb_free:
-	push	{r0, r1, r2, r4, r5, r6, r7, lr}	/* r2: 8-byte alignment */
-	ldr	r6, [r0, #T_BLOCKS]
-	ldr	r2, [r0, #T_CTRL]
-	mov	lr, r2
-	subs	r4, r1, r6		/* off */
-	movs	r2, #3
-	rors	r4, r2			/* b, with off % 8 in bits 29-31 */
+	ldr	r2, [r0, #T_BLOCKS]
+	push	{r0, r1, r2, r4, r5, r6, r7, lr}	/* 8-byte aligned */
+	ldr	r3, [r0, #T_CTRL]
+	mov	lr, r3
+	subs	r4, r1, r2		/* off */
+	movs	r3, #3
+	rors	r4, r3			/* b, with off % 8 in bits 29-31 */
 	ldr	r2, [r0, #T_NBLOCKS]
 	cmp	r4, r2
 	bhs	.Lf_ret_stub		/* off the 8-byte grid (2^29 or more), outside the pool or AGB_NULL */
@@ -845,18 +846,16 @@ agb_bestfit_thumb_free:
 	STARTS_LONG .Lf_gate
 /* A short used run from b: r2 the constants, r4 b, r5 a0, r6 the window, r7 sh, lr ctrl. */
 .Lf_short:
-	movs	r0, r6
-	lsrs	r0, r0, r7		/* the entries from b's */
-	lsrs	r1, r0, #1
-	ands	r0, r1			/* bit 2i: entry i is E_END (every entry of the run before its last
-				 * is E_USED, whose high bit is clear, so no odd bit below it is set) */
+	lsrs	r0, r6, #1
+	ands	r0, r6
+	lsrs	r0, r0, r7		/* bit 2i: entry i from b's is E_END (every entry of the run
+				 * before its last is E_USED, whose high bit is clear, so no odd
+				 * bit below it is set) */
 	rsbs	r1, r0, #0
 	ands	r0, r1			/* v: the first, the run's last (bit 2 (len - 1)) */
-	lsls	r1, r0, #2
-	subs	r3, r1, #1
+	lsls	r3, r0, #2
+	subs	r3, #1
 	lsls	r3, r3, r7		/* clear: entries [b, end) (v << 2 is 0 for 16 entries from sh 0) */
-	lsls	r1, r1, r7
-	movs	r7, r1			/* bit sh + 2 len: the right neighbour's entry, 0 past the window */
 	ldr	r1, [r2, #K_DEBRUIJN]
 	muls	r0, r1, r0
 	lsrs	r0, r0, #27
@@ -867,13 +866,14 @@ agb_bestfit_thumb_free:
 	ldrh	r1, [r1, #C_TOP]
 	cmp	r0, r1
 	beq	.Lf_top_stub		/* next to the top run, or the pool's last run */
-	/* The right neighbour's entry, in the window or (past it) the halfword after. The common
-	 * case, no free neighbour, falls through to the return; the others are out of line after
-	 * it (a taken branch costs some six cycles from ROM). */
-	lsls	r0, r7, #1
-	orrs	r0, r7
+	/* The right neighbour's entry, in the window or (past it) the halfword after: its two bits
+	 * are those of clear << 2 beyond clear (none past the window). The common case, no free
+	 * neighbour, falls through to the return; the others are out of line after it (a taken
+	 * branch costs some six cycles from ROM). */
+	lsls	r0, r3, #2
+	bics	r0, r3
 	tst	r6, r0
-	beq	.Lf_right_maybe		/* free, or past the window */
+	beq	.Lf_right_maybe		/* free, or past the window (r0 0) */
 .Lf_right_used:
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
@@ -886,8 +886,7 @@ agb_bestfit_thumb_free:
 	bne	.Lf_alone_hi
 .Lf_alone:
 	ldr	r0, [sp, #4]		/* b's block */
-	lsls	r6, r4, #3
-	subs	r6, r0, r6		/* blocks */
+	ldr	r6, [sp, #8]		/* blocks */
 	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_first
 	BP_APPEND r4, r2, r0, r5, r7
 .Lf_ret:
@@ -904,6 +903,9 @@ agb_bestfit_thumb_free:
 	b	.Lf_alone
 .Lf_merge_long_near:
 	b	.Lf_merge_long
+.Lf_left_long:
+	movs	r7, #0			/* rs */
+	b	.Lf_merge_long
 .Lf_m_both_near:
 	b	.Lf_m_both
 /* The rarer turns of the merge paths below, out of line. */
@@ -914,7 +916,7 @@ agb_bestfit_thumb_free:
 	b	.Lf_right_used
 /* A free neighbour: the right one first (the commoner merge falls through). */
 .Lf_right_maybe:
-	cmp	r7, #0
+	cmp	r0, #0
 	beq	.Lf_right_edge
 .Lf_right_free:
 	lsls	r0, r2, #3
@@ -930,8 +932,7 @@ agb_bestfit_thumb_free:
 	MERGE_CLEAR 1f
 1:
 	adds	r5, r2, r7		/* total */
-	ldr	r1, [sp]
-	ldr	r6, [r1, #T_BLOCKS]
+	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
 	cmp	r1, #255
 	bhi	.Lf_merge_long_near
@@ -946,8 +947,7 @@ agb_bestfit_thumb_free:
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
-	ldr	r1, [sp]
-	ldr	r6, [r1, #T_BLOCKS]
+	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
 	cmp	r1, #255
 	bhi	.Lf_merge_long_near
@@ -959,22 +959,20 @@ agb_bestfit_thumb_free:
 	bne	.Lf_m_both_near
 	b	.Lf_m_l_only
 /* The left neighbour alone (right used; the commonest merge on some traces): its tag, the clear
- * and .Lf_merge's steps for rs = 0, falling into .Lf_m_l_only. */
+ * and .Lf_merge's steps for rs = 0 (which .Lf_m_l_only does not read: only a long merge sets r7),
+ * falling into .Lf_m_l_only. */
 .Lf_left_free:
-	movs	r7, #0			/* rs */
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
 	MERGE_CLEAR 1f
 1:
 	adds	r5, r0, r2		/* total */
-	ldr	r1, [sp]
-	ldr	r6, [r1, #T_BLOCKS]
+	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
 	cmp	r1, #255
-	bhi	.Lf_merge_long_near
-	adds	r2, r4, r2		/* end */
-	subs	r4, r4, r0		/* start */
+	bhi	.Lf_left_long		/* rs 0 is set there */
+	subs	r4, r4, r0		/* start (end is not needed) */
 /* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
  * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
  * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
@@ -1153,8 +1151,8 @@ agb_bestfit_thumb_free:
 .Lf_top_end:
 	adds	r3, r4, r2		/* end */
 .Lf_top_cleared:
+	ldr	r6, [sp, #8]		/* blocks */
 	ldr	r1, [sp]
-	ldr	r6, [r1, #T_BLOCKS]
 	ldr	r5, [r1, #T_NBLOCKS]
 	subs	r5, r5, r3		/* the top run's length (0: none) */
 	adds	r5, r2
@@ -1208,7 +1206,6 @@ agb_bestfit_thumb_free:
  * whose first entry is E_FREE and which starts the pool or follows a used run's last entry that
  * is not inside a length halfword. */
 .Lf_end_after_free:
-	str	r7, [sp, #8]		/* sh, back on acceptance (the alignment slot) */
 	ldr	r1, [sp, #4]
 	subs	r0, r1, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* s */
@@ -1259,7 +1256,8 @@ agb_bestfit_thumb_free:
 	cmp	r1, r0
 	bhi	9f			/* y lies in a length halfword */
 .Lfe_ok:
-	ldr	r7, [sp, #8]
+	lsls	r7, r4, #29
+	lsrs	r7, r7, #28		/* sh again (r7 served above) */
 	ldr	r2, [sp]
 	ldr	r2, [r2, #T_CONSTS]	/* the constants, for .Lf_short */
 	b	.Lf_short
@@ -1282,13 +1280,13 @@ agb_bestfit_thumb_free:
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
- * is written. [sp+8] (the alignment slot) keeps total, ip ls. */
+ * is written. [sp+4] (addr, not read again) keeps total, ip ls. */
 .Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
 	F_RET
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
-	str	r5, [sp, #8]
+	str	r5, [sp, #4]
 	mov	ip, r0
 	cmp	r7, #0
 	beq	.Lml_right_done
@@ -1302,7 +1300,7 @@ agb_bestfit_thumb_free:
 .Lml_right_done:
 	ldr	r1, [sp]
 	ldr	r1, [r1, #T_NBLOCKS]
-	ldr	r5, [sp, #8]
+	ldr	r5, [sp, #4]
 	adds	r3, r4, r5
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
