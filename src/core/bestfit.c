@@ -544,13 +544,14 @@ static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t si
 
 /* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
  * blocks, or a long run freed between used ones (from_long, ls = rs = 0), or from .Lf_alone's
- * BP_HEAD for a short one: the one-neighbour merges (left: 1 + 3, 2 + 3 + 1 after a long run,
- * then 9 for a run with company in its bin; an only run 5, then 4 + 22 when both bins' bits
- * share a word and the merged run's bin is empty, else 15 (4 more after the shared word's test)
- * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 25, 13),
- * both neighbours (2 + 1 + 4, each unlink 8, 9 when it was its bin's head, or 12 for its bin's
- * only run and 7 more when its word empties, 4 between), then the merged run's push. Read
- * before the unlinks: the bitmap words and the heads they leave are worked out here. */
+ * BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 1 after a long run,
+ * then 8 for a run with company in its bin; an only run 5, then 4 + 18 when both bins' bits
+ * share a word and the merged run's bin is empty, else 13 (4 more after the shared word's test)
+ * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 22, 13),
+ * both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 4, each unlink 8, 9 when
+ * it was its bin's head, or 12 for its bin's only run and 7 more when its word empties, 4
+ * between), then the merged run's push. Read before the unlinks: the bitmap words and the
+ * heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
@@ -560,16 +561,18 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	if (ls == 0u && rs == 0u) /* .Lf_alone reads blocks from the stack: 2 fewer */
 		return from_long ? 4u + 2u + 1u + w_free_push(t, total, wt)
 				 : w_free_push(t, total, wt) - 2u;
-	/* A short run's one neighbour alone comes from .Lf_right_free's or .Lf_left_free's copy of
-	 * .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
-	 * start 1) stands for mshort's 4 and .Lf_merge's or .Lf_m_r_only's test (2); a long run's
-	 * left one alone branches from .Lf_merge to .Lf_m_l_only (1). */
-	uint32_t w = !from_long && (ls == 0u || rs == 0u) ? 0u : 4u;
+	/* A short run's merge comes from .Lf_right_free's, .Lf_left_free's or .Lf_left_tag's copy
+	 * of .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
+	 * start 1, both's end, start and branch to .Lf_m_both 3) stands for mshort's 4 and
+	 * .Lf_merge's or .Lf_m_r_only's test (2; both: 2 + 1); a long run's left one alone branches
+	 * from .Lf_merge to .Lf_m_l_only (1). */
+	uint32_t w = from_long ? 4u : ls != 0u && rs != 0u ? 3u : 0u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		w += (!from_long && rs == 0u ? 1u : 2u) + 3u + (from_long && rs == 0u ? 1u : 0u);
+		w += (!from_long && rs == 0u ? 1u : 2u) + (rs == 0u ? 4u : 3u) +
+		     (from_long && rs == 0u ? 1u : 0u);
 		if (!long_only_peek(t, x))
-			return w + (rs == 0u ? 9u
+			return w + (rs == 0u ? 8u
 					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
 							     end
 						     ? 1u
@@ -578,14 +581,14 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		w += 5u;
 		const uint32_t same = (uint32_t)(((s - 1u) >> 5) == it);
 		if (same && !bin_head_held_peek(t, total))
-			return w + 4u + (rs == 0u ? 22u : 25u);
+			return w + 4u + (rs == 0u ? 18u : 22u);
 		const uint32_t ws = bin_word_peek(t, s) & ~bin_bit(s);
-		w += (same ? 4u : 0u) + (rs == 0u ? 15u : 13u) + (ws == 0u ? 6u : 0u);
+		w += (same ? 4u : 0u) + 13u + (ws == 0u ? 6u : 0u);
 		if (same)
 			wt = ws;
 		return w + w_free_push(t, total, wt);
 	}
-	w += 2u + 1u + 4u + 4u;
+	w += (from_long ? 2u + 1u : 0u) + 4u + 4u;
 	const uint32_t il = (ls - 1u) >> 5, ir = (rs - 1u) >> 5;
 	uint32_t wl = bin_word_peek(t, ls), wr = bin_word_peek(t, rs);
 	const uint32_t hl = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((ls - 1u) << 1));

@@ -243,30 +243,27 @@
 6:
 .endm
 
-/* The end of free's single-merge moves (.Lf_m_l_only, .Lf_m_r_only): the tags of merged run \x of \total blocks
- * (r6 blocks), then in the bitmap word both bins share the bit of \sold (the neighbour's size)
- * cleared and \total's set; returns. Clobbers r1-r3, \sold, \total. */
-.macro MOVE_TAIL x, sold, total
-	lsls	r1, \x, #3
-	adds	r1, r6
-	strh	\total, [r1, #N_SIZE]
-	subs	r3, \total, #1		/* k of the merged run's bin */
-	lsls	r2, r3, #3
-	adds	r2, r1
-	strh	\total, [r2, #N_SIZE]	/* its last block's tag */
+/* The end of free's single-merge moves (.Lf_m_l_only, .Lf_mr_known): the tags of the merged run
+ * of \total blocks whose first block is \blk, then in the bitmap word both bins share, the bit
+ * of \sold (the neighbour's size: its bin's only run, so the bit is set) cleared and the merged
+ * run's (clear: its bin is empty) set. The merged run is \len blocks longer and its bit lies in
+ * the same word, so it is the neighbour's shifted left by \len. Returns. Clobbers r1-r3, \sold. */
+.macro MOVE_TAIL blk, sold, total, len
+	lsls	r3, \total, #3
+	subs	r3, #(8 - N_SIZE)	/* from the first block to the last one's tag */
+	strh	\total, [\blk, #N_SIZE]
+	strh	\total, [\blk, r3]
+	subs	r3, \sold, #1		/* k of the neighbour's bin */
 	lsrs	r1, r3, #5
 	lsls	r1, r1, #2
 	add	r1, lr			/* ctrl + 4 * (k >> 5): the bitmap word */
 	ldr	r2, [r1, #C_BITMAP]
 	rsbs	r3, r3, #0
-	movs	\total, #1
-	rors	\total, r3
-	orrs	r2, \total		/* the merged run's bin's bit */
-	subs	\sold, #1
-	rsbs	\sold, \sold, #0
-	movs	r3, #1
-	rors	r3, \sold
-	bics	r2, r3			/* the neighbour's bin's bit */
+	movs	\sold, #1
+	rors	\sold, r3		/* the neighbour's bin's bit */
+	bics	r2, \sold
+	lsls	\sold, \sold, \len	/* the merged run's bin's bit */
+	orrs	r2, \sold
 	str	r2, [r1, #C_BITMAP]
 	F_RET
 .endm
@@ -938,13 +935,24 @@ agb_bestfit_thumb_free:
 	bhi	.Lf_merge_long_near
 	adds	r2, r4, r2		/* end (start is b) */
 	b	.Lf_mr_known
-/* Both neighbours free: the left one's tag, then the clear falls into the merge. */
+/* Both neighbours free: the left one's tag, the clear and .Lf_merge's steps, then straight to
+ * .Lf_m_both (ls and rs are not 0). */
 .Lf_left_tag:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR .Lf_merge
-.Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs */
+	MERGE_CLEAR 1f
+1:
+	adds	r5, r0, r2
+	adds	r5, r7			/* total */
+	ldr	r6, [sp, #8]		/* blocks */
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	.Lf_merge_long_near
+	adds	r2, r4, r2		/* end */
+	subs	r4, r4, r0		/* start */
+	b	.Lf_m_both
+.Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs (a long run's) */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
 	ldr	r6, [sp, #8]		/* blocks */
@@ -979,8 +987,9 @@ agb_bestfit_thumb_free:
  * only run with the two bits changed by one load and store of the word, which stays non-empty,
  * so its summary bit (set) stays: the state bin_unlink and bin_push leave, in fewer steps. */
 .Lf_m_l_only:	/* the left neighbour [start, b) of r0 blocks: its node is the merged run's */
-	lsls	r3, r4, #3
-	ldrh	r1, [r6, r3]		/* its next */
+	lsls	r7, r4, #3
+	adds	r7, r6			/* its first block (r2 and r7 are free on this path) */
+	ldrh	r1, [r7]		/* its next */
 	cmp	r1, r4
 	bne	.Lf_ml_company
 	subs	r1, r0, #1
@@ -998,19 +1007,17 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r3, r4
 	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
-	MOVE_TAIL r4, r0, r5
+	subs	r4, r5, r0		/* what the merge adds (start is not needed again) */
+	MOVE_TAIL r7, r0, r5, r4
 .Lf_ml_alone:	/* its bin's only run: the bin becomes empty */
 	lsls	r1, r0, #1
 	add	r1, lr
 	mvns	r3, r4
 	strh	r3, [r1, #(C_HEADS - 2)]
-	mov	ip, r5
-	BIT_CLEAR r0, r1, r3, r5
-	mov	r5, ip
+	BIT_CLEAR r0, r1, r3, r2
 	b	.Lf_m_push
-.Lf_ml_company:	/* r1 its next, r3 8 start: unlinked from its bin */
-	adds	r3, #N_PREV
-	ldrh	r2, [r6, r3]		/* prev (end is not needed: no right neighbour) */
+.Lf_ml_company:	/* r1 its next, r7 its first block: unlinked from its bin */
+	ldrh	r2, [r7, #N_PREV]	/* prev (end is not needed: no right neighbour) */
 	lsls	r3, r2, #3
 	strh	r1, [r6, r3]		/* prev.next = next */
 	lsls	r3, r1, #3
@@ -1049,11 +1056,13 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r3, r2
 	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
-	lsls	r1, r4, #3
+	lsls	r0, r4, #3
+	adds	r0, r6			/* the merged run's first block (r0, ls, is 0) */
 	lsls	r3, r4, #16
 	orrs	r3, r4
-	str	r3, [r6, r1]		/* the merged run alone, linked to itself */
-	MOVE_TAIL r4, r7, r5
+	str	r3, [r0]		/* the merged run alone, linked to itself */
+	subs	r4, r2, r4		/* what the merge adds: end - start */
+	MOVE_TAIL r0, r7, r5, r4
 .Lf_mr_alone:	/* its bin's only run: the bin becomes empty */
 	lsls	r1, r7, #1
 	add	r1, lr
