@@ -531,15 +531,39 @@ static inline uint32_t w_bin_unlink_b(const agb_bestfit *t, uint32_t x, uint32_t
 	return long_only_peek(t, x) ? w_bin_unlink(t, x, size) + 2u : 9u;
 }
 
-/* .Lf_merge_long's unlink of a neighbour (the right one, or the left one when the merged run
- * becomes the top run): the size test 3, then a short run's BIN_UNLINK (3 + 14 for its bin's
- * only run, 6 more when its word empties, or 3 + 9) or a long run's LONG_UNLINK (6 + 5 for its
- * class's only run, or 6 + 11) less the unit long_unlink declares. */
+/* .Lf_merge_long's unlink of the left neighbour when the merged run becomes the top run: the
+ * size test 3, then a short run's BIN_UNLINK (3 + 14 for its bin's only run, 6 more when its
+ * word empties, or 3 + 9) or a long run's LONG_UNLINK (6 + 5 for its class's only run, or
+ * 6 + 11) less the unit long_unlink declares. */
 static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
 		return 3u + 3u + w_bin_unlink_b(t, x, size);
 	return 3u + 6u + (long_only_peek(t, x) ? 5u : 11u) - 1u;
+}
+
+/* .Lf_merge_long's BIN_UNLINK of a short neighbour that is not the top run's left one (its
+ * only-run arm inline, the other out of line): 3 to its test, then 12 for its bin's only run
+ * (6 more when its word empties), or 8 and 1 more when it was its bin's head. */
+static inline uint32_t w_ml_bin_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (!long_only_peek(t, x))
+		return 3u + 8u +
+		       (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1)) == x ? 1u : 0u);
+	return 3u + w_bin_unlink(t, x, size);
+}
+
+/* .Lf_merge_long's unlink of the right neighbour: the size test 3, then w_ml_bin_unlink or a
+ * long run's LONG_UNLINK out of line (6 + 5 for its class's only run, or 6 + 11 and the branch
+ * back when it was its class's head) less the unit long_unlink declares. */
+static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t size)
+{
+	if (size <= SMALL)
+		return 3u + w_ml_bin_unlink(t, x, size);
+	if (long_only_peek(t, x))
+		return 3u + 6u + 5u - 1u;
+	return 3u + 6u + 11u - 1u +
+	       (AGB_PEEK16(t->m, lhead_addr(t, long_class_quiet(size))) == x ? 1u : 0u);
 }
 
 /* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
@@ -1143,14 +1167,14 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 			run_unlink(t, start, ls);
 		}
 		if (rs != 0u) {
-			BF_WORK(t->m, w_ml_unlink(t, end, rs));
+			BF_WORK(t->m, w_ml_right(t, end, rs));
 			run_unlink(t, end, rs);
 		}
 		top_set(t, start);
 		return;
 	}
 	if (rs != 0u) {
-		BF_WORK(t->m, w_ml_unlink(t, end, rs));
+		BF_WORK(t->m, w_ml_right(t, end, rs));
 		run_unlink(t, end, rs);
 	}
 	/* The left's test (2, its size's 3), a long one's class test (4). */
@@ -1162,10 +1186,9 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 		return;
 	}
 	if (ls != 0u) {
-		/* A short one's BIN_UNLINK (2, then 14 for its bin's only run, 6 more when its word
-		 * empties, else 9), a long one's LONG_UNLINK_C (5, then 5 or 11) less long_unlink's
-		 * unit. */
-		BF_WORK(t->m, ls <= SMALL ? 2u + w_bin_unlink_b(t, start, ls)
+		/* A short one's (w_ml_bin_unlink), a long one's LONG_UNLINK_C (5, then 5 or 11) less
+		 * long_unlink's unit. */
+		BF_WORK(t->m, ls <= SMALL ? w_ml_bin_unlink(t, start, ls)
 					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
 	}

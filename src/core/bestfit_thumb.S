@@ -346,15 +346,15 @@
 	add	\h, lr
 .endm
 
-/* long_unlink: takes long free run \x of \size blocks out of its class list. Clobbers \size,
- * \t1..\t3; keeps \x. */
-.macro LONG_UNLINK x, size, t1, t2, t3
+/* long_unlink: takes long free run \x of \size blocks out of its class list, then goes on after
+ * it or (given \done) branches to \done. Clobbers \size, \t1..\t3; keeps \x. */
+.macro LONG_UNLINK x, size, t1, t2, t3, done=8f
 	LONG_CLASS \t1, \size, \t2
-	LONG_UNLINK_C \x, \size, \t1, \t2, \t3
+	LONG_UNLINK_C \x, \size, \t1, \t2, \t3, \done
 .endm
 
 /* LONG_UNLINK with the run's class already in \t1. */
-.macro LONG_UNLINK_C x, size, t1, t2, t3
+.macro LONG_UNLINK_C x, size, t1, t2, t3, done=8f
 	lsls	\t2, \x, #3
 	ldr	\t2, [r6, \t2]		/* next (low half), prev (high half) */
 	lsls	\t3, \t2, #16
@@ -367,7 +367,7 @@
 	ldrh	\t1, [\t3, #C_LONG]
 	bics	\t1, \t2
 	strh	\t1, [\t3, #C_LONG]
-	b	8f
+	b	\done
 7:
 	lsrs	\t2, \t2, #16		/* prev */
 	lsls	\size, \t2, #3
@@ -378,8 +378,11 @@
 	LHEAD	\size, \t1, \t2
 	ldrh	\t2, [\size]
 	cmp	\t2, \x
-	bne	8f
+	bne	\done
 	strh	\t3, [\size]		/* x was the head: next is */
+.ifnc \done,8f
+	b	\done
+.endif
 8:
 .endm
 
@@ -1292,6 +1295,13 @@ agb_bestfit_thumb_free:
  * is written. [sp+4] (addr, not read again) keeps total, ip ls. */
 .Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
 	F_RET
+/* .Lf_merge_long's rarer unlinks, out of line before it (within a conditional branch's reach). */
+.Lml_right_company:	/* r0 next, r3 8 end */
+	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lml_right_done
+.Lml_right_long:
+	LONG_UNLINK r2, r7, r0, r1, r3, .Lml_right_done
+.Lml_left_company:	/* r1 next, r3 8 start */
+	BIN_UNLINK_COMPANY r4, r0, r1, r2, r3, .Lml_push
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
@@ -1302,10 +1312,18 @@ agb_bestfit_thumb_free:
 	subs	r1, r7, #1
 	cmp	r1, #255
 	bhi	.Lml_right_long
-	BIN_UNLINK r2, r7, r0, r1, r3
-	b	.Lml_right_done
-.Lml_right_long:
-	LONG_UNLINK r2, r7, r0, r1, r3
+	/* A short right neighbour, its bin's only run as a rule here (long merges happen where
+	 * the bins are sparse): BIN_UNLINK's only-run arm falls through, the other is out of
+	 * line. */
+	lsls	r3, r2, #3
+	ldrh	r0, [r6, r3]		/* next */
+	cmp	r0, r2
+	bne	.Lml_right_company
+	lsls	r1, r7, #1		/* its bin's only run: its head becomes ~x (empty) */
+	add	r1, lr
+	mvns	r0, r2
+	strh	r0, [r1, #(C_HEADS - 2)]
+	BIT_CLEAR r7, r0, r1, r3
 .Lml_right_done:
 	ldr	r1, [sp]
 	ldr	r1, [r1, #T_NBLOCKS]
@@ -1321,7 +1339,15 @@ agb_bestfit_thumb_free:
 	subs	r1, r0, #1
 	cmp	r1, #255
 	bhi	.Lml_left
-	BIN_UNLINK r4, r0, r1, r2, r3	/* a short left neighbour */
+	lsls	r3, r4, #3		/* a short left neighbour: as the right one */
+	ldrh	r1, [r6, r3]		/* next */
+	cmp	r1, r4
+	bne	.Lml_left_company
+	lsls	r2, r0, #1
+	add	r2, lr
+	mvns	r1, r4
+	strh	r1, [r2, #(C_HEADS - 2)]
+	BIT_CLEAR r0, r1, r2, r3
 .Lml_push:
 	LONG_PUSH r4, r5, r0, r1, r2, r3
 	F_RET
