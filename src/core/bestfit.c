@@ -1180,7 +1180,7 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	/* The left's test (2, its size's 3), a long one's class test (4). */
 	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
 	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
-		BF_WORK(t->m, 5u + 2u); /* its tags and the return */
+		BF_WORK(t->m, 4u + 2u); /* its tags and the return */
 		st(t, start, N_SIZE, size);
 		st(t, start + size - 1u, N_SIZE, size);
 		return;
@@ -1606,12 +1606,12 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		uint32_t clear = (0xFFFFFFFFu >> (32u - eh)) & (0xFFFFFFFFu << sh);
 		uint32_t right = LIKELY(eh != 32u) ? w >> (eh & 31u) : AGB_LD16(t->m, a0 + 4u); /* mask: eh < 32 here */
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
-		 * and .Lf_right_free's 6 for a free one; past the window .Lf_right_edge too (3 used, 2
+		 * and .Lf_right_free's 5 for a free one; past the window .Lf_right_edge too (3 used, 2
 		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
 		 * next halfword), or a merge: the left tag (1), MERGE_CLEAR (3, 1 more for the next
 		 * halfword), .Lf_merge (5; one neighbour alone, its copy in .Lf_right_free or
 		 * .Lf_left_free, 4). */
-		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 6u + (eh != 32u ? 0u : 2u)
+		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 5u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
 					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
@@ -1634,9 +1634,9 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 	blocks_add(t, len);
 	uint32_t total = ls + len + rs;
 	if (UNLIKELY(total > SMALL)) {
-		/* .Lf_merge_long_near, or from .Lf_left_free .Lf_left_long (rs's 0 and the branch);
-		 * merge_free declares the rest */
-		BF_WORK(t->m, e != E_LONG && ls != 0u && rs == 0u ? 2u : 1u);
+		/* .Lf_merge_long_near, or from .Lf_left_free or .Lf_right_free .Lf_left_long or
+		 * .Lf_right_long (the other's size 0 and the branch); merge_free declares the rest */
+		BF_WORK(t->m, e != E_LONG && (ls == 0u) != (rs == 0u) ? 2u : 1u);
 		merge_out(t, b, len, ls, rs);
 		return;
 	}

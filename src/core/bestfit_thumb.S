@@ -906,6 +906,9 @@ agb_bestfit_thumb_free:
 .Lf_left_long:
 	movs	r7, #0			/* rs */
 	b	.Lf_merge_long
+.Lf_right_long:
+	movs	r0, #0			/* ls */
+	b	.Lf_merge_long
 .Lf_m_both_near:
 	b	.Lf_m_both
 /* The rarer turns of the merge paths below, out of line. */
@@ -923,19 +926,19 @@ agb_bestfit_thumb_free:
 	ldr	r1, [sp, #4]
 	adds	r0, r1
 	ldrh	r7, [r0, #N_SIZE]	/* rs: the free right neighbour's size */
-	movs	r0, #0			/* ls */
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_tag
 	/* The right neighbour alone (the commonest merge on some traces): .Lf_merge's steps for
-	 * ls = 0, then straight to .Lf_m_r_only's unlink. */
+	 * ls = 0 (which .Lf_mr_known does not read: only a long merge sets r0), then straight to
+	 * .Lf_m_r_only's unlink. */
 	MERGE_CLEAR 1f
 1:
 	adds	r5, r2, r7		/* total */
 	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
 	cmp	r1, #255
-	bhi	.Lf_merge_long_near
+	bhi	.Lf_right_long		/* ls 0 is set there */
 	adds	r2, r4, r2		/* end (start is b) */
 	b	.Lf_mr_known
 /* Both neighbours free: the left one's tag, the clear and .Lf_merge's steps, then straight to
@@ -1060,7 +1063,7 @@ agb_bestfit_thumb_free:
 	mvns	r3, r2
 	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
 	lsls	r0, r4, #3
-	adds	r0, r6			/* the merged run's first block (r0, ls, is 0) */
+	adds	r0, r6			/* the merged run's first block (r0 is free here) */
 	lsls	r3, r4, #16
 	orrs	r3, r4
 	str	r3, [r0]		/* the merged run alone, linked to itself */
@@ -1075,7 +1078,7 @@ agb_bestfit_thumb_free:
 	b	.Lf_m_push
 .Lf_mr_company:	/* r1 its next, r3 8 end: unlinked from its bin */
 	adds	r3, #N_PREV
-	ldrh	r0, [r6, r3]		/* prev (ls is 0) */
+	ldrh	r0, [r6, r3]		/* prev (r0 is free here) */
 	lsls	r3, r0, #3
 	strh	r1, [r6, r3]		/* prev.next = next */
 	lsls	r3, r1, #3
@@ -1364,10 +1367,9 @@ agb_bestfit_thumb_free:
 	lsls	r1, r4, #3
 	adds	r1, r6
 	strh	r5, [r1, #N_SIZE]
-	subs	r2, r5, #1
-	lsls	r2, r2, #3
-	adds	r1, r2
-	strh	r5, [r1, #N_SIZE]
+	lsls	r2, r5, #3
+	subs	r2, #(8 - N_SIZE)
+	strh	r5, [r1, r2]		/* its last block's tag */
 	F_RET
 .Lml_top:
 	/* The merged run ends the pool (a short run was last): the new top run. */
