@@ -572,9 +572,9 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
  * then 8 for a run with company in its bin; an only run 5, then 4 + 18 when both bins' bits
  * share a word and the merged run's bin is empty, else 13 (4 more after the shared word's test)
  * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 22, 13),
- * both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 4, each unlink 8, 9 when
- * it was its bin's head, or 12 for its bin's only run and 7 more when its word empties, 4
- * between), then the merged run's push. Read before the unlinks: the bitmap words and the
+ * both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each unlink 8, 9 when
+ * it was its bin's head (the left one 10, 11), or 12 for its bin's only run and 7 more when
+ * its word empties, 3 between), then the merged run's push. Read before the unlinks: the bitmap words and the
  * heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
@@ -612,7 +612,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 			wt = ws;
 		return w + w_free_push(t, total, wt);
 	}
-	w += (from_long ? 2u + 1u : 0u) + 4u + 4u;
+	w += (from_long ? 2u + 1u : 0u) + 3u + 3u;
 	const uint32_t il = (ls - 1u) >> 5, ir = (rs - 1u) >> 5;
 	uint32_t wl = bin_word_peek(t, ls), wr = bin_word_peek(t, rs);
 	const uint32_t hl = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((ls - 1u) << 1));
@@ -625,7 +625,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 			wt = wl;
 		w += 12u + (wl == 0u ? 7u : 0u);
 	} else {
-		w += 8u + (hl == start ? 1u : 0u);
+		w += 10u + (hl == start ? 1u : 0u); /* with total's trip through ip */
 		if (ls == rs && hl == start)
 			hr = pk(t, start, N_NEXT); /* the right one's bin's head after the left one left */
 	}

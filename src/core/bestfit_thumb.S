@@ -139,6 +139,22 @@
 	beq	\summary
 .endm
 
+/* BIT_CLEAR_TO in three registers: the bit is made before the word is read into \size. \t2 is
+ * left the word's address. */
+.macro BIT_CLEAR3_TO size, t1, t2, summary
+	subs	\t1, \size, #1		/* k */
+	lsrs	\t2, \t1, #5
+	lsls	\t2, \t2, #2
+	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
+	rsbs	\size, \t1, #0
+	movs	\t1, #1
+	rors	\t1, \size		/* the bin's bit */
+	ldr	\size, [\t2, #C_BITMAP]
+	bics	\size, \t1
+	str	\size, [\t2, #C_BITMAP]
+	beq	\summary
+.endm
+
 /* BIN_UNLINK's arm for a run x with company in its bin (\t1 its next, \t3 8x), out of line:
  * comes back to \back. Clobbers \t2, \t3. */
 .macro BIN_UNLINK_COMPANY x, size, t1, t2, t3, back
@@ -1105,19 +1121,17 @@ agb_bestfit_thumb_free:
  * commoner cases: its bin's only run (whose bitmap word keeps another bin's bit) falls through,
  * a run with company and a word that empties are out of line after the push, which is the
  * merged run's own (.Lf_m_push's steps). */
-.Lf_m_both:
-	mov	ip, r5			/* total */
-	lsls	r5, r4, #3
-	ldrh	r1, [r6, r5]		/* the left one's next */
+.Lf_m_both:	/* r0 ls (not needed after the left one), r2 end, r4 start, r5 total, r7 rs */
+	lsls	r3, r4, #3
+	ldrh	r1, [r6, r3]		/* the left one's next */
 	cmp	r1, r4
 	bne	.Lmb_l_company
 	lsls	r3, r0, #1		/* its bin's only run: its head becomes ~x (empty) */
 	add	r3, lr
 	mvns	r1, r4
 	strh	r1, [r3, #(C_HEADS - 2)]
-	BIT_CLEAR_TO r0, r1, r3, r5, .Lmb_l_summary
+	BIT_CLEAR3_TO r0, r1, r3, .Lmb_l_summary
 .Lmb_l_done:
-	mov	r5, ip
 	lsls	r3, r2, #3
 	ldrh	r0, [r6, r3]		/* the right one's next */
 	cmp	r0, r2
@@ -1135,12 +1149,27 @@ agb_bestfit_thumb_free:
 	F_RET
 .Lmb_first:
 	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
-.Lmb_l_company:	/* r1 next, r5 8 start */
-	BIN_UNLINK_COMPANY r4, r0, r1, r3, r5, .Lmb_l_done
+.Lmb_l_company:	/* r1 next, r3 8 start: BIN_UNLINK_COMPANY with total kept in ip */
+	mov	ip, r5
+	adds	r3, #N_PREV
+	ldrh	r5, [r6, r3]		/* prev */
+	lsls	r3, r5, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r5, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r0, #1
+	add	r3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	r5, [r3, #(C_HEADS - 2)]
+	cmp	r5, r4
+	mov	r5, ip			/* (no flags) */
+	bne	.Lmb_l_done
+	strh	r1, [r3, #(C_HEADS - 2)]
+	b	.Lmb_l_done
 .Lmb_r_company:	/* r0 next, r3 8 end */
 	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lmb_r_done
 .Lmb_l_summary:
-	SUMMARY_BIT bics, r1, r3, r3, r5	/* the word is empty: clear its summary bit */
+	SUMMARY_BIT bics, r1, r3, r3, r0	/* the word is empty: clear its summary bit */
 	b	.Lmb_l_done
 .Lmb_r_summary:
 	SUMMARY_BIT bics, r0, r1, r1, r3
