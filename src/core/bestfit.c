@@ -567,8 +567,8 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
 }
 
 /* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
- * blocks, or a long run freed between used ones (from_long, ls = rs = 0), or from .Lf_alone's
- * BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 1 after a long run,
+ * blocks, or from .Lf_m_push for a long run freed between used ones (from_long, ls = rs = 0),
+ * or from .Lf_alone's BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 1 after a long run,
  * then 8 for a run with company in its bin; an only run 5, then 4 + 18 when both bins' bits
  * share a word and the merged run's bin is empty, else 13 (4 more after the shared word's test)
  * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 22, 13),
@@ -583,8 +583,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	const uint32_t it = (total - 1u) >> 5;
 	uint32_t wt = bin_word_peek(t, total);
 	if (ls == 0u && rs == 0u) /* .Lf_alone reads blocks from the stack: 2 fewer */
-		return from_long ? 4u + 2u + 1u + w_free_push(t, total, wt)
-				 : w_free_push(t, total, wt) - 2u;
+		return from_long ? w_free_push(t, total, wt) : w_free_push(t, total, wt) - 2u;
 	/* A short run's merge comes from .Lf_right_free's, .Lf_left_free's or .Lf_left_tag's copy
 	 * of .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
 	 * start 1, both's end, start and branch to .Lf_m_both 3) stands for mshort's 4 and
@@ -1586,10 +1585,16 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		const uint32_t hv = long_clear(t, a0, w, sh, end - 1u);
 		const uint32_t right = (end & 7u) != 0u ? hv >> ((end & 7u) << 1) : map_entry(t, end);
 		/* LONG_CLEAR (17), the right entry's test (3; 2 for a free one's tag, 1 for a used
-		 * one in the next halfword), .Lfl_right_done (4, the left tag's 1, the branch 1),
-		 * .Lf_merge (5). */
+		 * one in the next halfword), .Lfl_right_done (4), then after a free left one its tag
+		 * (1), the branch (1) and .Lf_merge (5); after a used one .Lfl_left_used's right test
+		 * (2), then the branch and .Lf_merge (6) for a free right one, else the length's test
+		 * (3), then the branch and .Lf_merge (6) beyond SMALL blocks, or the way to .Lf_m_push
+		 * (2; w_free_tail counts from there). */
 		BF_WORK(t->m, 17u + 3u + ((right & 3u) == E_FREE ? 2u : (end & 7u) == 0u ? 1u : 0u) +
-				      4u + (left == E_FREE ? 1u : 0u) + 1u + 5u);
+				      4u +
+				      (left == E_FREE		? 1u + 1u + 5u
+				       : (right & 3u) == E_FREE ? 2u + 6u
+							       : 2u + 3u + (len > SMALL ? 6u : 2u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
 	} else {

@@ -806,9 +806,20 @@ agb_bestfit_thumb_alloc:
 	adds	r0, r1
 	ldrh	r7, [r0, #N_SIZE]
 .Lfl_right_done:
-	LEFT_TAG 4f			/* ls */
-4:
+	LEFT_TAG .Lfl_left_used		/* ls */
+.Lfl_merge:
 	b	.Lf_merge
+/* A long run with a used left neighbour: with a used right one too (a long run between used
+ * ones, common on some traces) and at most 256 blocks, straight to .Lf_m_push: total is len. */
+.Lfl_left_used:
+	cmp	r7, #0
+	bne	.Lfl_merge		/* a free right neighbour */
+	subs	r1, r2, #1
+	cmp	r1, #255
+	bhi	.Lfl_merge		/* a long merge */
+	movs	r5, r2			/* total */
+	ldr	r6, [sp, #8]		/* blocks */
+	b	.Lf_m_push
 .Lfl_right_next:
 	ldrh	r0, [r1, #2]		/* the halfword after the last entry's */
 	movs	r7, #0
