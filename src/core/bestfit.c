@@ -568,14 +568,14 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
 
 /* The Thumb free from .Lf_m_r_only (mshort's 4 on) to its return for a merge of at most SMALL
  * blocks, or from .Lf_m_push for a long run freed between used ones (from_long, ls = rs = 0),
- * or from .Lf_alone's BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 1 after a long run,
- * then 8 for a run with company in its bin; an only run 5, then 4 + 18 when both bins' bits
- * share a word and the merged run's bin is empty, else 13 (4 more after the shared word's test)
- * and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head), 5, 4 + 22, 13),
- * both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each unlink 8, 9 when
- * it was its bin's head (the left one 10, 11), or 12 for its bin's only run and 7 more when
- * its word empties, 3 between), then the merged run's push. Read before the unlinks: the bitmap words and the
- * heads they leave are worked out here. */
+ * or from .Lf_alone's BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 2
+ * after a long run, then 8 for a run with company in its bin; an only run 5, then 4 + 17 when
+ * both bins' bits share a word and the merged run's bin is empty, else 13 (4 more after the
+ * shared word's test) and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head),
+ * 5, 4 + 22, 13), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each
+ * unlink 8, 9 when it was its bin's head (the left one 10, 11), or 12 for its bin's only run
+ * and 7 more when its word empties, 3 between), then the merged run's push. Read before the
+ * unlinks: the bitmap words and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
@@ -588,12 +588,12 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	 * of .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
 	 * start 1, both's end, start and branch to .Lf_m_both 3) stands for mshort's 4 and
 	 * .Lf_merge's or .Lf_m_r_only's test (2; both: 2 + 1); a long run's left one alone branches
-	 * from .Lf_merge to .Lf_m_l_only (1). */
+	 * from .Lf_merge to .Lf_m_l_only with its len (2). */
 	uint32_t w = from_long ? 4u : ls != 0u && rs != 0u ? 3u : 0u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
 		w += (!from_long && rs == 0u ? 1u : 2u) + (rs == 0u ? 4u : 3u) +
-		     (from_long && rs == 0u ? 1u : 0u);
+		     (from_long && rs == 0u ? 2u : 0u);
 		if (!long_only_peek(t, x))
 			return w + (rs == 0u ? 8u
 					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
@@ -604,7 +604,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		w += 5u;
 		const uint32_t same = (uint32_t)(((s - 1u) >> 5) == it);
 		if (same && !bin_head_held_peek(t, total))
-			return w + 4u + (rs == 0u ? 18u : 22u);
+			return w + 4u + (rs == 0u ? 17u : 22u);
 		const uint32_t ws = bin_word_peek(t, s) & ~bin_bit(s);
 		w += (same ? 4u : 0u) + 13u + (ws == 0u ? 6u : 0u);
 		if (same)

@@ -19,8 +19,9 @@
  *    read from ROM), or becomes the top run when it ends the pool; only a run at the top
  *    run after a long free left neighbour goes to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
- * arguments are pushed with the callee-saved registers and read back from the stack. Returns use
- * pop {rN}; bx rN, so ARM callers come back in ARM state. */
+ * arguments are pushed with the callee-saved registers and read back from the stack (the free
+ * pushes t->blocks with them, in the alignment slot). Returns use pop {rN}; bx rN, so ARM
+ * callers come back in ARM state. */
 #include "bestfit_thumb.h"
 
 #if AGB_BESTFIT_THUMB
@@ -263,8 +264,9 @@
  * of \total blocks whose first block is \blk, then in the bitmap word both bins share, the bit
  * of \sold (the neighbour's size: its bin's only run, so the bit is set) cleared and the merged
  * run's (clear: its bin is empty) set. The merged run is \len blocks longer and its bit lies in
- * the same word, so it is the neighbour's shifted left by \len. Returns. Clobbers r1-r3, \sold. */
-.macro MOVE_TAIL blk, sold, total, len
+ * the same word, so it is the neighbour's shifted left by \len. Returns. Clobbers r1, r3, \sold,
+ * \word. */
+.macro MOVE_TAIL blk, sold, total, len, word
 	lsls	r3, \total, #3
 	subs	r3, #(8 - N_SIZE)	/* from the first block to the last one's tag */
 	strh	\total, [\blk, #N_SIZE]
@@ -273,14 +275,14 @@
 	lsrs	r1, r3, #5
 	lsls	r1, r1, #2
 	add	r1, lr			/* ctrl + 4 * (k >> 5): the bitmap word */
-	ldr	r2, [r1, #C_BITMAP]
+	ldr	\word, [r1, #C_BITMAP]
 	rsbs	r3, r3, #0
 	movs	\sold, #1
 	rors	\sold, r3		/* the neighbour's bin's bit */
-	bics	r2, \sold
+	bics	\word, \sold
 	lsls	\sold, \sold, \len	/* the merged run's bin's bit */
-	orrs	r2, \sold
-	str	r2, [r1, #C_BITMAP]
+	orrs	\word, \sold
+	str	\word, [r1, #C_BITMAP]
 	F_RET
 .endm
 
@@ -998,6 +1000,7 @@ agb_bestfit_thumb_free:
 	beq	.Lf_m_r_only
 	cmp	r7, #0
 	bne	.Lf_m_both_near
+	subs	r2, r5, r0		/* len, as .Lf_left_free leaves it */
 	b	.Lf_m_l_only
 /* The left neighbour alone (right used; the commonest merge on some traces): its tag, the clear
  * and .Lf_merge's steps for rs = 0 (which .Lf_m_l_only does not read: only a long merge sets r7),
@@ -1019,9 +1022,9 @@ agb_bestfit_thumb_free:
  * one bitmap word, the neighbour's bin becomes empty (head ~x) and the merged run its new bin's
  * only run with the two bits changed by one load and store of the word, which stays non-empty,
  * so its summary bit (set) stays: the state bin_unlink and bin_push leave, in fewer steps. */
-.Lf_m_l_only:	/* the left neighbour [start, b) of r0 blocks: its node is the merged run's */
+.Lf_m_l_only:	/* the left neighbour [start, b) of r0 blocks: its node is the merged run's; r2 len */
 	lsls	r7, r4, #3
-	adds	r7, r6			/* its first block (r2 and r7 are free on this path) */
+	adds	r7, r6			/* its first block (r7 is free on this path) */
 	ldrh	r1, [r7]		/* its next */
 	cmp	r1, r4
 	bne	.Lf_ml_company
@@ -1040,8 +1043,7 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r3, r4
 	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
-	subs	r4, r5, r0		/* what the merge adds (start is not needed again) */
-	MOVE_TAIL r7, r0, r5, r4
+	MOVE_TAIL r7, r0, r5, r2, r4	/* r2 len: what the merge adds */
 .Lf_ml_alone:	/* its bin's only run: the bin becomes empty */
 	lsls	r1, r0, #1
 	add	r1, lr
@@ -1095,7 +1097,7 @@ agb_bestfit_thumb_free:
 	orrs	r3, r4
 	str	r3, [r0]		/* the merged run alone, linked to itself */
 	subs	r4, r2, r4		/* what the merge adds: end - start */
-	MOVE_TAIL r0, r7, r5, r4
+	MOVE_TAIL r0, r7, r5, r4, r2
 .Lf_mr_alone:	/* its bin's only run: the bin becomes empty */
 	lsls	r1, r7, #1
 	add	r1, lr
