@@ -74,9 +74,10 @@
 	strh	\idx, [\base, #C_SUMMARY]
 .endm
 
-/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. The bin's bit,
- * 1 << (k & 31), is 1 rotated right by -k: a rotation takes its amount modulo 32. Clobbers
- * \size, \t1..\t3. */
+/* bit_clear: marks the bin of size \size (1..256) empty in its bitmap word. The summary bit is
+ * kept lazily: left set when the word empties (bestfit.c bit_clear), .La_summary clears a stale
+ * one it comes to. The bin's bit, 1 << (k & 31), is 1 rotated right by -k: a rotation takes its
+ * amount modulo 32. Clobbers \size, \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
 	subs	\t1, \size, #1		/* k */
 	lsrs	\t2, \t1, #5
@@ -88,9 +89,6 @@
 	rors	\t1, \size		/* the bin's bit */
 	bics	\t3, \t1
 	str	\t3, [\t2, #C_BITMAP]
-	bne	1f
-	SUMMARY_BIT bics, \t1, \t2, \t2, \t3	/* the word is empty: clear its summary bit */
-1:
 .endm
 
 /* bin_unlink: takes short free run \x of \size blocks out of its bin: next first, prev only when
@@ -123,26 +121,8 @@
 3:
 .endm
 
-/* BIT_CLEAR with the summary's update out of line at \summary (BIT_CLEAR's, which comes back):
- * the bitmap word that keeps another bin's bit falls through. \t2 is left the word's address
- * (ctrl + C_BITMAP offset). */
-.macro BIT_CLEAR_TO size, t1, t2, t3, summary
-	subs	\t1, \size, #1		/* k */
-	lsrs	\t2, \t1, #5
-	lsls	\t2, \t2, #2
-	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
-	ldr	\t3, [\t2, #C_BITMAP]
-	rsbs	\size, \t1, #0
-	movs	\t1, #1
-	rors	\t1, \size		/* the bin's bit */
-	bics	\t3, \t1
-	str	\t3, [\t2, #C_BITMAP]
-	beq	\summary
-.endm
-
-/* BIT_CLEAR_TO in three registers: the bit is made before the word is read into \size. \t2 is
- * left the word's address. */
-.macro BIT_CLEAR3_TO size, t1, t2, summary
+/* BIT_CLEAR in three registers: the bit is made before the word is read into \size. */
+.macro BIT_CLEAR3 size, t1, t2
 	subs	\t1, \size, #1		/* k */
 	lsrs	\t2, \t1, #5
 	lsls	\t2, \t2, #2
@@ -153,7 +133,6 @@
 	ldr	\size, [\t2, #C_BITMAP]
 	bics	\size, \t1
 	str	\size, [\t2, #C_BITMAP]
-	beq	\summary
 .endm
 
 /* BIN_UNLINK's arm for a run x with company in its bin (\t1 its next, \t3 8x), out of line:
@@ -672,11 +651,23 @@ agb_bestfit_thumb_alloc:
 	lsls	r2, r1, #2
 	adds	r2, r0
 	ldr	r2, [r2, #C_BITMAP]
+	cmp	r2, #0
+	beq	.La_summary_stale	/* a word emptied since its summary bit was set */
 	LOWBIT	r2, r0, r3
 	lsls	r1, r1, #5
 	adds	r5, r1, r2
 	adds	r5, #1
 	b	.La_pop
+
+/* The summary bit of empty word r1 (the summary is kept lazily: BIT_CLEAR) is cleared, and the
+ * search goes on through the summary. */
+.La_summary_stale:
+	movs	r2, #1
+	lsls	r2, r2, r1
+	ldrh	r1, [r0, #C_SUMMARY]
+	bics	r1, r2
+	strh	r1, [r0, #C_SUMMARY]
+	b	.La_summary
 
 /* No bin fits: with no long free run the request comes off the top run's start (bestfit.c:
  * alloc_long finds no long run, alloc_top). The top run's rest stays the top run when longer
@@ -1143,7 +1134,7 @@ agb_bestfit_thumb_free:
 	add	r3, lr
 	mvns	r1, r4
 	strh	r1, [r3, #(C_HEADS - 2)]
-	BIT_CLEAR3_TO r0, r1, r3, .Lmb_l_summary
+	BIT_CLEAR3 r0, r1, r3
 .Lmb_l_done:
 	lsls	r3, r2, #3
 	ldrh	r0, [r6, r3]		/* the right one's next */
@@ -1153,7 +1144,7 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r0, r2
 	strh	r0, [r1, #(C_HEADS - 2)]
-	BIT_CLEAR_TO r7, r0, r1, r3, .Lmb_r_summary
+	BIT_CLEAR r7, r0, r1, r3
 .Lmb_r_done:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
@@ -1181,12 +1172,6 @@ agb_bestfit_thumb_free:
 	b	.Lmb_l_done
 .Lmb_r_company:	/* r0 next, r3 8 end */
 	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lmb_r_done
-.Lmb_l_summary:
-	SUMMARY_BIT bics, r1, r3, r3, r0	/* the word is empty: clear its summary bit */
-	b	.Lmb_l_done
-.Lmb_r_summary:
-	SUMMARY_BIT bics, r0, r1, r1, r3
-	b	.Lmb_r_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
