@@ -1628,25 +1628,23 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		uint32_t right = LIKELY(eh != 32u) ? w >> (eh & 31u) : AGB_LD16(t->m, a0 + 4u); /* mask: eh < 32 here */
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 5 for a free one; past the window .Lf_right_edge too (3 used, 2
-		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
-		 * next halfword), or a merge: the left tag (1), MERGE_CLEAR (3, 1 more for the next
-		 * halfword), .Lf_merge (5; one neighbour alone, its copy in .Lf_right_free or
-		 * .Lf_left_free, 4). */
+		 * free) and .Lf_right_maybe's 2. Then no free neighbour: MERGE_CLEAR (2), or a merge:
+		 * the left tag (1), MERGE_CLEAR (2), .Lf_merge (5; one neighbour alone, its copy in
+		 * .Lf_right_free or .Lf_left_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 5u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
-					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
-					       : (left == E_FREE ? 1u : 0u) + 3u +
-							 ((clear >> 16) != 0u ? 1u : 0u) +
+					       ? 2u
+					       : (left == E_FREE ? 1u : 0u) + 2u +
 							 (left == E_FREE && (right & 3u) == E_FREE ? 5u
 											       : 4u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+		/* Both halves of the window are stored (the Thumb MERGE_CLEAR): the high one as read
+		 * when the run does not reach it. */
 		w &= ~clear;
-		if ((clear & 0xFFFFu) != 0u)
-			AGB_ST16(t->m, a0, w);
-		if ((clear >> 16) != 0u)
-			AGB_ST16(t->m, a0 + 2u, w >> 16);
+		AGB_ST16(t->m, a0, w);
+		AGB_ST16(t->m, a0 + 2u, w >> 16);
 	}
 	/* Every entry of the run is E_FREE now (refused()); the neighbours' sizes are their
 	 * boundary tag and node size. */

@@ -160,7 +160,7 @@
  * (\t0 the run's first block, \t1 k = size - 1, \t2 ctrl + 2k, \t3 the head) and branches to
  * \empty for an empty bin; BP_APPEND appends to a non-empty one, BP_FIRST starts an empty one.
  * BIN_PUSH is the three in a row. Clobbers \size, \t0..\t4. */
-.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty
+.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty, cond=ne
 	strh	\size, [\t0, #N_SIZE]
 	subs	\t1, \size, #1		/* k */
 	lsls	\t2, \t1, #3
@@ -170,7 +170,7 @@
 	add	\t2, lr			/* the bin's head at C_HEADS */
 	ldrh	\t3, [\t2, #C_HEADS]	/* first (bit 15 set: an empty bin; indices are below 2^15) */
 	lsrs	\t4, \t3, #15
-	bne	\empty
+	b\cond	\empty
 .endm
 
 .macro BP_APPEND x, size, t0, t3, t4
@@ -265,15 +265,14 @@
 	F_RET
 .endm
 
-/* merge_clear: every entry of the short run being merged becomes E_FREE (r3 its clear mask in the
- * window r6, whose low half is at r5). A merged run reaches the next halfword more often than not
- * on some traces: that store is inline; without it the macro ends in a branch to \next, which
- * follows it. */
-.macro MERGE_CLEAR next
+/* merge_clear: every entry of the short run being freed becomes E_FREE (r3 its clear mask in the
+ * window r6, whose low half is at r5). Both halves are stored, the high one whether the run
+ * reaches it or not (then it is stored as the entry read it: the map halfword after b's, or the
+ * halfword after the map, which the entry read too): a store costs less from ROM than the test
+ * and the taken branch around it. */
+.macro MERGE_CLEAR
 	bics	r6, r3
 	strh	r6, [r5]
-	lsrs	r3, r3, #16
-	beq	\next
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
 .endm
@@ -898,16 +897,16 @@ agb_bestfit_thumb_free:
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_free
-	/* No free neighbour: every entry of the run becomes E_FREE (b's own is in the low half: it
-	 * is always stored) and the run goes to the bin of its length. */
-	bics	r6, r3
-	strh	r6, [r5]
-	lsrs	r3, r3, #16
-	bne	.Lf_alone_hi
+	/* No free neighbour: every entry of the run becomes E_FREE (MERGE_CLEAR: both halves of
+	 * the window stored) and the run goes to the bin of its length. */
+	MERGE_CLEAR
 .Lf_alone:
 	ldr	r0, [sp, #4]		/* b's block */
 	ldr	r6, [sp, #8]		/* blocks */
-	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_first
+	/* (an empty bin, the commoner on some traces, falls through) */
+	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_held, eq
+	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
+.Lf_alone_held:
 	BP_APPEND r4, r2, r0, r5, r7
 .Lf_ret:
 	add	sp, #12
@@ -915,12 +914,6 @@ agb_bestfit_thumb_free:
 	pop	{r3}
 	bx	r3
 
-.Lf_alone_first:
-	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
-.Lf_alone_hi:
-	lsrs	r6, r6, #16
-	strh	r6, [r5, #2]
-	b	.Lf_alone
 .Lf_merge_long_near:
 	b	.Lf_merge_long
 .Lf_left_long:
@@ -952,8 +945,7 @@ agb_bestfit_thumb_free:
 	/* The right neighbour alone (the commonest merge on some traces): .Lf_merge's steps for
 	 * ls = 0 (which .Lf_mr_known does not read: only a long merge sets r0), then straight to
 	 * .Lf_m_r_only's unlink. */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r2, r7		/* total */
 	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
@@ -967,8 +959,7 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
 	ldr	r6, [sp, #8]		/* blocks */
@@ -1000,8 +991,7 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r0, r2		/* total */
 	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
@@ -1109,14 +1099,14 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r3, #(C_HEADS - 2)]
 	cmp	r0, r2
 	beq	.Lf_mr_head		/* (it seldom is: the push follows) */
-.Lf_m_push:
+.Lf_m_push:	/* (an empty bin, the commoner, falls through) */
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
-	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_first
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_held, eq
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lf_m_held:
 	BP_APPEND r4, r5, r0, r3, r7
 	F_RET
-.Lf_m_first:
-	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 .Lf_mr_head:
 	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
 	b	.Lf_m_push
@@ -1148,11 +1138,11 @@ agb_bestfit_thumb_free:
 .Lmb_r_done:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
-	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_first
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_held, eq
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lmb_held:
 	BP_APPEND r4, r5, r0, r3, r7
 	F_RET
-.Lmb_first:
-	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 .Lmb_l_company:	/* r1 next, r3 8 start: BIN_UNLINK_COMPANY with total kept in ip */
 	mov	ip, r5
 	adds	r3, #N_PREV
