@@ -383,14 +383,15 @@
 .endm
 
 /* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
- * appends it to its class list. Clobbers \size, \t0..\t3; keeps \x. */
-.macro LONG_PUSH x, size, t0, t1, t2, t3
+ * appends it to its class list, then free's return (each arm its own: an empty class, the
+ * commoner, takes no branch). Clobbers \size, \t0..\t3; keeps \x. */
+.macro LONG_PUSH_RET x, size, t0, t1, t2, t3
 	LONG_CLASS \t1, \size, \t2
-	LONG_PUSH_C \x, \size, \t1, \t0, \t2, \t3
+	LONG_PUSH_C_RET \x, \size, \t1, \t0, \t2, \t3
 .endm
 
-/* LONG_PUSH with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
-.macro LONG_PUSH_C x, size, c, t0, t2, t3
+/* LONG_PUSH_RET with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
+.macro LONG_PUSH_C_RET x, size, c, t0, t2, t3
 	lsls	\t0, \x, #3
 	adds	\t0, r6			/* the run's first block */
 	strh	\size, [\t0, #N_SIZE]
@@ -398,12 +399,12 @@
 	lsls	\t2, \t2, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
-	LONG_PUSH_LINK \x, \size, \t0, \c, \t2, \t3
+	LONG_PUSH_LINK_RET \x, \size, \t0, \c, \t2, \t3
 .endm
 
 /* The list part of long_push: \t0 the run's first block, \t1 its class. Clobbers \size,
  * \t1..\t3. */
-.macro LONG_PUSH_LINK x, size, t0, t1, t2, t3
+.macro LONG_PUSH_LINK_RET x, size, t0, t1, t2, t3
 	movs	\size, #1
 	lsls	\size, \size, \t1		/* the class's bit */
 	LHEAD	\t2, \t1, \t3
@@ -417,7 +418,7 @@
 	orrs	\t1, \x
 	str	\t1, [\t0]
 	strh	\x, [\t2]
-	b	6f
+	F_RET
 5:
 	ldrh	\t1, [\t2]		/* first */
 	lsls	\t3, \t1, #3
@@ -429,7 +430,7 @@
 	str	\t3, [\t0]		/* x.next = first, x.prev = last */
 	lsls	\size, \size, #3
 	strh	\x, [r6, \size]	/* last.next = x */
-6:
+	F_RET
 .endm
 
 /* long_clear: a long used run's first entry (at bit \sh of the window's low half), its length
@@ -1369,8 +1370,7 @@ agb_bestfit_thumb_free:
 	strh	r1, [r2, #(C_HEADS - 2)]
 	BIT_CLEAR r0, r1, r2, r3
 .Lml_push:
-	LONG_PUSH r4, r5, r0, r1, r2, r3
-	F_RET
+	LONG_PUSH_RET r4, r5, r0, r1, r2, r3
 .Lml_left:
 	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
 	 * its tags take the new size. */
@@ -1406,8 +1406,7 @@ agb_bestfit_thumb_free:
 .Lml_left_long:
 	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
-	LONG_PUSH_C r4, r5, r2, r0, r1, r3
-	F_RET
+	LONG_PUSH_C_RET r4, r5, r2, r0, r1, r3
 
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
