@@ -1182,11 +1182,32 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	}
 	/* The left's test (2, its size's 3), a long one's class test (4). */
 	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
-	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
-		BF_WORK(t->m, 4u + 2u); /* its tags and the return */
-		st(t, start, N_SIZE, size);
-		st(t, start + size - 1u, N_SIZE, size);
-		return;
+	if (ls > SMALL) {
+		const uint32_t cl = long_class(t, ls), cs = long_class(t, size);
+		if (cl == cs) {
+			BF_WORK(t->m, 4u + 2u); /* its tags and the return */
+			st(t, start, N_SIZE, size);
+			st(t, start + size - 1u, N_SIZE, size);
+			return;
+		}
+		/* .Lml_left_long: its next's test (3); its class's only run: the merged run's class's
+		 * test (5), and when that class is empty the move in place (15: the class bits in one
+		 * store, the new head, the tags, the return), the state long_unlink and long_push
+		 * leave (the run is linked to itself already). */
+		const uint32_t next = AGB_LD16(t->m, node(t, start) + N_NEXT);
+		BF_WORK(t->m, 3u);
+		if (next == start) {
+			const uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+			BF_WORK(t->m, 5u);
+			if (((bits >> cs) & 1u) == 0u) {
+				BF_WORK(t->m, 15u);
+				AGB_ST16(t->m, t->ctrl + C_LONG, (bits | (1u << cs)) & ~(1u << cl));
+				AGB_ST16(t->m, lhead_addr(t, cs), start);
+				st(t, start, N_SIZE, size);
+				st(t, start + size - 1u, N_SIZE, size);
+				return;
+			}
+		}
 	}
 	if (ls != 0u) {
 		/* A short one's (w_ml_bin_unlink), a long one's LONG_UNLINK_C (5, then 5 or 11) less

@@ -1403,8 +1403,35 @@ agb_bestfit_thumb_free:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
 	b	.Lf_ret_far
-.Lml_left_long:
-	/* r1 and r2 hold the two classes: no table read again */
+.Lml_left_long:	/* r0 ls, r1 its class, r2 the merged run's, r4 start, r5 total */
+	lsls	r3, r4, #3
+	ldrh	r7, [r6, r3]		/* its next */
+	cmp	r7, r4
+	bne	.Lml_ll_general
+	mov	r7, lr
+	ldrh	r3, [r7, #C_LONG]
+	movs	r0, #1
+	lsls	r0, r0, r2		/* the merged run's class's bit */
+	tst	r3, r0
+	bne	.Lml_ll_general
+	/* Its class's only run, and the merged run's class is empty: the run moves from the one to
+	 * the other as it is (linked to itself): the class bits in one store, the new class's head
+	 * and the tags. The state LONG_UNLINK_C and LONG_PUSH_C leave, in fewer steps. */
+	orrs	r3, r0
+	movs	r0, #1
+	lsls	r0, r0, r1
+	bics	r3, r0
+	strh	r3, [r7, #C_LONG]
+	LHEAD	r0, r2, r3
+	strh	r4, [r0]
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	lsls	r2, r5, #3
+	subs	r2, #(8 - N_SIZE)
+	strh	r5, [r1, r2]		/* its last block's tag */
+	F_RET
+.Lml_ll_general:	/* r1 and r2 hold the two classes: no table read again */
 	LONG_UNLINK_C r4, r0, r1, r3, r7
 	LONG_PUSH_C_RET r4, r5, r2, r0, r1, r3
 
