@@ -512,12 +512,13 @@ static inline uint32_t bin_head_held_peek(const agb_bestfit *t, uint32_t size)
 }
 
 /* The Thumb free's BIN_PUSH with the return (.Lf_m_push; .Lf_alone 2 fewer): 9, then 5 to append
- * to a held bin, else 10 and 3 (10 when the bin's bitmap word, `word`, was empty). */
+ * to a held bin, else 10 and 3 (9 when the bin's bitmap word, `word`, was empty: the summary's
+ * update and its own return). */
 static inline uint32_t w_free_push(const agb_bestfit *t, uint32_t size, uint32_t word)
 {
 	if (bin_head_held_peek(t, size))
 		return 9u + 5u;
-	return 9u + 10u + (word != 0u ? 3u : 10u);
+	return 9u + 10u + (word != 0u ? 3u : 9u);
 }
 
 /* A BIN_UNLINK of free's (the branches after it are the caller's): 8, or 11 for its bin's only
@@ -1542,11 +1543,11 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 		runs_drop(t, ls);
 	}
 	/* The total's test (3), then the top run's store and the return (3), or the push and the
-	 * return: 9, then 5 to a held bin, else 10 and 3 (10 when its bitmap word was empty). */
+	 * return: 9, then 5 to a held bin, else 10 and 3 (9 when its bitmap word was empty). */
 	BF_WORK(t->m, 3u + (total > SMALL			  ? 3u
 			    : bin_head_held_peek(t, total)	  ? 9u + 5u
 			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 3u
-							    : 9u + 10u + 10u));
+							    : 9u + 10u + 9u));
 	runs_add(t, total);
 	if (total > SMALL)
 		top_set(t, start);

@@ -204,7 +204,8 @@
 	str	\t3, [\t2, #C_BITMAP]
 .endm
 
-/* BP_FIRST followed by free's return, the summary bit's update out of line after it. */
+/* BP_FIRST followed by free's return, the summary bit's update out of line after it (with its
+ * own return). */
 .macro BP_FIRST_RET x, size, t0, t1, t2, t3, t4
 	lsls	\t3, \x, #16		/* the run alone, linked to itself */
 	orrs	\t3, \x
@@ -219,13 +220,14 @@
 	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
 	cmp	\t3, #0
 	beq	7f
-5:
 	orrs	\t3, \t4
 	str	\t3, [\t2, #C_BITMAP]
 	F_RET
 7:
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
-	b	5b
+	orrs	\t3, \t4
+	str	\t3, [\t2, #C_BITMAP]
+	F_RET
 .endm
 
 .macro BIN_PUSH x, size, t0, t1, t2, t3, t4
@@ -1313,7 +1315,7 @@ agb_bestfit_thumb_free:
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
- * is written. [sp+4] (addr, not read again) keeps total, ip ls. */
+ * is written. r5 total (no unlink of the right neighbour touches it), ip ls. */
 .Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
 	F_RET
 /* .Lf_merge_long's rarer unlinks, out of line before it (within a conditional branch's reach). */
@@ -1326,7 +1328,6 @@ agb_bestfit_thumb_free:
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
-	str	r5, [sp, #4]
 	mov	ip, r0
 	cmp	r7, #0
 	beq	.Lml_right_done
@@ -1348,8 +1349,7 @@ agb_bestfit_thumb_free:
 .Lml_right_done:
 	ldr	r1, [sp]
 	ldr	r1, [r1, #T_NBLOCKS]
-	ldr	r5, [sp, #4]
-	adds	r3, r4, r5
+	adds	r3, r4, r5		/* (the right one's unlinks keep r5) */
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
 	beq	.Lml_top
