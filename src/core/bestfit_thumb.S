@@ -1348,11 +1348,13 @@ agb_bestfit_thumb_free:
 	BIT_CLEAR r7, r0, r1, r3
 .Lml_right_done:
 	ldr	r1, [sp]
+	ldr	r7, [r1, #T_CONSTS]
 	ldr	r1, [r1, #T_NBLOCKS]
 	adds	r3, r4, r5		/* (the right one's unlinks keep r5) */
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
 	beq	.Lml_top
+	ldr	r7, [r7, #K_LCLASS]	/* the class table (LCLASS_TABLE with t at hand), kept in r7 */
 	/* Not at the pool's end, the commoner case: no left neighbour, or a short one, falls
 	 * through to the push and the return; the rest is out of line after them. */
 	cmp	r0, #0
@@ -1370,15 +1372,16 @@ agb_bestfit_thumb_free:
 	strh	r1, [r2, #(C_HEADS - 2)]
 	BIT_CLEAR r0, r1, r2, r3
 .Lml_push:
-	LONG_PUSH_RET r4, r5, r0, r1, r2, r3
+	lsrs	r1, r5, #7
+	ldrb	r1, [r7, r1]		/* the merged run's class (LONG_CLASS) */
+	LONG_PUSH_C_RET r4, r5, r1, r0, r2, r3
 .Lml_left:
 	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
 	 * its tags take the new size. */
-	LCLASS_TABLE r3
 	lsrs	r1, r0, #7
-	ldrb	r1, [r3, r1]		/* its class */
+	ldrb	r1, [r7, r1]		/* its class */
 	lsrs	r2, r5, #7
-	ldrb	r2, [r3, r2]		/* the merged run's */
+	ldrb	r2, [r7, r2]		/* the merged run's */
 	cmp	r1, r2
 	bne	.Lml_left_long
 	lsls	r1, r4, #3
