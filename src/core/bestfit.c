@@ -1217,9 +1217,9 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
 	}
-	/* LONG_PUSH_RET (16, 15 after the left's LONG_UNLINK_C: its class is known), then 5 to a
-	 * held class, 3 to an empty one (no branch: each arm returns), and the return in place
-	 * (2), less long_push's unit. */
+	/* The push, LONG_CLASS and LONG_PUSH_C_RET (16, 15 after the left's LONG_UNLINK_C: its
+	 * class is known), then 5 to a held class, 3 to an empty one (no branch: each arm
+	 * returns), and the return in place (2), less long_push's unit. */
 	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 5u : 3u) + 2u - 1u);
 	run_link(t, start, size);
 }

@@ -384,15 +384,10 @@
 8:
 .endm
 
-/* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
- * appends it to its class list, then free's return (each arm its own: an empty class, the
- * commoner, takes no branch). Clobbers \size, \t0..\t3; keeps \x. */
-.macro LONG_PUSH_RET x, size, t0, t1, t2, t3
-	LONG_CLASS \t1, \size, \t2
-	LONG_PUSH_C_RET \x, \size, \t1, \t0, \t2, \t3
-.endm
-
-/* LONG_PUSH_RET with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
+/* long_push with the run's class already in \c: writes long free run \x of \size blocks (its
+ * tags, first and last block) and appends it to its class list, then free's return (each arm
+ * its own: an empty class, the commoner, takes no branch). Clobbers \size, \c, \t0, \t2, \t3;
+ * keeps \x. */
 .macro LONG_PUSH_C_RET x, size, c, t0, t2, t3
 	lsls	\t0, \x, #3
 	adds	\t0, r6			/* the run's first block */
