@@ -401,13 +401,14 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 	/* (Compiled inline, as .La_summary's twin in C: k's word and its LOWBIT 15, the summary's
 	 * step 14 more; a stale summary bit's clear 6.) */
 	BF_WORK(t->m, 15u);
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
+	const uint32_t above = 0xFFFFFFFEu << wi; /* the words above k's */
 	while (bits == 0u) {
-		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
 		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
 		BF_WORK(t->m, 14u);
-		if ((s & (0xFFFFFFFEu << wi)) == 0u)
+		if ((s & above) == 0u)
 			return 0;
-		uint32_t wj = lowbit(t, s & (0xFFFFFFFEu << wi));
+		uint32_t wj = lowbit(t, s & above);
 		bits = AGB_LD32(t->m, t->ctrl + C_BITMAP + (wj << 2));
 		if (bits == 0u) {
 			BF_WORK(t->m, 6u);
