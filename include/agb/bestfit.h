@@ -13,7 +13,9 @@
  *    circular list through the run's first block (next u16 at 0, prev u16 at 2, size u16 at 6).
  *    A two-level bitmap (one bit per bin, one summary bit per 32 bins) finds the smallest
  *    non-empty bin at or above a request with at most two bit scans, and every run of that bin is
- *    a best fit, so small requests are O(1);
+ *    a best fit, so small requests are O(1). The summary is kept lazily: a bin that empties clears
+ *    its bit but leaves its word's summary bit set, and alloc clears a summary bit it finds over
+ *    an empty word (at most 8 of them: still O(1));
  *  - longer runs sit in the list of their size class, two classes per power of two
  *    (AGB_BESTFIT_LONG_CLASSES, a 16-bit bitmap of the non-empty ones), doubly circular through
  *    the run's first block like the bins. Linking and unlinking are O(1), so no free walks

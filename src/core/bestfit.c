@@ -296,16 +296,15 @@ static inline uint32_t bitmap_addr(const agb_bestfit *t, uint32_t k)
 	return t->ctrl + C_BITMAP + ((k >> 5) << 2);
 }
 
-/* Marks bin k empty in both bitmap levels. */
+/* Marks bin k empty in its bitmap word. The summary is kept lazily: its bit stays set when the
+ * word empties (a set summary bit may stand for an empty word, a clear one never for a non-empty
+ * one); the alloc's search through the summary clears a stale bit it comes to (find_bin,
+ * alloc_fast). Most words that empty get a bit again soon (a free's merge clears a neighbour's
+ * bit and sets the merged run's), so the free does not pay twice for the summary. */
 HOT void bit_clear(agb_bestfit *t, uint32_t k)
 {
 	uint32_t a = bitmap_addr(t, k);
-	uint32_t w = AGB_LD32(t->m, a) & ~(1u << (k & 31u));
-	AGB_ST32(t->m, a, w);
-	if (w == 0u) {
-		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
-		AGB_ST16(t->m, t->ctrl + C_SUMMARY, s & ~(1u << (k >> 5)));
-	}
+	AGB_ST32(t->m, a, AGB_LD32(t->m, a) & ~(1u << (k & 31u)));
 }
 
 /* Appends short run x of `size` blocks to its bin and writes its node: links and the size in
@@ -400,16 +399,23 @@ HOT uint32_t find_bin(agb_bestfit *t, uint32_t want)
 	uint32_t k = want - 1u, wi = k >> 5;
 	uint32_t bits = AGB_LD32(t->m, bitmap_addr(t, k)) & (0xFFFFFFFFu << (k & 31u));
 	/* (Compiled inline, as .La_summary's twin in C: k's word and its LOWBIT 15, the summary's
-	 * step 14 more.) */
+	 * step 14 more; a stale summary bit's clear 6.) */
 	BF_WORK(t->m, 15u);
-	if (bits == 0u) {
-		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
-		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY) & (0xFFFFFFFEu << wi);
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): want is 1..SMALL */
+	const uint32_t above = 0xFFFFFFFEu << wi; /* the words above k's */
+	while (bits == 0u) {
+		uint32_t s = AGB_LD16(t->m, t->ctrl + C_SUMMARY);
 		BF_WORK(t->m, 14u);
-		if (s == 0u)
+		if ((s & above) == 0u)
 			return 0;
-		wi = lowbit(t, s);
-		bits = AGB_LD32(t->m, t->ctrl + C_BITMAP + (wi << 2));
+		uint32_t wj = lowbit(t, s & above);
+		bits = AGB_LD32(t->m, t->ctrl + C_BITMAP + (wj << 2));
+		if (bits == 0u) {
+			BF_WORK(t->m, 6u);
+			AGB_ST16(t->m, t->ctrl + C_SUMMARY, s & ~(1u << wj));
+		} else {
+			wi = wj;
+		}
 	}
 	return (wi << 5) + lowbit(t, bits) + 1u;
 }
@@ -507,50 +513,50 @@ static inline uint32_t bin_head_held_peek(const agb_bestfit *t, uint32_t size)
 }
 
 /* The Thumb free's BIN_PUSH with the return (.Lf_m_push; .Lf_alone 2 fewer): 9, then 5 to append
- * to a held bin, else 10 and 3 (10 when the bin's bitmap word, `word`, was empty). */
+ * to a held bin, else 10 and 3 (9 when the bin's bitmap word, `word`, was empty: the summary's
+ * update and its own return). */
 static inline uint32_t w_free_push(const agb_bestfit *t, uint32_t size, uint32_t word)
 {
 	if (bin_head_held_peek(t, size))
 		return 9u + 5u;
-	return 9u + 10u + (word != 0u ? 3u : 10u);
+	return 9u + 10u + (word != 0u ? 3u : 9u);
 }
 
-/* A BIN_UNLINK of free's (the branches after it are the caller's): 8, or 12 for its bin's only
- * run and 6 more when that empties its bitmap word. */
-static inline uint32_t w_bin_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
+/* A BIN_UNLINK of free's (the branches after it are the caller's): 8, or 11 for its bin's only
+ * run (its BIT_CLEAR leaves the summary alone: bit_clear). */
+static inline uint32_t w_bin_unlink(const agb_bestfit *t, uint32_t x)
 {
 	if (!long_only_peek(t, x))
 		return 8u;
-	return 12u + ((bin_word_peek(t, size) & ~bin_bit(size)) == 0u ? 6u : 0u);
+	return 11u;
 }
 
 /* w_bin_unlink with the branches after it where two follow an only run's and one a run's
- * with company (.Lf_top_cleared, .Lf_merge_long): 14 (6 more) or 9. */
-static inline uint32_t w_bin_unlink_b(const agb_bestfit *t, uint32_t x, uint32_t size)
+ * with company (.Lf_top_cleared, .Lf_merge_long): 13 or 9. */
+static inline uint32_t w_bin_unlink_b(const agb_bestfit *t, uint32_t x)
 {
-	return long_only_peek(t, x) ? w_bin_unlink(t, x, size) + 2u : 9u;
+	return long_only_peek(t, x) ? w_bin_unlink(t, x) + 2u : 9u;
 }
 
 /* .Lf_merge_long's unlink of the left neighbour when the merged run becomes the top run: the
- * size test 3, then a short run's BIN_UNLINK (3 + 14 for its bin's only run, 6 more when its
- * word empties, or 3 + 9) or a long run's LONG_UNLINK (6 + 5 for its class's only run, or
+ * size test 3, then a short run's BIN_UNLINK (3 + 13 for its bin's only run, or 3 + 9) or a long run's LONG_UNLINK (6 + 5 for its class's only run, or
  * 6 + 11) less the unit long_unlink declares. */
 static inline uint32_t w_ml_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (size <= SMALL)
-		return 3u + 3u + w_bin_unlink_b(t, x, size);
+		return 3u + 3u + w_bin_unlink_b(t, x);
 	return 3u + 6u + (long_only_peek(t, x) ? 5u : 11u) - 1u;
 }
 
 /* .Lf_merge_long's BIN_UNLINK of a short neighbour that is not the top run's left one (its
- * only-run arm inline, the other out of line): 3 to its test, then 12 for its bin's only run
- * (6 more when its word empties), or 8 and 1 more when it was its bin's head. */
+ * only-run arm inline, the other out of line): 3 to its test, then 11 for its bin's only run,
+ * or 8 and 1 more when it was its bin's head. */
 static inline uint32_t w_ml_bin_unlink(const agb_bestfit *t, uint32_t x, uint32_t size)
 {
 	if (!long_only_peek(t, x))
 		return 3u + 8u +
 		       (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1)) == x ? 1u : 0u);
-	return 3u + w_bin_unlink(t, x, size);
+	return 3u + w_bin_unlink(t, x);
 }
 
 /* .Lf_merge_long's unlink of the right neighbour: the size test 3, then w_ml_bin_unlink or a
@@ -570,11 +576,11 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
  * blocks, or from .Lf_m_push for a long run freed between used ones (from_long, ls = rs = 0),
  * or from .Lf_alone's BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 2
  * after a long run, then 8 for a run with company in its bin; an only run 5, then 4 + 17 when
- * both bins' bits share a word and the merged run's bin is empty, else 13 (4 more after the
- * shared word's test) and 6 when its word empties; right alike: 2 + 3, 8 or 9 (its bin's head),
- * 5, 4 + 22, 13), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each
- * unlink 8, 9 when it was its bin's head (the left one 10, 11), or 12 for its bin's only run
- * and 7 more when its word empties, 3 between), then the merged run's push. Read before the
+ * both bins' bits share a word and the merged run's bin is empty, else 12 (4 more after the
+ * shared word's test; BIT_CLEAR leaves the summary alone: bit_clear); right alike: 2 + 3, 8 or
+ * 9 (its bin's head), 5, 4 + 22, 12), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long
+ * run, then 3, each unlink 8, 9 when it was its bin's head (the left one 10, 11), or 11 for its
+ * bin's only run, 3 between), then the merged run's push. Read before the
  * unlinks: the bitmap words and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
@@ -606,7 +612,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		if (same && !bin_head_held_peek(t, total))
 			return w + 4u + (rs == 0u ? 17u : 22u);
 		const uint32_t ws = bin_word_peek(t, s) & ~bin_bit(s);
-		w += (same ? 4u : 0u) + 13u + (ws == 0u ? 6u : 0u);
+		w += (same ? 4u : 0u) + 12u;
 		if (same)
 			wt = ws;
 		return w + w_free_push(t, total, wt);
@@ -622,7 +628,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 			wr = wl;
 		if (it == il)
 			wt = wl;
-		w += 12u + (wl == 0u ? 7u : 0u);
+		w += 11u;
 	} else {
 		w += 10u + (hl == start ? 1u : 0u); /* with total's trip through ip */
 		if (ls == rs && hl == start)
@@ -634,7 +640,7 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 		wr &= ~bin_bit(rs);
 		if (it == ir)
 			wt = wr;
-		w += 12u + (wr == 0u ? 7u : 0u);
+		w += 11u;
 	} else {
 		w += 8u + (hr == end ? 1u : 0u);
 	}
@@ -1178,11 +1184,32 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 	}
 	/* The left's test (2, its size's 3), a long one's class test (4). */
 	BF_WORK(t->m, 2u + (ls != 0u ? 3u : 0u) + (ls > SMALL ? 4u : 0u));
-	if (ls > SMALL && long_class(t, ls) == long_class(t, size)) {
-		BF_WORK(t->m, 4u + 2u); /* its tags and the return */
-		st(t, start, N_SIZE, size);
-		st(t, start + size - 1u, N_SIZE, size);
-		return;
+	if (ls > SMALL) {
+		const uint32_t cl = long_class(t, ls), cs = long_class(t, size);
+		if (cl == cs) {
+			BF_WORK(t->m, 4u + 2u); /* its tags and the return */
+			st(t, start, N_SIZE, size);
+			st(t, start + size - 1u, N_SIZE, size);
+			return;
+		}
+		/* .Lml_left_long: its next's test (3); its class's only run: the merged run's class's
+		 * test (5), and when that class is empty the move in place (15: the class bits in one
+		 * store, the new head, the tags, the return), the state long_unlink and long_push
+		 * leave (the run is linked to itself already). */
+		const uint32_t next = AGB_LD16(t->m, node(t, start) + N_NEXT);
+		BF_WORK(t->m, 3u);
+		if (next == start) {
+			const uint32_t bits = AGB_LD16(t->m, t->ctrl + C_LONG);
+			BF_WORK(t->m, 5u);
+			if (((bits >> cs) & 1u) == 0u) {
+				BF_WORK(t->m, 15u);
+				AGB_ST16(t->m, t->ctrl + C_LONG, (bits | (1u << cs)) & ~(1u << cl));
+				AGB_ST16(t->m, lhead_addr(t, cs), start);
+				st(t, start, N_SIZE, size);
+				st(t, start + size - 1u, N_SIZE, size);
+				return;
+			}
+		}
 	}
 	if (ls != 0u) {
 		/* A short one's (w_ml_bin_unlink), a long one's LONG_UNLINK_C (5, then 5 or 11) less
@@ -1191,9 +1218,10 @@ HOT_WIDE void merge_free(agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls, 
 					  : 5u + (long_only_peek(t, start) ? 5u : 11u) - 1u);
 		run_unlink(t, start, ls);
 	}
-	/* LONG_PUSH (16, 15 after the left's LONG_UNLINK_C: its class is known), then 5 to a held
-	 * class, 4 to an empty one, and the return in place (2), less long_push's unit. */
-	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 5u : 4u) + 2u - 1u);
+	/* The push, LONG_CLASS and LONG_PUSH_C_RET (16, 15 after the left's LONG_UNLINK_C: its
+	 * class is known), then 5 to a held class, 3 to an empty one (no branch: each arm
+	 * returns), and the return in place (2), less long_push's unit. */
+	BF_WORK(t->m, (ls > SMALL ? 15u : 16u) + (class_held_peek(t, size) ? 5u : 3u) + 2u - 1u);
 	run_link(t, start, size);
 }
 
@@ -1317,14 +1345,14 @@ static inline uint32_t w_mark_tail(const agb_bestfit *t, uint32_t tail, const ui
 }
 
 /* Work of the Thumb .La_pop taking the first run of bin `size`: 11, then 4 to unlink it, or
- * 10 when it was the bin's only run (BIT_CLEAR, 6 more when its bitmap word empties). Read
+ * 9 when it was the bin's only run (BIT_CLEAR, which leaves the summary alone: bit_clear). Read
  * before the pop. */
 static inline uint32_t w_pop(const agb_bestfit *t, uint32_t size)
 {
 	const uint32_t x = AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((size - 1u) << 1));
 	if (pk(t, x, N_NEXT) != x)
 		return 11u + 4u;
-	return 11u + 10u + (bin_word_peek(t, size) == (1u << ((size - 1u) & 31u)) ? 6u : 0u);
+	return 11u + 9u;
 }
 
 /* mark_used for a short run (is_long false: entries b..b+len-1 lie in the halfwords at a and
@@ -1406,14 +1434,26 @@ HOT uint32_t alloc_fast(agb_bestfit *t, uint32_t size, uint32_t align, uint32_t 
 		BF_WORK(t->m, 5u); /* LOWBIT and rsize */
 		rsize = want + lowbit(t, bits);
 	} else {
-		/* find_bin's second step: the next non-empty bitmap word through the summary. */
-		uint32_t s = AGB_LD16(t->m, ctrl + C_SUMMARY) & (0xFFFFFFFEu << (k >> 5));
-		BF_WORK(t->m, 7u); /* .La_summary_stub and .La_summary's test */
-		if (s == 0u)
-			return alloc_beyond_bins(t, size, align, granted);
-		BF_WORK(t->m, 14u); /* the two LOWBITs and rsize */
-		uint32_t wi = lowbit(t, s);
-		rsize = (wi << 5) + lowbit(t, AGB_LD32(t->m, ctrl + C_BITMAP + (wi << 2))) + 1u;
+		/* find_bin's second step: the next non-empty bitmap word through the summary, whose
+		 * stale bits (words emptied since: bit_clear) are cleared on the way. */
+		BF_WORK(t->m, 1u); /* .La_summary_stub */
+		uint32_t wi, w;
+		for (;;) {
+			uint32_t s = AGB_LD16(t->m, ctrl + C_SUMMARY);
+			BF_WORK(t->m, 6u); /* .La_summary's test */
+			if ((s & (0xFFFFFFFEu << (k >> 5))) == 0u)
+				return alloc_beyond_bins(t, size, align, granted);
+			/* the first LOWBIT, the word's test (8) */
+			BF_WORK(t->m, 8u);
+			wi = lowbit(t, s & (0xFFFFFFFEu << (k >> 5)));
+			w = AGB_LD32(t->m, ctrl + C_BITMAP + (wi << 2));
+			if (w != 0u)
+				break;
+			BF_WORK(t->m, 4u); /* .La_summary_stale */
+			AGB_ST16(t->m, ctrl + C_SUMMARY, s & ~(1u << wi));
+		}
+		BF_WORK(t->m, 8u); /* the second LOWBIT and rsize */
+		rsize = (wi << 5) + lowbit(t, w) + 1u;
 	}
 	/* Every run of the bin is a best fit (the top run is weighed against long runs only): take
 	 * the bin's first, leave the tail free. */
@@ -1497,18 +1537,18 @@ static __attribute__((noinline)) void free_top(agb_bestfit *t, uint32_t addr, ui
 	if (end < n)
 		runs_drop(t, n - end); /* the old top run */
 	if (ls != 0u) {
-		/* The short left neighbour's BIN_UNLINK, out of line: 5, then 14 for its bin's only
-		 * run (6 more when its word empties) or 9. */
-		BF_WORK(t->m, 5u + w_bin_unlink_b(t, start, ls));
+		/* The short left neighbour's BIN_UNLINK, out of line: 5, then 13 for its bin's only
+		 * run or 9. */
+		BF_WORK(t->m, 5u + w_bin_unlink_b(t, start));
 		bin_unlink(t, t->blocks, start, ls);
 		runs_drop(t, ls);
 	}
 	/* The total's test (3), then the top run's store and the return (3), or the push and the
-	 * return: 9, then 5 to a held bin, else 10 and 3 (10 when its bitmap word was empty). */
+	 * return: 9, then 5 to a held bin, else 10 and 3 (9 when its bitmap word was empty). */
 	BF_WORK(t->m, 3u + (total > SMALL			  ? 3u
 			    : bin_head_held_peek(t, total)	  ? 9u + 5u
 			    : bin_word_peek(t, total) != 0u ? 9u + 10u + 3u
-							    : 9u + 10u + 10u));
+							    : 9u + 10u + 9u));
 	runs_add(t, total);
 	if (total > SMALL)
 		top_set(t, start);
@@ -1612,25 +1652,23 @@ HOT void free_fast(agb_bestfit *t, uint32_t addr)
 		uint32_t right = LIKELY(eh != 32u) ? w >> (eh & 31u) : AGB_LD16(t->m, a0 + 4u); /* mask: eh < 32 here */
 		/* The right entry's tests: 4 and .Lf_right_used's 3 for a used one in the window, 2
 		 * and .Lf_right_free's 5 for a free one; past the window .Lf_right_edge too (3 used, 2
-		 * free) and .Lf_right_maybe's 2. Then no free neighbour: the clear (3, 2 more for the
-		 * next halfword), or a merge: the left tag (1), MERGE_CLEAR (3, 1 more for the next
-		 * halfword), .Lf_merge (5; one neighbour alone, its copy in .Lf_right_free or
-		 * .Lf_left_free, 4). */
+		 * free) and .Lf_right_maybe's 2. Then no free neighbour: MERGE_CLEAR (2), or a merge:
+		 * the left tag (1), MERGE_CLEAR (2), .Lf_merge (5; one neighbour alone, its copy in
+		 * .Lf_right_free or .Lf_left_free, 4). */
 		BF_WORK(t->m, 4u + ((right & 3u) == E_FREE ? 2u + 5u + (eh != 32u ? 0u : 2u)
 							   : 3u + (eh != 32u ? 0u : 2u + 3u)) +
 				      ((right & 3u) != E_FREE && left != E_FREE
-					       ? 3u + ((clear >> 16) != 0u ? 2u : 0u)
-					       : (left == E_FREE ? 1u : 0u) + 3u +
-							 ((clear >> 16) != 0u ? 1u : 0u) +
+					       ? 2u
+					       : (left == E_FREE ? 1u : 0u) + 2u +
 							 (left == E_FREE && (right & 3u) == E_FREE ? 5u
 											       : 4u)));
 		if ((right & 3u) == E_FREE)
 			rs = AGB_LD16(t->m, addr + (len << 3) + N_SIZE);
+		/* Both halves of the window are stored (the Thumb MERGE_CLEAR): the high one as read
+		 * when the run does not reach it. */
 		w &= ~clear;
-		if ((clear & 0xFFFFu) != 0u)
-			AGB_ST16(t->m, a0, w);
-		if ((clear >> 16) != 0u)
-			AGB_ST16(t->m, a0 + 2u, w >> 16);
+		AGB_ST16(t->m, a0, w);
+		AGB_ST16(t->m, a0 + 2u, w >> 16);
 	}
 	/* Every entry of the run is E_FREE now (refused()); the neighbours' sizes are their
 	 * boundary tag and node size. */
@@ -1993,8 +2031,9 @@ static int check_bins(const agb_bestfit *t, uint32_t *count, const char **why)
 		uint32_t word = AGB_PEEK32(t->m, bitmap_addr(t, k));
 		uint32_t summary = AGB_PEEK16(t->m, t->ctrl + C_SUMMARY);
 		uint32_t x = AGB_PEEK16(t->m, head_addr(t, k + 1u)), prev = NIL;
-		if (((summary >> (k >> 5)) & 1u) != (word != 0u))
-			FAIL("summary bit disagrees with its bitmap word");
+		/* The summary is kept lazily (bit_clear): set for every non-empty word. */
+		if (((summary >> (k >> 5)) & 1u) == 0u && word != 0u)
+			FAIL("summary bit clear for a non-empty bitmap word");
 		if (((word >> (k & 31u)) & 1u) == 0u) {
 			if ((x & 0x8000u) == 0u)
 				FAIL("empty bin's head is a block index");

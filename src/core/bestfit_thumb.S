@@ -74,9 +74,10 @@
 	strh	\idx, [\base, #C_SUMMARY]
 .endm
 
-/* bit_clear: marks the bin of size \size (1..256) empty in both bitmap levels. The bin's bit,
- * 1 << (k & 31), is 1 rotated right by -k: a rotation takes its amount modulo 32. Clobbers
- * \size, \t1..\t3. */
+/* bit_clear: marks the bin of size \size (1..256) empty in its bitmap word. The summary bit is
+ * kept lazily: left set when the word empties (bestfit.c bit_clear), .La_summary clears a stale
+ * one it comes to. The bin's bit, 1 << (k & 31), is 1 rotated right by -k: a rotation takes its
+ * amount modulo 32. Clobbers \size, \t1..\t3. */
 .macro BIT_CLEAR size, t1, t2, t3
 	subs	\t1, \size, #1		/* k */
 	lsrs	\t2, \t1, #5
@@ -88,9 +89,6 @@
 	rors	\t1, \size		/* the bin's bit */
 	bics	\t3, \t1
 	str	\t3, [\t2, #C_BITMAP]
-	bne	1f
-	SUMMARY_BIT bics, \t1, \t2, \t2, \t3	/* the word is empty: clear its summary bit */
-1:
 .endm
 
 /* bin_unlink: takes short free run \x of \size blocks out of its bin: next first, prev only when
@@ -123,26 +121,8 @@
 3:
 .endm
 
-/* BIT_CLEAR with the summary's update out of line at \summary (BIT_CLEAR's, which comes back):
- * the bitmap word that keeps another bin's bit falls through. \t2 is left the word's address
- * (ctrl + C_BITMAP offset). */
-.macro BIT_CLEAR_TO size, t1, t2, t3, summary
-	subs	\t1, \size, #1		/* k */
-	lsrs	\t2, \t1, #5
-	lsls	\t2, \t2, #2
-	add	\t2, lr			/* ctrl + 4 * (k >> 5): its bitmap word at C_BITMAP */
-	ldr	\t3, [\t2, #C_BITMAP]
-	rsbs	\size, \t1, #0
-	movs	\t1, #1
-	rors	\t1, \size		/* the bin's bit */
-	bics	\t3, \t1
-	str	\t3, [\t2, #C_BITMAP]
-	beq	\summary
-.endm
-
-/* BIT_CLEAR_TO in three registers: the bit is made before the word is read into \size. \t2 is
- * left the word's address. */
-.macro BIT_CLEAR3_TO size, t1, t2, summary
+/* BIT_CLEAR in three registers: the bit is made before the word is read into \size. */
+.macro BIT_CLEAR3 size, t1, t2
 	subs	\t1, \size, #1		/* k */
 	lsrs	\t2, \t1, #5
 	lsls	\t2, \t2, #2
@@ -153,7 +133,6 @@
 	ldr	\size, [\t2, #C_BITMAP]
 	bics	\size, \t1
 	str	\size, [\t2, #C_BITMAP]
-	beq	\summary
 .endm
 
 /* BIN_UNLINK's arm for a run x with company in its bin (\t1 its next, \t3 8x), out of line:
@@ -181,7 +160,7 @@
  * (\t0 the run's first block, \t1 k = size - 1, \t2 ctrl + 2k, \t3 the head) and branches to
  * \empty for an empty bin; BP_APPEND appends to a non-empty one, BP_FIRST starts an empty one.
  * BIN_PUSH is the three in a row. Clobbers \size, \t0..\t4. */
-.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty
+.macro BP_HEAD x, size, t0, t1, t2, t3, t4, empty, cond=ne
 	strh	\size, [\t0, #N_SIZE]
 	subs	\t1, \size, #1		/* k */
 	lsls	\t2, \t1, #3
@@ -191,7 +170,7 @@
 	add	\t2, lr			/* the bin's head at C_HEADS */
 	ldrh	\t3, [\t2, #C_HEADS]	/* first (bit 15 set: an empty bin; indices are below 2^15) */
 	lsrs	\t4, \t3, #15
-	bne	\empty
+	b\cond	\empty
 .endm
 
 .macro BP_APPEND x, size, t0, t3, t4
@@ -225,7 +204,8 @@
 	str	\t3, [\t2, #C_BITMAP]
 .endm
 
-/* BP_FIRST followed by free's return, the summary bit's update out of line after it. */
+/* BP_FIRST followed by free's return, the summary bit's update out of line after it (with its
+ * own return). */
 .macro BP_FIRST_RET x, size, t0, t1, t2, t3, t4
 	lsls	\t3, \x, #16		/* the run alone, linked to itself */
 	orrs	\t3, \x
@@ -240,13 +220,14 @@
 	rors	\t4, \size		/* the bin's bit (BIT_CLEAR) */
 	cmp	\t3, #0
 	beq	7f
-5:
 	orrs	\t3, \t4
 	str	\t3, [\t2, #C_BITMAP]
 	F_RET
 7:
 	SUMMARY_BIT orrs, \t0, \t2, \t1, \size	/* the word was empty: set its summary bit */
-	b	5b
+	orrs	\t3, \t4
+	str	\t3, [\t2, #C_BITMAP]
+	F_RET
 .endm
 
 .macro BIN_PUSH x, size, t0, t1, t2, t3, t4
@@ -286,15 +267,14 @@
 	F_RET
 .endm
 
-/* merge_clear: every entry of the short run being merged becomes E_FREE (r3 its clear mask in the
- * window r6, whose low half is at r5). A merged run reaches the next halfword more often than not
- * on some traces: that store is inline; without it the macro ends in a branch to \next, which
- * follows it. */
-.macro MERGE_CLEAR next
+/* merge_clear: every entry of the short run being freed becomes E_FREE (r3 its clear mask in the
+ * window r6, whose low half is at r5). Both halves are stored, the high one whether the run
+ * reaches it or not (then it is stored as the entry read it: the map halfword after b's, or the
+ * halfword after the map, which the entry read too): a store costs less from ROM than the test
+ * and the taken branch around it. */
+.macro MERGE_CLEAR
 	bics	r6, r3
 	strh	r6, [r5]
-	lsrs	r3, r3, #16
-	beq	\next
 	lsrs	r6, r6, #16
 	strh	r6, [r5, #2]
 .endm
@@ -404,15 +384,11 @@
 8:
 .endm
 
-/* long_push: writes long free run \x of \size blocks (its tags, first and last block) and
- * appends it to its class list. Clobbers \size, \t0..\t3; keeps \x. */
-.macro LONG_PUSH x, size, t0, t1, t2, t3
-	LONG_CLASS \t1, \size, \t2
-	LONG_PUSH_C \x, \size, \t1, \t0, \t2, \t3
-.endm
-
-/* LONG_PUSH with the run's class already in \c. Clobbers \size, \c, \t0, \t2, \t3. */
-.macro LONG_PUSH_C x, size, c, t0, t2, t3
+/* long_push with the run's class already in \c: writes long free run \x of \size blocks (its
+ * tags, first and last block) and appends it to its class list, then free's return (each arm
+ * its own: an empty class, the commoner, takes no branch). Clobbers \size, \c, \t0, \t2, \t3;
+ * keeps \x. */
+.macro LONG_PUSH_C_RET x, size, c, t0, t2, t3
 	lsls	\t0, \x, #3
 	adds	\t0, r6			/* the run's first block */
 	strh	\size, [\t0, #N_SIZE]
@@ -420,12 +396,12 @@
 	lsls	\t2, \t2, #3
 	adds	\t2, \t0
 	strh	\size, [\t2, #N_SIZE]	/* its last block's tag */
-	LONG_PUSH_LINK \x, \size, \t0, \c, \t2, \t3
+	LONG_PUSH_LINK_RET \x, \size, \t0, \c, \t2, \t3
 .endm
 
 /* The list part of long_push: \t0 the run's first block, \t1 its class. Clobbers \size,
  * \t1..\t3. */
-.macro LONG_PUSH_LINK x, size, t0, t1, t2, t3
+.macro LONG_PUSH_LINK_RET x, size, t0, t1, t2, t3
 	movs	\size, #1
 	lsls	\size, \size, \t1		/* the class's bit */
 	LHEAD	\t2, \t1, \t3
@@ -439,7 +415,7 @@
 	orrs	\t1, \x
 	str	\t1, [\t0]
 	strh	\x, [\t2]
-	b	6f
+	F_RET
 5:
 	ldrh	\t1, [\t2]		/* first */
 	lsls	\t3, \t1, #3
@@ -451,7 +427,7 @@
 	str	\t3, [\t0]		/* x.next = first, x.prev = last */
 	lsls	\size, \size, #3
 	strh	\x, [r6, \size]	/* last.next = x */
-6:
+	F_RET
 .endm
 
 /* long_clear: a long used run's first entry (at bit \sh of the window's low half), its length
@@ -672,11 +648,23 @@ agb_bestfit_thumb_alloc:
 	lsls	r2, r1, #2
 	adds	r2, r0
 	ldr	r2, [r2, #C_BITMAP]
+	cmp	r2, #0
+	beq	.La_summary_stale	/* a word emptied since its summary bit was set */
 	LOWBIT	r2, r0, r3
 	lsls	r1, r1, #5
 	adds	r5, r1, r2
 	adds	r5, #1
 	b	.La_pop
+
+/* The summary bit of empty word r1 (the summary is kept lazily: BIT_CLEAR) is cleared, and the
+ * search goes on through the summary. */
+.La_summary_stale:
+	movs	r2, #1
+	lsls	r2, r2, r1
+	ldrh	r1, [r0, #C_SUMMARY]
+	bics	r1, r2
+	strh	r1, [r0, #C_SUMMARY]
+	b	.La_summary
 
 /* No bin fits: with no long free run the request comes off the top run's start (bestfit.c:
  * alloc_long finds no long run, alloc_top). The top run's rest stays the top run when longer
@@ -907,16 +895,16 @@ agb_bestfit_thumb_free:
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	beq	.Lf_left_free
-	/* No free neighbour: every entry of the run becomes E_FREE (b's own is in the low half: it
-	 * is always stored) and the run goes to the bin of its length. */
-	bics	r6, r3
-	strh	r6, [r5]
-	lsrs	r3, r3, #16
-	bne	.Lf_alone_hi
+	/* No free neighbour: every entry of the run becomes E_FREE (MERGE_CLEAR: both halves of
+	 * the window stored) and the run goes to the bin of its length. */
+	MERGE_CLEAR
 .Lf_alone:
 	ldr	r0, [sp, #4]		/* b's block */
 	ldr	r6, [sp, #8]		/* blocks */
-	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_first
+	/* (an empty bin, the commoner on some traces, falls through) */
+	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_held, eq
+	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
+.Lf_alone_held:
 	BP_APPEND r4, r2, r0, r5, r7
 .Lf_ret:
 	add	sp, #12
@@ -924,12 +912,6 @@ agb_bestfit_thumb_free:
 	pop	{r3}
 	bx	r3
 
-.Lf_alone_first:
-	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
-.Lf_alone_hi:
-	lsrs	r6, r6, #16
-	strh	r6, [r5, #2]
-	b	.Lf_alone
 .Lf_merge_long_near:
 	b	.Lf_merge_long
 .Lf_left_long:
@@ -961,8 +943,7 @@ agb_bestfit_thumb_free:
 	/* The right neighbour alone (the commonest merge on some traces): .Lf_merge's steps for
 	 * ls = 0 (which .Lf_mr_known does not read: only a long merge sets r0), then straight to
 	 * .Lf_m_r_only's unlink. */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r2, r7		/* total */
 	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
@@ -976,8 +957,7 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
 	ldr	r6, [sp, #8]		/* blocks */
@@ -1009,8 +989,7 @@ agb_bestfit_thumb_free:
 	ldr	r0, [sp, #4]
 	subs	r0, #(8 - N_SIZE)
 	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
-	MERGE_CLEAR 1f
-1:
+	MERGE_CLEAR
 	adds	r5, r0, r2		/* total */
 	ldr	r6, [sp, #8]		/* blocks */
 	subs	r1, r5, #1
@@ -1118,14 +1097,14 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r3, #(C_HEADS - 2)]
 	cmp	r0, r2
 	beq	.Lf_mr_head		/* (it seldom is: the push follows) */
-.Lf_m_push:
+.Lf_m_push:	/* (an empty bin, the commoner, falls through) */
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
-	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_first
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_held, eq
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lf_m_held:
 	BP_APPEND r4, r5, r0, r3, r7
 	F_RET
-.Lf_m_first:
-	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 .Lf_mr_head:
 	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
 	b	.Lf_m_push
@@ -1143,7 +1122,7 @@ agb_bestfit_thumb_free:
 	add	r3, lr
 	mvns	r1, r4
 	strh	r1, [r3, #(C_HEADS - 2)]
-	BIT_CLEAR3_TO r0, r1, r3, .Lmb_l_summary
+	BIT_CLEAR3 r0, r1, r3
 .Lmb_l_done:
 	lsls	r3, r2, #3
 	ldrh	r0, [r6, r3]		/* the right one's next */
@@ -1153,15 +1132,15 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r0, r2
 	strh	r0, [r1, #(C_HEADS - 2)]
-	BIT_CLEAR_TO r7, r0, r1, r3, .Lmb_r_summary
+	BIT_CLEAR r7, r0, r1, r3
 .Lmb_r_done:
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
-	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_first
+	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lmb_held, eq
+	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
+.Lmb_held:
 	BP_APPEND r4, r5, r0, r3, r7
 	F_RET
-.Lmb_first:
-	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 .Lmb_l_company:	/* r1 next, r3 8 start: BIN_UNLINK_COMPANY with total kept in ip */
 	mov	ip, r5
 	adds	r3, #N_PREV
@@ -1181,12 +1160,6 @@ agb_bestfit_thumb_free:
 	b	.Lmb_l_done
 .Lmb_r_company:	/* r0 next, r3 8 end */
 	BIN_UNLINK_COMPANY r2, r7, r0, r1, r3, .Lmb_r_done
-.Lmb_l_summary:
-	SUMMARY_BIT bics, r1, r3, r3, r0	/* the word is empty: clear its summary bit */
-	b	.Lmb_l_done
-.Lmb_r_summary:
-	SUMMARY_BIT bics, r0, r1, r1, r3
-	b	.Lmb_r_done
 
 /* A short used run that ends where the top run starts (or ends the pool, when there is no top
  * run): bestfit.c merge_top. Its entries become E_FREE, a short free left neighbour leaves its
@@ -1337,7 +1310,7 @@ agb_bestfit_thumb_free:
 
 /* total > AGB_BESTFIT_SMALL: bestfit.c merge_free, the same list operations (their order changes
  * no list: unlinks commute). r0 ls, r2 len, r4 b, r5 total, r7 rs, r6 blocks, lr ctrl; the map
- * is written. [sp+4] (addr, not read again) keeps total, ip ls. */
+ * is written. r5 total (no unlink of the right neighbour touches it), ip ls. */
 .Lf_ret_far:			/* (.Lf_ret is beyond a branch's reach from here on) */
 	F_RET
 /* .Lf_merge_long's rarer unlinks, out of line before it (within a conditional branch's reach). */
@@ -1350,7 +1323,6 @@ agb_bestfit_thumb_free:
 .Lf_merge_long:
 	adds	r2, r4, r2		/* end: the right neighbour's first block */
 	subs	r4, r4, r0		/* start */
-	str	r5, [sp, #4]
 	mov	ip, r0
 	cmp	r7, #0
 	beq	.Lml_right_done
@@ -1371,12 +1343,13 @@ agb_bestfit_thumb_free:
 	BIT_CLEAR r7, r0, r1, r3
 .Lml_right_done:
 	ldr	r1, [sp]
+	ldr	r7, [r1, #T_CONSTS]
 	ldr	r1, [r1, #T_NBLOCKS]
-	ldr	r5, [sp, #4]
-	adds	r3, r4, r5
+	adds	r3, r4, r5		/* (the right one's unlinks keep r5) */
 	mov	r0, ip			/* ls */
 	cmp	r3, r1
 	beq	.Lml_top
+	ldr	r7, [r7, #K_LCLASS]	/* the class table (LCLASS_TABLE with t at hand), kept in r7 */
 	/* Not at the pool's end, the commoner case: no left neighbour, or a short one, falls
 	 * through to the push and the return; the rest is out of line after them. */
 	cmp	r0, #0
@@ -1394,16 +1367,16 @@ agb_bestfit_thumb_free:
 	strh	r1, [r2, #(C_HEADS - 2)]
 	BIT_CLEAR r0, r1, r2, r3
 .Lml_push:
-	LONG_PUSH r4, r5, r0, r1, r2, r3
-	F_RET
+	lsrs	r1, r5, #7
+	ldrb	r1, [r7, r1]		/* the merged run's class (LONG_CLASS) */
+	LONG_PUSH_C_RET r4, r5, r1, r0, r2, r3
 .Lml_left:
 	/* A long left neighbour whose class the merged run keeps stays where it is in its list:
 	 * its tags take the new size. */
-	LCLASS_TABLE r3
 	lsrs	r1, r0, #7
-	ldrb	r1, [r3, r1]		/* its class */
+	ldrb	r1, [r7, r1]		/* its class */
 	lsrs	r2, r5, #7
-	ldrb	r2, [r3, r2]		/* the merged run's */
+	ldrb	r2, [r7, r2]		/* the merged run's */
 	cmp	r1, r2
 	bne	.Lml_left_long
 	lsls	r1, r4, #3
@@ -1428,11 +1401,37 @@ agb_bestfit_thumb_free:
 	mov	r0, lr
 	strh	r4, [r0, #C_TOP]	/* the top run has no node and no tag */
 	b	.Lf_ret_far
-.Lml_left_long:
-	/* r1 and r2 hold the two classes: no table read again */
-	LONG_UNLINK_C r4, r0, r1, r3, r7
-	LONG_PUSH_C r4, r5, r2, r0, r1, r3
+.Lml_left_long:	/* r0 ls, r1 its class, r2 the merged run's, r4 start, r5 total */
+	lsls	r3, r4, #3
+	ldrh	r7, [r6, r3]		/* its next */
+	cmp	r7, r4
+	bne	.Lml_ll_general
+	mov	r7, lr
+	ldrh	r3, [r7, #C_LONG]
+	movs	r0, #1
+	lsls	r0, r0, r2		/* the merged run's class's bit */
+	tst	r3, r0
+	bne	.Lml_ll_general
+	/* Its class's only run, and the merged run's class is empty: the run moves from the one to
+	 * the other as it is (linked to itself): the class bits in one store, the new class's head
+	 * and the tags. The state LONG_UNLINK_C and LONG_PUSH_C leave, in fewer steps. */
+	orrs	r3, r0
+	movs	r0, #1
+	lsls	r0, r0, r1
+	bics	r3, r0
+	strh	r3, [r7, #C_LONG]
+	LHEAD	r0, r2, r3
+	strh	r4, [r0]
+	lsls	r1, r4, #3
+	adds	r1, r6
+	strh	r5, [r1, #N_SIZE]
+	lsls	r2, r5, #3
+	subs	r2, #(8 - N_SIZE)
+	strh	r5, [r1, r2]		/* its last block's tag */
 	F_RET
+.Lml_ll_general:	/* r1 and r2 hold the two classes: no table read again */
+	LONG_UNLINK_C r4, r0, r1, r3, r7
+	LONG_PUSH_C_RET r4, r5, r2, r0, r1, r3
 
 	.pool
 	.size	agb_bestfit_thumb_free, .-agb_bestfit_thumb_free
