@@ -279,6 +279,24 @@
 	strh	r6, [r5, #2]
 .endm
 
+/* ls, the free left neighbour's length, into r0: its tag in the last block before b's (b's
+ * block address is kept at [sp, #4]). LEFT_TAG and TOP_LEFT_TAG read it this way too. */
+.macro LEFT_TAG_LOAD
+	ldr	r0, [sp, #4]
+	subs	r0, #(8 - N_SIZE)
+	ldrh	r0, [r0]
+.endm
+
+/* The merges' shared step: blocks into r6, then to \long when the merged run (total, r5) is
+ * longer than SMALL blocks. Each merge arm keeps its own copy so that none takes a branch to
+ * reach it. */
+.macro MERGE_SIZE_TEST long
+	ldr	r6, [sp, #8]
+	subs	r1, r5, #1
+	cmp	r1, #255
+	bhi	\long
+.endm
+
 /* free's return. */
 .macro F_RET
 	add	sp, #12
@@ -464,9 +482,7 @@
 	mov	r1, ip
 	lsls	r1, r1, #29		/* left's entry (ip's bits 1-2) */
 	bne	\used
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* the free left neighbour's tag */
+	LEFT_TAG_LOAD
 .endm
 
 /* top_left: ip ((left | entry << 2) << 1) becomes ls, the free left neighbour's size (0: used); a long
@@ -483,9 +499,7 @@
 .endm
 
 .macro TOP_LEFT_TAG back
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* the free left neighbour's tag */
+	LEFT_TAG_LOAD
 	subs	r1, r0, #1
 	cmp	r1, #255
 	bls	\back
@@ -945,35 +959,24 @@ agb_bestfit_thumb_free:
 	 * .Lf_m_r_only's unlink. */
 	MERGE_CLEAR
 	adds	r5, r2, r7		/* total */
-	ldr	r6, [sp, #8]		/* blocks */
-	subs	r1, r5, #1
-	cmp	r1, #255
-	bhi	.Lf_right_long		/* ls 0 is set there */
+	MERGE_SIZE_TEST .Lf_right_long		/* ls 0 is set there */
 	adds	r2, r4, r2		/* end (start is b) */
 	b	.Lf_mr_known
 /* Both neighbours free: the left one's tag, the clear and .Lf_merge's steps, then straight to
  * .Lf_m_both (ls and rs are not 0). */
 .Lf_left_tag:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	LEFT_TAG_LOAD
 	MERGE_CLEAR
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
-	ldr	r6, [sp, #8]		/* blocks */
-	subs	r1, r5, #1
-	cmp	r1, #255
-	bhi	.Lf_merge_long_near
+	MERGE_SIZE_TEST .Lf_merge_long_near
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	b	.Lf_m_both
 .Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs (a long run's) */
 	adds	r5, r0, r2
 	adds	r5, r7			/* total */
-	ldr	r6, [sp, #8]		/* blocks */
-	subs	r1, r5, #1
-	cmp	r1, #255
-	bhi	.Lf_merge_long_near
+	MERGE_SIZE_TEST .Lf_merge_long_near
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	cmp	r0, #0
@@ -986,15 +989,10 @@ agb_bestfit_thumb_free:
  * and .Lf_merge's steps for rs = 0 (which .Lf_m_l_only does not read: only a long merge sets r7),
  * falling into .Lf_m_l_only. */
 .Lf_left_free:
-	ldr	r0, [sp, #4]
-	subs	r0, #(8 - N_SIZE)
-	ldrh	r0, [r0]		/* ls: the free left neighbour's tag */
+	LEFT_TAG_LOAD
 	MERGE_CLEAR
 	adds	r5, r0, r2		/* total */
-	ldr	r6, [sp, #8]		/* blocks */
-	subs	r1, r5, #1
-	cmp	r1, #255
-	bhi	.Lf_left_long		/* rs 0 is set there */
+	MERGE_SIZE_TEST .Lf_left_long		/* rs 0 is set there */
 	subs	r4, r4, r0		/* start (end is not needed) */
 /* One free neighbour (the common merges): it leaves its bin as BIN_UNLINK takes it out, except
  * that when it is its bin's only run, the merged run's bin is empty and both bins' bits lie in
