@@ -275,6 +275,13 @@ static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 	agb__count(m, agb__page(m, MEM_ROM), width_log2 == 0 ? AGB_LOAD8 : AGB_LOAD16, width_log2);
 }
 
+/* A read of a const table that the GBA build keeps in IWRAM (.data, copied there at boot): counted
+ * as an IWRAM access. */
+static inline void agb_count_iwram_read(agb_machine *m)
+{
+	agb__count(m, agb__page(m, MEM_IWRAM), AGB_LOAD8, 0);
+}
+
 #ifdef AGB_PLAIN_MEMORY
 /* The simulation-overhead baseline (bench --timing): the regions are mapped at their GBA
  * addresses in the host process (agb_machine_init does it) and every access is a plain load or
@@ -292,6 +299,7 @@ int agb_plain_map_regions(void);
 #define AGB_ST32(m, a, v) agb_st32((m), (a), (uint32_t)(v))
 #define AGB_ROM_LD8(m, table, i) (agb_count_rom_read((m), 0), (table)[i])
 #define AGB_ROM_LD16(m, table, i) (agb_count_rom_read((m), 1), (table)[i])
+#define AGB_IWRAM_LD8(m, table, i) (agb_count_iwram_read(m), (table)[i])
 #define AGB_PEEK8(m, a) agb_peek8((m), (a))
 #define AGB_PEEK16(m, a) agb_peek16((m), (a))
 #define AGB_PEEK32(m, a) agb_peek32((m), (a))
@@ -315,6 +323,7 @@ int agb_plain_map_regions(void);
 /* Reads of const tables: on the GBA they sit in ROM and are plain reads. */
 #define AGB_ROM_LD8(m, table, i) ((void)(m), (table)[i])
 #define AGB_ROM_LD16(m, table, i) ((void)(m), (table)[i])
+#define AGB_IWRAM_LD8(m, table, i) ((void)(m), (table)[i])
 /* Observation-only reads (stats, walks, checks): plain reads too. */
 #define AGB_PEEK8(m, a) AGB_LD8(m, a)
 #define AGB_PEEK16(m, a) AGB_LD16(m, a)

@@ -16,7 +16,7 @@
  *    the pool's end, into the top run; a long used run likewise; the refusal of bad addresses
  *    (src/core/map2.h) first; a merge longer than AGB_BESTFIT_SMALL blocks goes to its class
  *    list here too (long runs' neighbours unlinked from their bins or classes, the class table
- *    read from ROM), or becomes the top run when it ends the pool; only a run at the top
+ *    read from IWRAM), or becomes the top run when it ends the pool; only a run at the top
  *    run after a long free left neighbour goes to the C.
  * Register use: lr holds the control structure (t->ctrl), r6 the blocks' base (t->blocks); the
  * arguments are pushed with the callee-saved registers and read back from the stack (the free
@@ -42,20 +42,21 @@
  * IWRAM a load is 3 cycles. Their address is not a literal either: it is the pool state's consts
  * (T_CONSTS, set by agb_bestfit_init), read where the paths have t at hand. In mGBA the ROM literal
  * cost some 11 cycles a call, the load from the state (in IWRAM in the bench ROM) 2. */
-#define K_TABLE 0	/* the de Bruijn table, 32 bytes */
-#define K_DEBRUIJN 32
-#define K_EVEN 36	/* 0x55555555: the low bit of every 2-bit map entry */
-#define K_CLASS 40	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
-#define K_GATE 44	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
-#define K_LEN 48	/* 32 bytes: run length by the de Bruijn index of its last entry's bit */
-#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (ROM): the free's long merges */
+#define K_LEN 0		/* 32 bytes: run length by the de Bruijn index of its last entry's bit (at
+			 * offset 0: every free reads it, and then with no add for the offset) */
+#define K_TABLE 32	/* the de Bruijn table, 32 bytes (the alloc's LOWBIT: one add) */
+#define K_DEBRUIJN 64
+#define K_EVEN 68	/* 0x55555555: the low bit of every 2-bit map entry */
+#define K_CLASS 72	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
+#define K_GATE 76	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
+#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (IWRAM, .data: bestfit.c): the free's long merges */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
- * constants); \t is clobbered. */
+ * constants + K_TABLE); \t is clobbered. */
 .macro LOWBIT r, t, k
 	rsbs	\t, \r, #0
 	ands	\r, \t
-	ldr	\t, [\k, #K_DEBRUIJN]
+	ldr	\t, [\k, #(K_DEBRUIJN - K_TABLE)]
 	muls	\r, \t, \r
 	lsrs	\r, \r, #27
 	ldrb	\r, [\k, \r]
@@ -336,8 +337,8 @@
 	b	\back
 .endm
 
-/* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the ROM
- * table bestfit.c keeps (agb_bestfit_long_class_of[size >> 7]); \size is kept. The free's only:
+/* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the
+ * table bestfit.c keeps in IWRAM (agb_bestfit_long_class_of[size >> 7]); \size is kept. The free's only:
  * the table's address comes from the constants (K_LCLASS) through the state at [sp]. */
 .macro LONG_CLASS c, size, t
 	LCLASS_TABLE \t
@@ -345,7 +346,7 @@
 	ldrb	\c, [\t, \c]
 .endm
 
-/* \t receives the address of agb_bestfit_long_class_of (ROM), kept with the constants in IWRAM:
+/* \t receives the address of agb_bestfit_long_class_of, kept with the constants in IWRAM:
  * three loads from IWRAM cost less than one literal from ROM. In the free only ([sp] is t). */
 .macro LCLASS_TABLE t
 	ldr	\t, [sp]
@@ -542,6 +543,7 @@ agb_bestfit_thumb_alloc:
 	lsrs	r2, r2, r1		/* bins k, k+1, ... of k's bitmap word */
 	beq	.La_summary_stub
 	ldr	r0, [r0, #T_CONSTS]	/* the constants */
+	adds	r0, #K_TABLE
 	LOWBIT	r2, r1, r0
 	adds	r5, r4, r2		/* rsize: the smallest non-empty bin that fits */
 
@@ -658,6 +660,7 @@ agb_bestfit_thumb_alloc:
 	beq	.La_top
 	ldr	r3, [sp, #4]
 	ldr	r3, [r3, #T_CONSTS]	/* the constants */
+	adds	r3, #K_TABLE
 	LOWBIT	r1, r2, r3
 	lsls	r2, r1, #2
 	adds	r2, r0
@@ -890,8 +893,7 @@ agb_bestfit_thumb_free:
 	ldr	r1, [r2, #K_DEBRUIJN]
 	muls	r0, r1, r0
 	lsrs	r0, r0, #27
-	adds	r0, #K_LEN
-	ldrb	r2, [r2, r0]		/* len */
+	ldrb	r2, [r2, r0]		/* len (K_LEN is at 0) */
 	adds	r0, r4, r2		/* end */
 	mov	r1, lr
 	ldrh	r1, [r1, #C_TOP]
@@ -934,8 +936,6 @@ agb_bestfit_thumb_free:
 .Lf_right_long:
 	movs	r0, #0			/* ls */
 	b	.Lf_merge_long
-.Lf_m_both_near:
-	b	.Lf_m_both
 /* The rarer turns of the merge paths below, out of line. */
 .Lf_right_edge:
 	ldrh	r0, [r5, #4]		/* past the window: the halfword after it */
@@ -961,7 +961,27 @@ agb_bestfit_thumb_free:
 	adds	r5, r2, r7		/* total */
 	MERGE_SIZE_TEST .Lf_right_long		/* ls 0 is set there */
 	adds	r2, r4, r2		/* end (start is b) */
-	b	.Lf_mr_known
+	/* .Lf_mr_known's test and its arm for a neighbour with company in its bin (the commonest
+	 * merge on some traces), a copy in place: that arm takes one branch (to the push), not
+	 * two; r0 is still the neighbour's first block. */
+	ldrh	r1, [r0]		/* its next */
+	cmp	r1, r2
+	beq	.Lf_mr_only
+	ldrh	r0, [r0, #N_PREV]	/* prev */
+	lsls	r3, r0, #3
+	strh	r1, [r6, r3]		/* prev.next = next */
+	lsls	r3, r1, #3
+	adds	r3, #N_PREV
+	strh	r0, [r6, r3]		/* next.prev = prev */
+	lsls	r3, r7, #1
+	add	r3, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	r0, [r3, #(C_HEADS - 2)]
+	cmp	r0, r2
+	beq	.Lf_rf_head		/* (it seldom is) */
+	b	.Lf_m_push
+.Lf_rf_head:
+	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
+	b	.Lf_m_push
 /* Both neighbours free: the left one's tag, the clear and .Lf_merge's steps, then straight to
  * .Lf_m_both (ls and rs are not 0). */
 .Lf_left_tag:
@@ -973,18 +993,6 @@ agb_bestfit_thumb_free:
 	adds	r2, r4, r2		/* end */
 	subs	r4, r4, r0		/* start */
 	b	.Lf_m_both
-.Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs (a long run's) */
-	adds	r5, r0, r2
-	adds	r5, r7			/* total */
-	MERGE_SIZE_TEST .Lf_merge_long_near
-	adds	r2, r4, r2		/* end */
-	subs	r4, r4, r0		/* start */
-	cmp	r0, #0
-	beq	.Lf_m_r_only
-	cmp	r7, #0
-	bne	.Lf_m_both_near
-	subs	r2, r5, r0		/* len, as .Lf_left_free leaves it */
-	b	.Lf_m_l_only
 /* The left neighbour alone (right used; the commonest merge on some traces): its tag, the clear
  * and .Lf_merge's steps for rs = 0 (which .Lf_m_l_only does not read: only a long merge sets r7),
  * falling into .Lf_m_l_only. */
@@ -1053,6 +1061,7 @@ agb_bestfit_thumb_free:
 	ldrh	r1, [r6, r3]		/* its next */
 	cmp	r1, r2
 	bne	.Lf_mr_company
+.Lf_mr_only:	/* its bin's only run */
 	subs	r1, r7, #1
 	subs	r3, r5, #1
 	eors	r1, r3
@@ -1082,6 +1091,22 @@ agb_bestfit_thumb_free:
 	strh	r3, [r1, #(C_HEADS - 2)]
 	BIT_CLEAR r7, r0, r1, r3
 	b	.Lf_m_push
+/* A long used run's merge (from .Lfl_merge), out of the way of the short runs' merges above
+ * (their branches reach this far only without it). */
+.Lf_merge:	/* r0 ls, r2 len, r4 b, r7 rs (a long run's) */
+	adds	r5, r0, r2
+	adds	r5, r7			/* total */
+	MERGE_SIZE_TEST .Lf_merge_long_mid
+	adds	r2, r4, r2		/* end */
+	subs	r4, r4, r0		/* start */
+	cmp	r0, #0
+	beq	.Lf_m_r_only
+	cmp	r7, #0
+	bne	.Lf_m_both
+	subs	r2, r5, r0		/* len, as .Lf_left_free leaves it */
+	b	.Lf_m_l_only
+.Lf_merge_long_mid:
+	b	.Lf_merge_long
 .Lf_mr_company:	/* r1 its next, r3 8 end: unlinked from its bin */
 	adds	r3, #N_PREV
 	ldrh	r0, [r6, r3]		/* prev (r0 is free here) */
@@ -1441,15 +1466,16 @@ agb_bestfit_thumb_free:
 	.global	agb_bestfit_thumb_k
 	.type	agb_bestfit_thumb_k, %object
 agb_bestfit_thumb_k:
+	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
+	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
+	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
+	/* K_TABLE */
 	.byte	0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8
 	.byte	31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9
 	.word	0x077CB531
 	.word	0x55555555
 	.word	0x17961455	/* K_CLASS: 0 a short run's start, 1 refused, 2 E_LONG, 3 E_END after E_FREE */
 	.word	0x200A		/* K_GATE */
-	/* K_LEN: for the bit of a short run's last entry at 2 (len - 1), len; 0 at odd bits */
-	.byte	1, 0, 15, 2, 0, 8, 13, 0, 16, 12, 11, 0, 0, 0, 3, 5
-	.byte	0, 0, 0, 0, 0, 0, 9, 0, 14, 7, 10, 4, 0, 0, 6, 0
 	.word	agb_bestfit_long_class_of	/* K_LCLASS */
 	.size	agb_bestfit_thumb_k, 84
 
