@@ -585,19 +585,23 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
  * or from .Lf_alone's BP_HEAD for a short one: the one-neighbour merges (left: 1 + 4, 2 + 4 + 2
  * after a long run, then 8 for a run with company in its bin; an only run 5, then 4 + 17 when
  * both bins' bits share a word and the merged run's bin is empty, else 12 (4 more after the
- * shared word's test; BIT_CLEAR leaves the summary alone: bit_clear); right alike: 2 + 3, 8 or
- * 9 (its bin's head), 5, 4 + 22, 12), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long
- * run, then 3, each unlink 8, 9 when it was its bin's head (the left one 10, 11), or 11 for its
- * bin's only run, 3 between), then the merged run's push. Read before the
- * unlinks: the bitmap words and the heads they leave are worked out here. */
+ * shared word's test; BIT_CLEAR leaves the summary alone: bit_clear); right alike: 2 + 3 (3
+ * for a short run's: .Lf_right_free copies the test), 8 or 9 (its bin's head; 7 for a short
+ * run's that was not), 5, 4 + 21, 12), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each unlink 8, 9 when it
+ * was its bin's head (the left one 10, 11), or 11 for its bin's only run, 3 between), then the
+ * merged run's push. Read before the unlinks: the bitmap words and the heads they leave are
+ * worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
 	const uint32_t total = ls + len + rs, start = b - ls, end = b + len;
 	const uint32_t it = (total - 1u) >> 5;
 	uint32_t wt = bin_word_peek(t, total);
-	if (ls == 0u && rs == 0u) /* .Lf_alone reads blocks from the stack: 2 fewer */
-		return from_long ? w_free_push(t, total, wt) : w_free_push(t, total, wt) - 2u;
+	/* .Lf_alone reads b's block from the stack (2 fewer), and blocks only to append (1 fewer
+	 * into an empty bin) */
+	if (ls == 0u && rs == 0u)
+		return from_long ? w_free_push(t, total, wt)
+				 : w_free_push(t, total, wt) - (bin_head_held_peek(t, total) ? 2u : 3u);
 	/* A short run's merge comes from .Lf_right_free's, .Lf_left_free's or .Lf_left_tag's copy
 	 * of .Lf_merge, whose end (the right one's end and branch to .Lf_mr_known 2, the left one's
 	 * start 1, both's end, start and branch to .Lf_m_both 3) stands for mshort's 4 and
@@ -606,19 +610,24 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	uint32_t w = from_long ? 4u : ls != 0u && rs != 0u ? 3u : 0u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		w += (!from_long && rs == 0u ? 1u : 2u) + (rs == 0u ? 4u : 3u) +
-		     (from_long && rs == 0u ? 2u : 0u);
-		if (!long_only_peek(t, x))
-			return w + (rs == 0u ? 8u
-					     : 8u + (AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) ==
-							     end
-						     ? 1u
-						     : 0u)) +
-			       w_free_push(t, total, wt);
+		/* (a short run's right one: .Lf_right_free's copy of .Lf_mr_known's test, 3, with
+		 * no branch to it and no index to shift) */
+		w += rs != 0u && !from_long ? 3u
+					    : (!from_long && rs == 0u ? 1u : 2u) + (rs == 0u ? 4u : 3u) +
+						      (from_long && rs == 0u ? 2u : 0u);
+		if (!long_only_peek(t, x)) {
+			if (rs == 0u)
+				return w + 8u + w_free_push(t, total, wt);
+			/* The right one: 9 when it was its bin's head; else 8, and a short run's copy
+			 * takes b's block from the stack into the push (1 fewer). */
+			const uint32_t was_head =
+				AGB_PEEK16(t->m, t->ctrl + C_HEADS + ((rs - 1u) << 1)) == end;
+			return w + (was_head ? 9u : from_long ? 8u : 7u) + w_free_push(t, total, wt);
+		}
 		w += 5u;
 		const uint32_t same = (uint32_t)(((s - 1u) >> 5) == it);
 		if (same && !bin_head_held_peek(t, total))
-			return w + 4u + (rs == 0u ? 17u : 22u);
+			return w + 4u + (rs == 0u ? 17u : 21u);
 		const uint32_t ws = bin_word_peek(t, s) & ~bin_bit(s);
 		w += (same ? 4u : 0u) + 12u;
 		if (same)

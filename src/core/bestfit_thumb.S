@@ -916,11 +916,12 @@ agb_bestfit_thumb_free:
 	MERGE_CLEAR
 .Lf_alone:
 	ldr	r0, [sp, #4]		/* b's block */
-	ldr	r6, [sp, #8]		/* blocks */
-	/* (an empty bin, the commoner on some traces, falls through) */
+	/* (an empty bin, the commoner on some traces, falls through; only the append needs
+	 * blocks) */
 	BP_HEAD	r4, r2, r0, r1, r3, r5, r7, .Lf_alone_held, eq
 	BP_FIRST_RET r4, r2, r0, r1, r3, r5, r7
 .Lf_alone_held:
+	ldr	r6, [sp, #8]		/* blocks */
 	BP_APPEND r4, r2, r0, r5, r7
 .Lf_ret:
 	add	sp, #12
@@ -978,7 +979,8 @@ agb_bestfit_thumb_free:
 	ldrh	r0, [r3, #(C_HEADS - 2)]
 	cmp	r0, r2
 	beq	.Lf_rf_head		/* (it seldom is) */
-	b	.Lf_m_push
+	ldr	r0, [sp, #4]		/* the merged run's first block: b's */
+	b	.Lf_m_push_blk
 .Lf_rf_head:
 	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
 	b	.Lf_m_push
@@ -1077,8 +1079,7 @@ agb_bestfit_thumb_free:
 	add	r1, lr
 	mvns	r3, r2
 	strh	r3, [r1, #(C_HEADS - 2)]	/* the neighbour's bin: empty */
-	lsls	r0, r4, #3
-	adds	r0, r6			/* the merged run's first block (r0 is free here) */
+	ldr	r0, [sp, #4]		/* the merged run's first block: b's (r0 is free here) */
 	lsls	r3, r4, #16
 	orrs	r3, r4
 	str	r3, [r0]		/* the merged run alone, linked to itself */
@@ -1123,6 +1124,7 @@ agb_bestfit_thumb_free:
 .Lf_m_push:	/* (an empty bin, the commoner, falls through) */
 	lsls	r0, r4, #3
 	adds	r0, r6			/* the merged run's first block */
+.Lf_m_push_blk:	/* (r0 the merged run's first block) */
 	BP_HEAD	r4, r5, r0, r1, r2, r3, r7, .Lf_m_held, eq
 	BP_FIRST_RET r4, r5, r0, r1, r2, r3, r7
 .Lf_m_held:
