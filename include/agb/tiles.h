@@ -52,11 +52,12 @@
  * call.
  *
  * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
- * --allocator=tiles`, "direct call" line): a resident ref or unref about 28 cycles in a game's
- * loop; an upload about 200-270 (4bpp) or 270-320 (8bpp) in hand-written Thumb (tiles_thumb.S;
- * the copy from ROM about 75 cycles per 32 bytes), an eviction's included. So a layer's mean per
- * call is about 28 + 250 x (uploads per call): the shipped bg traces upload on 0.3 % to 9.2 % of
- * calls (28.4 to 50.2 cycles; 0.6 % to 15 % and 29.6 to 73.2 when the last unref freed the slot).
+ * --allocator=tiles`, "direct call" line): a resident ref or unref about 27 cycles in a game's
+ * loop; an upload about 180 (4bpp) or 215 (8bpp) on average in hand-written Thumb
+ * (tiles_thumb.S; the copy from ROM about 50 cycles per 32 bytes, two ldmia/stmia bursts), an
+ * eviction's included. So a layer's mean per call is about 27 + 195 x (uploads per call): the
+ * shipped bg traces upload on 0.3 % to 9.2 % of calls (27.4 to 44.7 cycles; 0.6 % to 15 % and
+ * 29.6 to 73.2 with the upload path of the time when the last unref freed the slot).
  * What keeping tiles costs: nothing in VRAM (a slot is reclaimable the moment its count is 0:
  * stats and walk count it free), an eviction scan on an upload with no free slot, and a ref may
  * find its old tile evicted where it would have found it freed -- the same upload.
@@ -202,7 +203,7 @@ uint32_t agb_tiles_ref_slow8(agb_tiles *t, uint32_t rom_tile, uint32_t count_at)
  * unreferenced tile that can be evicted for it: every usable one is referenced),
  * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. Cost: a
  * resident tile, revived or not, is three metadata accesses inline; an upload into a free slot at
- * most 11 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
+ * most 10 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
  * ones, and for 8bpp pairs it cannot use), so O(blocks) at worst, and about 8 more to drop a tile
  * of the other depth. *detail is only written here, never passed on, so a caller that ignores it
  * pays nothing. */
