@@ -52,11 +52,12 @@
  * call.
  *
  * Cost (Thumb in ROM, WAITCNT 4317h, metadata in EWRAM; `agbsim measure traces/bg/T.json
- * --allocator=tiles`, "direct call" line): a resident ref or unref about 28 cycles in a game's
- * loop; an upload about 200-270 (4bpp) or 270-320 (8bpp) in hand-written Thumb (tiles_thumb.S;
- * the copy from ROM about 75 cycles per 32 bytes), an eviction's included. So a layer's mean per
- * call is about 28 + 250 x (uploads per call): the shipped bg traces upload on 0.3 % to 9.2 % of
- * calls (28.4 to 50.2 cycles; 0.6 % to 15 % and 29.6 to 73.2 when the last unref freed the slot).
+ * --allocator=tiles`, "direct call" line): a resident ref or unref about 27 cycles in a game's
+ * loop; an upload about 180 (4bpp) or 215 (8bpp) on average in hand-written Thumb
+ * (tiles_thumb.S; the copy from ROM about 50 cycles per 32 bytes, two ldmia/stmia bursts), an
+ * eviction's included. So a layer's mean per call is about 27 + 195 x (uploads per call): the
+ * shipped bg traces upload on 0.3 % to 9.2 % of calls (27.4 to 44.7 cycles; 0.6 % to 15 % and
+ * 29.6 to 73.2 with the upload path of the time when the last unref freed the slot).
  * What keeping tiles costs: nothing in VRAM (a slot is reclaimable the moment its count is 0:
  * stats and walk count it free), an eviction scan on an upload with no free slot, and a ref may
  * find its old tile evicted where it would have found it freed -- the same upload.
@@ -103,11 +104,14 @@
 
 /* Entry values the inline paths test (the rest of the encodings are private to tiles.c). A ROM
  * tile that is not in VRAM maps to block 1 and tile 0 to block 0: both blocks are the reserved
- * transparent pair, whose count words (0xFFFC) are above any count. So the resident-tile path
- * tests one thing, "is the count below COUNT_MAX", and everything else (not resident, tile 0,
- * a full count) takes the out-of-line path, which tells the cases apart by the block. */
+ * transparent pair, whose count words (0xFFFC) have COUNT_MAX's bit set, as a full count has. So
+ * the resident-tile path tests one thing, "is COUNT_MAX's bit clear", and everything else (not
+ * resident, tile 0, a full count) takes the out-of-line path, which tells the cases apart by the
+ * block. */
 #define AGB_TILES_NOT_RESIDENT 1u   /* rom2ram: the ROM tile is not in VRAM */
-#define AGB_TILES_COUNT_MAX 0x4000u /* largest reference count (16 384: every cell of 14 maps is 14 336) */
+/* Largest reference count (16 384: every cell of 14 maps is 14 336); a single bit, which the
+ * inline ref tests. */
+#define AGB_TILES_COUNT_MAX 0x4000u
 
 #if defined(__GNUC__)
 #define AGB_TILES_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -130,6 +134,18 @@
 #define AGB_TILES_LD16(m, a) AGB_LD16(m, a)
 #define AGB_TILES_LDS16(m, a) ((int32_t)(int16_t)AGB_LD16(m, a))
 #define AGB_TILES_ST16(m, a, v) AGB_ST16(m, a, v)
+#endif
+
+/* A value the compiler may not see through (GBA builds): the inline unref stores its count with
+ * the [refc, 2 b] register-offset address it loaded from, where GCC would otherwise compute
+ * refc + 2 b into a register of its own for the pair: one Thumb instruction more per unref. An
+ * empty asm, no code. (The inline ref keeps that register: it passes the address to the upload;
+ * the same barrier there cost the bench ROM's per-call loop two register moves a ref.) Host:
+ * nothing. */
+#if defined(AGB_TARGET_GBA) && defined(__GNUC__)
+#define AGB_TILES_OPAQUE(x) __asm__("" : "+l"(x))
+#else
+#define AGB_TILES_OPAQUE(x) ((void)(x))
 #endif
 
 /* Instruction work for the host's cycle model (docs/design.md, "Cycle figures"): `tiles` weights
@@ -165,13 +181,16 @@ typedef struct agb_tiles {
  * _META_TOO_SMALL. O(blocks + N). */
 int agb_tiles_init(agb_tiles *t, agb_machine *m, const struct agb_heap_config *cfg);
 
-/* Out-of-line half of ref (call agb_tiles_ref instead): a ref whose block (the rom2ram entry,
- * which it reads again: the inline path then keeps no register alive for the rare call) has no
- * count to raise. Uploads a tile that is not resident into a free slot, else into the slot of an
- * evicted unreferenced tile (see agb_tiles_ref); returns 0 for tile 0 and AGB_TILES_BAD_TILE for
- * a full count. O(1) apart from the copy while a free slot exists; the eviction scan is
- * O(blocks) at worst. */
-uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
+/* Out-of-line half of ref (call agb_tiles_ref instead), one entry per depth (a game's call site
+ * names its depth, so the upload tests none): a ref whose block b has no count to raise.
+ * `count_at` is the address of b's count word, refc + 2 b, as the inline path computed it for
+ * its own store: the upload takes b from it instead of reading the rom2ram entry again, and the
+ * inline path keeps no register alive for the rare call. b = AGB_TILES_NOT_RESIDENT: uploads the
+ * tile into a free slot, else into the slot of an evicted unreferenced tile (see
+ * agb_tiles_ref); b = 0 (tile 0): returns 0; else (a full count) AGB_TILES_BAD_TILE. O(1) apart
+ * from the copy while a free slot exists; the eviction scan is O(blocks) at worst. */
+uint32_t agb_tiles_ref_slow4(agb_tiles *t, uint32_t rom_tile, uint32_t count_at);
+uint32_t agb_tiles_ref_slow8(agb_tiles *t, uint32_t rom_tile, uint32_t count_at);
 
 /* One more screen-map cell shows ROM tile `rom_tile` at depth `bpp` (4 or 8). Returns the VRAM
  * block (32-byte unit from the arena base) the tile sits in -- the screen-map entry is that block
@@ -184,7 +203,7 @@ uint32_t agb_tiles_ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
  * unreferenced tile that can be evicted for it: every usable one is referenced),
  * AGB_TILES_BAD_TILE (rom_tile >= N, or the count would overflow); nothing changed. Cost: a
  * resident tile, revived or not, is three metadata accesses inline; an upload into a free slot at
- * most 11 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
+ * most 10 more plus the copy, O(1); an eviction 2-3 accesses per tile the hand passes (referenced
  * ones, and for 8bpp pairs it cannot use), so O(blocks) at worst, and about 8 more to drop a tile
  * of the other depth. *detail is only written here, never passed on, so a caller that ignores it
  * pays nothing. */
@@ -197,6 +216,9 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 	}
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LD16(t->m, t->refc + 2u * b);
+	/* c is a count (0 to COUNT_MAX) or the reserved pair's 0xFFFC (b 0 or 1): one bit, COUNT_MAX's,
+	 * tells a count that can go up from everything else (on the GBA a shift and a branch; a
+	 * compare with 0x4000 would need the constant built first). */
 	if (AGB_TILES_LIKELY(c < AGB_TILES_COUNT_MAX)) {
 		/* The hit: 19 instructions the bus does not see, either depth (a game's call site,
 		 * bpp a constant: the bench ROM's direct run, direct_tiles_calls, which `agbsim
@@ -207,11 +229,14 @@ static inline uint32_t agb_tiles_ref(agb_tiles *t, uint32_t rom_tile, uint32_t b
 		*detail = c == 0u ? AGB_VERB_REVIVED : 0u;
 		return b;
 	}
-	/* The call out: 15 to the count test and its branch, the arguments and the bl (4), the
-	 * uploaded flag (9); the out-of-line path declares its own. */
-	AGB_TILES_WORK(t->m, 28u);
-	r = agb_tiles_ref_slow(t, rom_tile, bpp);
-	*detail = r - 1u < AGB_TILES_BAD_TILE - 1u ? AGB_VERB_UPLOADED : 0u; /* a block, not tile 0 */
+	/* The call out: 15 to the count test and its branch, the argument and the bl (3), the
+	 * uploaded flag (7); the out-of-line path declares its own. */
+	AGB_TILES_WORK(t->m, 25u);
+	r = bpp == 8u ? agb_tiles_ref_slow8(t, rom_tile, t->refc + 2u * b)
+		      : agb_tiles_ref_slow4(t, rom_tile, t->refc + 2u * b);
+	/* Uploaded: a block (2 to 2047: BG VRAM holds 2048), not tile 0's 0 nor BAD_TILE or NO_ROOM
+	 * (0xFFFE, 0xFFFF) -- a shift, no constant to load. */
+	*detail = (r - 2u) >> 11 == 0u ? AGB_VERB_UPLOADED : 0u;
 	return r;
 }
 
@@ -258,16 +283,18 @@ static inline int agb_tiles_unref(agb_tiles *t, uint32_t rom_tile, uint32_t bpp,
 	b = AGB_TILES_LD16(t->m, (bpp == 8u ? t->map8 : t->map4) + 2u * rom_tile);
 	c = AGB_TILES_LDS16(t->m, t->refc + 2u * b); /* signed: see agb_tiles_unref_block */
 	if (AGB_TILES_LIKELY(c > 0)) {
-		/* 18 instructions the bus does not see, either depth (the bench ROM's direct run, as
+		uint32_t o = 2u * b;
+		/* 17 instructions the bus does not see, either depth (the bench ROM's direct run, as
 		 * in agb_tiles_ref): the range test, the addresses, the sign test, the released flag
 		 * without a branch. */
-		AGB_TILES_WORK(t->m, 18u);
-		AGB_TILES_ST16(t->m, t->refc + 2u * b, (uint32_t)c - 1u);
+		AGB_TILES_WORK(t->m, 17u);
+		AGB_TILES_OPAQUE(o);
+		AGB_TILES_ST16(t->m, t->refc + o, (uint32_t)c - 1u);
 		*detail = c == 1 ? AGB_VERB_RELEASED : 0u;
 		return AGB_VERB_DONE;
 	}
-	/* The skip arm: 22 (13 to the sign test, the skipped flag 9). */
-	AGB_TILES_WORK(t->m, 22u);
+	/* The skip arm: 21 (12 to the sign test, the skipped flag 9). */
+	AGB_TILES_WORK(t->m, 21u);
 	/* Block 1 stands for "not resident", block 0 for tile 0 (nothing to skip). */
 	*detail = c == 0 || b == AGB_TILES_NOT_RESIDENT ? AGB_VERB_SKIPPED : 0u;
 	return AGB_VERB_DONE;

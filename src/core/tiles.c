@@ -3,17 +3,19 @@
  * Work (AGB_WORK through AGB_TILES_WORK, host only; docs/design.md, "Cycle figures"), weighted
  * as obj-fast's: each path declares the instructions the GBA runs on it that the bus does not
  * count (the metadata halfwords and the copy's words are counted accesses), one unit each. The
- * inline ref and unref (agb/tiles.h): the bench ROM's direct run (ref hit 19, call out 28; unref
- * 18, skip 22). The ROM's out-of-line path is tiles_thumb.S, counted off its source: entry 9
- * (8bpp 12), list-c 8 (+4 with a next), list-a 12, list-b 9 / list-a 12 (8bpp), no free slot 4
- * (8bpp 5), TAKE 13; the 4bpp scan (setup 4, 4 a block + 3 passed + 1 a wrap, found 15 even / 11
- * odd, no room 7) and the 8bpp-only part's (setup 8, 4 a pair + 3 passed + 2 a wrap, found 8).
- * Where the Thumb hands over to this C (agb_tiles_ref_slow_c, which runs the path again from
- * its entry), the compiled C's counts from the bench ROM's disassembly: tile 0 or a full count
- * 42 (8bpp 45); a 4bpp upload meeting an unreferenced 8bpp tile 97 + 15 a block passed, drop's
- * inlined 19; an 8bpp upload with nothing in the 8bpp-only part 79 + 9 a pair of its lap, the
- * shared half 7 a pair + 7 passed + 2 a wrap, found 33, two 4bpp halves 44 (an estimate) plus
- * drop's 34 or 44 each, no room 15. Each site's comment gives its count. */
+ * inline ref and unref (agb/tiles.h): the bench ROM's direct run (ref hit 19, call out 25; unref
+ * 17, skip 21). The ROM's out-of-line path is tiles_thumb.S, counted off its source: entry 7
+ * (tile 0 11, a full count 14), list-c 8 (+3 with a next), list-a 12, list-b 10 / list-a 11
+ * (8bpp), no free slot 4, TAKE 3, COPY 9; the 4bpp scan (setup 3, 4 the hand's block and 5 each
+ * further block + 2 passed + 2 a wrap, found 13 even / 9 odd, split 18, no room 6) and the
+ * 8bpp-only part's (setup 4, 4 the hand's pair and 5 each further + 6 the first passed and 2
+ * the others + 5 or 3 a wrap, found 6; no such part 10). Where the Thumb hands over to this C
+ * (agb_tiles_ref_slow_c, which runs the path again from its entry: only an 8bpp upload with
+ * nothing to evict in the 8bpp-only part), the compiled C's counts from the bench ROM's
+ * disassembly: the hand-over 8, the redo 76 + 9 a pair of the part + 1 a wrap (61 with no
+ * part), the shared half 7 a pair + 7 passed + 2 a wrap, found 35, two 4bpp halves 49 (counted
+ * for both unreferenced) plus drop4's 29 or 38 each (with push_c's and unlink_c's own), no room
+ * 13. Each site's comment gives its count. */
 #include "agb/tiles.h"
 
 #include <stddef.h>
@@ -45,18 +47,11 @@ _Static_assert(offsetof(agb_tiles, map4) == T_MAP4 && offsetof(agb_tiles, map8) 
 		       offsetof(agb_tiles, rom8) == T_ROM8,
 	       "tiles_thumb.h's field offsets");
 #endif
-_Static_assert(END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu && PAIR_TAIL == 0xFFFDu &&
-		       UNUSED == 0xFFFFu && NOT_RES == 1u && AGB_VERB_RELEASED == 2u &&
+_Static_assert(HEAD_A == 0u && END == 0x7FFFu && LINK(END) == 0xFFFFu && TAIL8 == 0xFFFEu &&
+		       PAIR_TAIL == 0xFFFDu && UNUSED == 0xFFFFu && NOT_RES == 1u && AGB_VERB_RELEASED == 2u &&
 		       AGB_TILES_NO_ROOM == 0xFFFFu && AGB_TILES_SHARED_BLOCKS <= 2048u,
-	       "tiles_thumb.S's encodings (END is the only head or link value of 2048 and above)");
-
-/* In the Thumb ROM build the out-of-line entry point is tiles_thumb.S's, which hands the rarer
- * cases to this C function under another name. */
-#if AGB_TILES_THUMB
-#define REF_SLOW agb_tiles_ref_slow_c
-#else
-#define REF_SLOW agb_tiles_ref_slow
-#endif
+	       "tiles_thumb.S's encodings (END is the only head or link value of 2048 and above; "
+	       "list-a's head at the meta area's start)");
 
 _Static_assert(sizeof(agb_tiles) <= AGB_HEAP_STATE_MAX, "state too large");
 
@@ -170,8 +165,10 @@ static inline void push_c(agb_machine *m, uint32_t refc, uint32_t r2r, uint32_t 
 	uint32_t head = MLD(meta + HEAD_C);
 	MST(refc + 2u * b, LINK(head));
 	MST(r2r + 2u * b, UNUSED);
-	if (head != END)
+	if (head != END) {
+		TW(m, 1u); /* the C (drop4's): the old head's address */
 		MST(r2r + 2u * head, b);
+	}
 	MST(meta + HEAD_C, b);
 }
 
@@ -181,6 +178,8 @@ static inline void unlink_c(agb_machine *m, uint32_t refc, uint32_t r2r, uint32_
 {
 	uint32_t next = link & END;
 	uint32_t prev = MLD(r2r + 2u * b);
+	/* The C (drop4's): the head's store 1, the prev's link 3; the next's address 1 */
+	TW(m, (prev == UNUSED ? 1u : 3u) + (next != END ? 1u : 0u));
 	if (prev == UNUSED)
 		MST(meta + HEAD_C, next);
 	else
@@ -243,12 +242,12 @@ static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 			head = meta + HEAD_A;
 			b = MLD(head);
 			if (b == END) {
-				TW(m, 5u); /* Thumb: list-b's and list-a's tests, to .Lev8 */
+				TW(m, 4u); /* Thumb: list-b's and list-a's tests, to the eviction */
 				return AGB_TILES_NO_ROOM;
 			}
-			TW(m, 12u); /* Thumb: list-b's test, list-a's (5), the unlink (7) */
+			TW(m, 11u); /* Thumb: list-b's test, list-a's (4), .Lref8_take's unlink (7) */
 		} else {
-			TW(m, 9u); /* Thumb: list-b's test (2), the unlink (7) */
+			TW(m, 10u); /* Thumb: list-b's test (2), .Lref8_b (1), the unlink (7) */
 		}
 		MST(head, MLD(refc + 2u * b) & END);
 		MST(refc + 2u * b + 2u, TAIL8);
@@ -259,18 +258,19 @@ static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 	if (b != END) {
 		uint32_t next = MLD(refc + 2u * b) & END;
 		MST(meta + HEAD_C, next);
-		/* Thumb: list-c's test, the unlink and its test (8), the new first's prev (4) */
-		TW(m, next != END ? 12u : 8u);
+		/* Thumb: list-c's test, .Lref4_c's unlink and its test (8), the new first's prev (3) */
+		TW(m, next != END ? 11u : 8u);
 		if (next != END)
 			MST(r2r + 2u * next, UNUSED); /* the new first element has no prev */
 		return b;
 	}
 	b = MLD(meta + HEAD_A);
 	if (b == END) {
-		TW(m, 4u); /* Thumb: list-c's and list-a's tests, to .Lev4 */
+		TW(m, 4u); /* Thumb: list-c's and list-a's tests, to the eviction */
 		return AGB_TILES_NO_ROOM;
 	}
-	TW(m, 12u); /* Thumb: list-c's test (2), list-a's unlink and the other half onto list-c (10) */
+	/* Thumb: list-c's test (2), list-a's (2), .Lref4_a's unlink and the other half onto list-c (8) */
+	TW(m, 12u);
 	MST(meta + HEAD_A, MLD(refc + 2u * b) & END);
 	/* List-c was empty (just seen): the pair's other half becomes its only element, with no
 	 * neighbours to link. */
@@ -280,40 +280,46 @@ static inline uint32_t take_free(agb_tiles *t, uint32_t bpp)
 	return b;
 }
 
-/* Evicts the unreferenced tile of depth bpp at block b for good: its ROM->RAM entry says "not
- * resident" and its slot goes to the free lists (a 4bpp block whose partner is a free single
- * makes the pair whole again, onto list-a). Only the eviction scan calls it, for a tile of the
- * other depth than the upload's (a same-depth tile's slot is reused as it is). O(1). */
-static void drop(agb_tiles *t, uint32_t b, uint32_t bpp)
+/* Evicts the unreferenced 4bpp tile at block b for good: its ROM->RAM entry says "not resident"
+ * and its block goes to the free lists (a block whose partner is a free single makes the pair
+ * whole again, onto list-a: a 4bpp tile's pair is in the shared half). Only the 8bpp eviction's
+ * shared-half scan calls it (a same-depth tile's slot is reused as it is). O(1). */
+static void drop4(agb_tiles *t, uint32_t b)
 {
 	agb_machine *m = t->m;
 	const uint32_t refc = t->refc;
-	MST(map_at(t, MLD(t->r2r + 2u * b), bpp), NOT_RES);
-	if (bpp == 8u) {
-		/* The C (only after the Thumb's hand-over): drop inlined into the 4bpp eviction, its
-		 * map clear and push_pair (19). */
-		TW(m, 19u);
-		/* list-a in the shared half, list-b above it */
-		push_pair(m, refc, t->meta + (b < t->shared ? HEAD_A : HEAD_B), b);
-		return;
+	uint32_t pc;
+	MST(map_at(t, MLD(t->r2r + 2u * b), 4u), NOT_RES);
+	pc = MLD(refc + 2u * (b ^ 1u));
+	if ((pc & FREE_BIT) != 0) {
+		/* The C (bench ROM's drop4, called from the 8bpp eviction's shared half): the call
+		 * (4), entry and the partner's test (11), unlink_c's prev (7; it declares its arms),
+		 * its next's test (3), push_pair (10), the return (3). */
+		TW(m, 38u);
+		unlink_c(m, refc, t->r2r, t->meta, b ^ 1u, pc);
+		push_pair(m, refc, t->meta + HEAD_A, b & ~1u);
+	} else {
+		/* The call (4), entry and the partner's test (11), push_c (11; 1 more with a head:
+		 * it declares that), the return (3). */
+		TW(m, 29u);
+		push_c(m, refc, t->r2r, t->meta, b);
 	}
-	{
-		uint32_t pc = MLD(refc + 2u * (b ^ 1u));
-		if ((pc & FREE_BIT) != 0) {
-			/* The C (out of line, from the 8bpp eviction's shared half): the call (5), entry
-			 * and the partner's test (14), unlink_c (7, 6 more with a prev), push_pair (9), the
-			 * return (3); 1 more with a next. Estimate per arm: 44. */
-			TW(m, 44u);
-			unlink_c(m, refc, t->r2r, t->meta, b ^ 1u, pc);
-			/* A 4bpp tile's pair is in the shared half: list-a. */
-			push_pair(m, refc, t->meta + HEAD_A, b & ~1u);
-		} else {
-			/* The call (5), entry and the partner's test (14), push_c (12, 1 more with a
-			 * head), the return (3). */
-			TW(m, 34u);
-			push_c(m, refc, t->r2r, t->meta, b);
-		}
-	}
+}
+
+/* A 4bpp upload's eviction met an unreferenced 8bpp tile at the even block b of the shared half:
+ * the tile leaves VRAM (its ROM->RAM entry says "not resident"), its pair splits, block b goes to
+ * the upload (returned unlinked, as take_free's) and b + 1 becomes list-c's only element. That
+ * is what dropping the tile onto list-a and asking take_free for a 4bpp slot would leave, written
+ * directly: the eviction runs only when list-c and list-a are both empty, so list-a would hold
+ * just this pair and give it straight back. O(1). */
+static uint32_t split8(agb_tiles *t, uint32_t b)
+{
+	agb_machine *m = t->m;
+	MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
+	MST(t->refc + 2u * b + 2u, LINK(END));
+	MST(t->r2r + 2u * b + 2u, UNUSED);
+	MST(t->meta + HEAD_C, b + 1u);
+	return b;
 }
 
 /* No free slot of depth bpp: the eviction scan, the clock policy. A hand per region (the shared
@@ -335,26 +341,34 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 	const uint32_t refc = t->refc, meta = t->meta, shared = t->shared;
 	uint32_t b;
 	if (bpp == 8u) {
-		TW(m, 8u); /* Thumb .Lev8: the hand, the lap */
-		b = MLD(t->r2r + 2u);
-		for (uint32_t n = (t->blocks - shared) / 2u; n != 0u; n--, b += 2u) {
-			TW(m, 4u); /* Thumb .Lscan8: the wrap test, the count's test */
+		const uint32_t pairs = (t->blocks - shared) / 2u, hand = MLD(t->r2r + 2u);
+		/* Thumb: r2r, the hand, 2 blocks (4); the lap's count is set up only when the hand's
+		 * pair is referenced (.Llap8). No 8bpp-only part: the first look's wrap test and
+		 * .Lwrap8_first's test of the part (6). */
+		TW(m, pairs != 0u ? 4u : 10u);
+		b = hand;
+		for (uint32_t n = pairs; n != 0u; n--, b += 2u) {
+			/* the wrap test, the count's test (4); after the first, the step (1) */
+			TW(m, n == pairs ? 4u : 5u);
 			if (b >= t->blocks) {
-				TW(m, 2u); /* the wrap */
+				TW(m, n == pairs ? 5u : 3u); /* .Lwrap8_first (its part test) / .Lwrap8 */
 				b = shared;
 			}
 			if (MLD(refc + 2u * b) == 0u) { /* every tile here is 8bpp */
-				TW(m, 8u); /* Thumb .Lfound8: the hand, the map clear (then TAKE) */
+				/* .Lfound8: the hand (2), REUSE (the map clear, the count, both maps: 4);
+				 * ref_miss declares the copy */
+				TW(m, 6u);
 				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
 				MST(t->r2r + 2u, b + 2u);
 				return b;
 			}
-			TW(m, 3u); /* a passed pair */
+			TW(m, n == pairs ? 6u : 2u); /* .Llap8's count / the count down */
 		}
-		/* The Thumb hands over (.Lev8_c 2, the bl 2, the return 3) to the C, which does it all
-		 * again (bench ROM's agb_tiles_ref_slow_c): entry 18, take_free's two tests 13, the part
-		 * lap's setup 18, 9 a passed pair, the shared half's setup 23. */
-		TW(m, 79u + 9u * ((t->blocks - shared) / 2u));
+		/* The Thumb hands over (.Lev8_c 5, the return after it 3) to the C, which does it all
+		 * again (bench ROM's agb_tiles_ref_slow_c): entry 14, take_free's two tests 18, the
+		 * part's lap 17 + 9 a pair + 1 a wrap, the shared half's setup 27; with no 8bpp-only
+		 * part, 61 to the shared half. */
+		TW(m, 8u + (pairs != 0u ? 76u + 9u * pairs + (hand != shared ? 1u : 0u) : 61u));
 		b = MLD(meta + HEAD_HAND) & ~1u;
 		for (uint32_t n = (shared - 2u) / 2u; n != 0u; n--, b += 2u) {
 			uint32_t h, tl;
@@ -366,9 +380,9 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 			h = MLD(refc + 2u * b);
 			tl = MLD(refc + 2u * b + 2u);
 			if (h == 0u && tl == TAIL8) {
-				/* the head's and tail's tests 4, the map clear and the hand 17, the C's
-				 * count, maps and 8bpp copy 15, the return 10, less ref_miss's TAKE (13) */
-				TW(m, 33u);
+				/* the tail's test 4, the map clear, the hand and the count and maps 19, the
+				 * 8bpp copy's addresses 11, the return 10; less ref_miss's COPY (9) */
+				TW(m, 35u);
 				MST(map_at(t, MLD(t->r2r + 2u * b), 8u), NOT_RES);
 				MST(meta + HEAD_HAND, b + 2u);
 				return b;
@@ -376,54 +390,54 @@ static uint32_t evict(agb_tiles *t, uint32_t bpp)
 			/* Two 4bpp halves, each unreferenced or a free single (not both free: those
 			 * would be a pair on list-a). */
 			if ((h == 0u || IS_LINK_OR_END(h)) && (tl == 0u || IS_LINK_OR_END(tl))) {
-				/* the halves' tests (about 12) and arms 5, the hand and take_free's C 20, the
-				 * count, maps and 8bpp copy 22, the return 10, less take_free's Thumb list-a
-				 * (12) and ref_miss's TAKE (13); each drop declares its own. Estimate: 44. */
-				TW(m, 44u);
+				/* the halves' tests and arms 17, the hand and take_free's C 20, the count and
+				 * maps 11, the 8bpp copy's addresses 11, the return 10 (69, counted with both
+				 * halves unreferenced); less take_free's Thumb list-a (11) and ref_miss's
+				 * COPY (9). Each drop4 declares its own. */
+				TW(m, 49u);
 				if (h == 0u)
-					drop(t, b, 4u);
+					drop4(t, b);
 				if (tl == 0u)
-					drop(t, b + 1u, 4u); /* the pair, now whole, heads list-a */
+					drop4(t, b + 1u); /* the pair, now whole, heads list-a */
 				MST(meta + HEAD_HAND, b + 2u);
 				return take_free(t, 8u);
 			}
 			TW(m, 7u); /* a passed pair (a referenced head: the sign test and the step) */
 		}
-		TW(m, 15u); /* the C's NO_ROOM return (12) and the Thumb's (3) */
+		TW(m, 13u); /* the C's NO_ROOM return */
 		return AGB_TILES_NO_ROOM;
 	}
-	TW(m, 4u); /* Thumb .Lev4: the hand, the lap */
+	/* Thumb: the hand, 2 shared (3); the lap's count is set up only when the hand's block is
+	 * referenced (.Llap4). */
+	TW(m, 3u);
 	b = MLD(meta + HEAD_HAND);
 	for (uint32_t n = shared - 2u; n != 0u; n--, b++) {
-		TW(m, 4u); /* Thumb .Lscan4: the wrap test, the count's test */
+		/* the wrap test, the count's test (4); after the first, the step (1) */
+		TW(m, n == shared - 2u ? 4u : 5u);
 		if (b >= shared) {
-			TW(m, 1u); /* the wrap */
+			TW(m, 2u); /* .Lwrap4_first / .Lwrap4 */
 			b = 2u;
 		}
 		if (MLD(refc + 2u * b) != 0u) {
-			TW(m, 3u); /* a passed block */
+			TW(m, 2u); /* .Llap4's count / the count down */
 			continue;
 		}
 		if ((b & 1u) == 0u && MLD(refc + 2u * b + 2u) == TAIL8) {
-			/* An unreferenced 8bpp tile: its pair (list-a's only one now) is split. The
-			 * Thumb's test (8), the bl (2) and its return (3); the C does it all again
-			 * (bench ROM's agb_tiles_ref_slow_c): entry 18, take_free's two tests 17, the
-			 * scan's setup 11, 15 a passed block and 7 the found one, the TAIL8 test 12,
-			 * take_free 20 after the drop (which declares its own 19), the count, maps, 4bpp
-			 * copy and return 24; less take_free's Thumb list-a (12) and ref_miss's TAKE (13). */
-			TW(m, 97u + 15u * (shared - 2u - n));
-			drop(t, b, 8u);
+			/* An unreferenced 8bpp tile: its pair is split (see split8). Thumb: the even
+			 * block's TAIL8 test (6), .Lsplit4 (the hand, the other half onto list-c, the
+			 * map clear, the count and both maps: 12); ref_miss declares the copy. */
+			TW(m, 18u);
 			MST(meta + HEAD_HAND, b + 2u);
-			return take_free(t, 4u);
+			return split8(t, b);
 		}
-		/* Thumb .Lfound4: the even block's TAIL8 test (6; an odd block 2), the hand and the
-		 * map clear (9), then TAKE */
-		TW(m, (b & 1u) == 0u ? 15u : 11u);
+		/* Thumb: the even block's TAIL8 test (6; an odd block 2), .Lfound4's hand (3),
+		 * REUSE (the map clear, the count, both maps: 4); ref_miss declares the copy. */
+		TW(m, (b & 1u) == 0u ? 13u : 9u);
 		MST(map_at(t, MLD(t->r2r + 2u * b), 4u), NOT_RES);
 		MST(meta + HEAD_HAND, b + 1u);
 		return b;
 	}
-	TW(m, 7u); /* Thumb .Lno_room */
+	TW(m, 6u); /* Thumb: the branch to .Lno_room, .Lno_room */
 	return AGB_TILES_NO_ROOM;
 }
 
@@ -434,11 +448,13 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 	agb_machine *m = t->m;
 	uint32_t b = take_free(t, bpp);
 	if (b == AGB_TILES_NO_ROOM) {
-		b = evict(t, bpp);
+		b = evict(t, bpp); /* its found arms declare the count's and maps' stores (REUSE) */
 		if (b == AGB_TILES_NO_ROOM)
 			return b;
+	} else {
+		TW(m, 3u); /* Thumb TAKE: the count's 1, the ROM->RAM entry's address */
 	}
-	TW(m, 13u); /* Thumb TAKE: the count, both maps, the copy's addresses, the return */
+	TW(m, 9u); /* Thumb COPY: the copy's addresses, the return value, the return */
 	MST(t->refc + 2u * b, 1u);
 	MST(t->r2r + 2u * b, rom_tile);
 	MST(map, b);
@@ -446,20 +462,37 @@ static inline uint32_t ref_miss(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, u
 	return b;
 }
 
-uint32_t REF_SLOW(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
+/* The out-of-line ref at depth bpp; b is the tile's rom2ram entry, as the inline ref read it. */
+static uint32_t ref_slow(agb_tiles *t, uint32_t rom_tile, uint32_t bpp, uint32_t b)
 {
-	uint32_t map = map_at(t, rom_tile, bpp);
-	uint32_t b = AGB_TILES_LD16(t->m, map);
 	if (b == NOT_RES) {
-		/* Thumb entry: the depth's tests, the frame, the map read again (4bpp 9, 8bpp 12) */
-		TW(t->m, bpp == 8u ? 12u : 9u);
-		return ref_miss(t, rom_tile, bpp, map);
+		/* Thumb entry: the frame, the block from the count's address and the not-resident
+		 * test (6), the meta area (1) */
+		TW(t->m, 7u);
+		return ref_miss(t, rom_tile, bpp, map_at(t, rom_tile, bpp));
 	}
-	/* Tile 0 or a full count: the Thumb to its hand-over (4bpp 7, 8bpp 10), the bl (2) and the
-	 * return (3); the C's entry, tests and return (30, 8bpp 30) */
-	TW(t->m, bpp == 8u ? 45u : 42u);
-	return b == 0 ? 0u : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
+	/* Tile 0 or a full count: the entry to its test (6) and RESIDENT (tile 0 5, a full count
+	 * 8) */
+	TW(t->m, b == 0 ? 11u : 14u);
+	return b == 0 ? 0 : AGB_TILES_BAD_TILE; /* tile 0 (block 0), else a full count */
 }
+
+#if AGB_TILES_THUMB
+uint32_t agb_tiles_ref_slow_c(agb_tiles *t, uint32_t rom_tile, uint32_t bpp)
+{
+	return ref_slow(t, rom_tile, bpp, NOT_RES);
+}
+#else
+uint32_t agb_tiles_ref_slow4(agb_tiles *t, uint32_t rom_tile, uint32_t count_at)
+{
+	return ref_slow(t, rom_tile, 4u, (count_at - t->refc) / 2u);
+}
+
+uint32_t agb_tiles_ref_slow8(agb_tiles *t, uint32_t rom_tile, uint32_t count_at)
+{
+	return ref_slow(t, rom_tile, 8u, (count_at - t->refc) / 2u);
+}
+#endif
 
 void agb_tiles_set_rom(agb_tiles *t, uint32_t rom4_addr, uint32_t rom8_addr)
 {

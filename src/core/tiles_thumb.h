@@ -37,8 +37,9 @@
 
 #include "agb/tiles.h"
 
-/* The C the Thumb path hands the rarer cases to (tile 0, a full count, a bpp other than 4/8, an
- * eviction that must drop a tile of the other depth): tiles.c's agb_tiles_ref_slow. */
+/* The C the Thumb path hands its one rare case to (an 8bpp upload that finds nothing to evict
+ * in the 8bpp-only part: the shared half's scan), before any write: tiles.c's ref_slow for a
+ * tile that is not resident. */
 uint32_t agb_tiles_ref_slow_c(agb_tiles *t, uint32_t rom_tile, uint32_t bpp);
 #endif
 
