@@ -311,8 +311,8 @@ const struct agb_cycle_model agb_cycle_models[] = {
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* free: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* realloc: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* frame: no measurements */
-		{-212, 0, 92, -83, 0, 65, 40, 0, 1, 3, 91, 46}, /* ref: n=46555, cv=0.8% */
-		{960, 0, 0, 0, 0, -128, 0, 0, 1, 3, 18, 3}, /* unref: n=45786, cv=0.0% */
+		{-100, 0, 0, 88, 0, 53, 41, 0, 1, 3, 79, 45}, /* ref: n=46555, cv=4.6% */
+		{928, 0, 0, 0, 0, -128, 0, 0, 1, 3, 17, 3}, /* unref: n=45786, cv=0.0% */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_show: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_z: no measurements */
 		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* spr_hide: no measurements */
