@@ -40,8 +40,8 @@
  *
  * On the GBA in ROM (a Thumb build of libagbmem.a) alloc's bin and top-run paths and free's
  * merges into bins and class lists are hand-written Thumb (src/core/bestfit_thumb.S, about half
- * the instructions GCC makes of the same C); they read 80 bytes of constants from IWRAM (.data)
- * and the long runs' class table from ROM (agb_bestfit_long_class_of). The ARM build
+ * the instructions GCC makes of the same C); they read 84 bytes of constants and the long runs'
+ * 256-byte class table (agb_bestfit_long_class_of) from IWRAM (.data). The ARM build
  * for IWRAM, the host and a checking build (AGB_HEAP_CHECKED) run the C. Both make the same
  * decisions: the GBA/host equivalence test compares every call. */
 #ifndef AGB_BESTFIT_H
