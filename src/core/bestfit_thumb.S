@@ -92,6 +92,22 @@
 	str	\t3, [\t2, #C_BITMAP]
 .endm
 
+/* The links' part of a bin unlink for a run \x of \size blocks with company in its bin, \prev
+ * and \next its neighbours: prev.next = next, next.prev = prev; then \t receives the bin's head
+ * (at \h) and is compared with x (eq: x was the head, which the caller makes next). Clobbers \h,
+ * \t (\t may be \prev). */
+.macro BIN_RELINK x, size, prev, next, h, t
+	lsls	\h, \prev, #3
+	strh	\next, [r6, \h]		/* prev.next = next */
+	lsls	\h, \next, #3
+	adds	\h, #N_PREV
+	strh	\prev, [r6, \h]		/* next.prev = prev */
+	lsls	\h, \size, #1
+	add	\h, lr			/* the bin's head at C_HEADS - 2 */
+	ldrh	\t, [\h, #(C_HEADS - 2)]
+	cmp	\t, \x
+.endm
+
 /* bin_unlink: takes short free run \x of \size blocks out of its bin: next first, prev only when
  * x is not the bin's only run. Clobbers \size, \t1..\t3. */
 .macro BIN_UNLINK x, size, t1, t2, t3
@@ -108,15 +124,7 @@
 2:
 	adds	\t3, #N_PREV
 	ldrh	\t2, [r6, \t3]		/* prev */
-	lsls	\t3, \t2, #3
-	strh	\t1, [r6, \t3]		/* prev.next = next */
-	lsls	\t3, \t1, #3
-	adds	\t3, #N_PREV
-	strh	\t2, [r6, \t3]		/* next.prev = prev */
-	lsls	\t3, \size, #1
-	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
-	ldrh	\t2, [\t3, #(C_HEADS - 2)]
-	cmp	\t2, \x
+	BIN_RELINK \x, \size, \t2, \t1, \t3, \t2
 	bne	3f
 	strh	\t1, [\t3, #(C_HEADS - 2)]
 3:
@@ -141,15 +149,7 @@
 .macro BIN_UNLINK_COMPANY x, size, t1, t2, t3, back
 	adds	\t3, #N_PREV
 	ldrh	\t2, [r6, \t3]		/* prev */
-	lsls	\t3, \t2, #3
-	strh	\t1, [r6, \t3]		/* prev.next = next */
-	lsls	\t3, \t1, #3
-	adds	\t3, #N_PREV
-	strh	\t2, [r6, \t3]		/* next.prev = prev */
-	lsls	\t3, \size, #1
-	add	\t3, lr			/* the bin's head at C_HEADS - 2 */
-	ldrh	\t2, [\t3, #(C_HEADS - 2)]
-	cmp	\t2, \x
+	BIN_RELINK \x, \size, \t2, \t1, \t3, \t2
 	bne	\back
 	strh	\t1, [\t3, #(C_HEADS - 2)]
 	b	\back
@@ -969,15 +969,7 @@ agb_bestfit_thumb_free:
 	cmp	r1, r2
 	beq	.Lf_mr_only
 	ldrh	r0, [r0, #N_PREV]	/* prev */
-	lsls	r3, r0, #3
-	strh	r1, [r6, r3]		/* prev.next = next */
-	lsls	r3, r1, #3
-	adds	r3, #N_PREV
-	strh	r0, [r6, r3]		/* next.prev = prev */
-	lsls	r3, r7, #1
-	add	r3, lr			/* the bin's head at C_HEADS - 2 */
-	ldrh	r0, [r3, #(C_HEADS - 2)]
-	cmp	r0, r2
+	BIN_RELINK r2, r7, r0, r1, r3, r0
 	beq	.Lf_rf_head		/* (it seldom is) */
 	ldr	r0, [sp, #4]		/* the merged run's first block: b's */
 	b	.Lf_m_push_blk
@@ -1040,15 +1032,7 @@ agb_bestfit_thumb_free:
 	b	.Lf_m_push
 .Lf_ml_company:	/* r1 its next, r7 its first block: unlinked from its bin */
 	ldrh	r2, [r7, #N_PREV]	/* prev (end is not needed: no right neighbour) */
-	lsls	r3, r2, #3
-	strh	r1, [r6, r3]		/* prev.next = next */
-	lsls	r3, r1, #3
-	adds	r3, #N_PREV
-	strh	r2, [r6, r3]		/* next.prev = prev */
-	lsls	r3, r0, #1
-	add	r3, lr
-	ldrh	r2, [r3, #(C_HEADS - 2)]
-	cmp	r2, r4
+	BIN_RELINK r4, r0, r2, r1, r3, r2
 	bne	2f
 	strh	r1, [r3, #(C_HEADS - 2)]	/* it was the head: next is */
 2:
@@ -1111,15 +1095,7 @@ agb_bestfit_thumb_free:
 .Lf_mr_company:	/* r1 its next, r3 8 end: unlinked from its bin */
 	adds	r3, #N_PREV
 	ldrh	r0, [r6, r3]		/* prev (r0 is free here) */
-	lsls	r3, r0, #3
-	strh	r1, [r6, r3]		/* prev.next = next */
-	lsls	r3, r1, #3
-	adds	r3, #N_PREV
-	strh	r0, [r6, r3]		/* next.prev = prev */
-	lsls	r3, r7, #1
-	add	r3, lr
-	ldrh	r0, [r3, #(C_HEADS - 2)]
-	cmp	r0, r2
+	BIN_RELINK r2, r7, r0, r1, r3, r0
 	beq	.Lf_mr_head		/* (it seldom is: the push follows) */
 .Lf_m_push:	/* (an empty bin, the commoner, falls through) */
 	lsls	r0, r4, #3
@@ -1170,15 +1146,7 @@ agb_bestfit_thumb_free:
 	mov	ip, r5
 	adds	r3, #N_PREV
 	ldrh	r5, [r6, r3]		/* prev */
-	lsls	r3, r5, #3
-	strh	r1, [r6, r3]		/* prev.next = next */
-	lsls	r3, r1, #3
-	adds	r3, #N_PREV
-	strh	r5, [r6, r3]		/* next.prev = prev */
-	lsls	r3, r0, #1
-	add	r3, lr			/* the bin's head at C_HEADS - 2 */
-	ldrh	r5, [r3, #(C_HEADS - 2)]
-	cmp	r5, r4
+	BIN_RELINK r4, r0, r5, r1, r3, r5
 	mov	r5, ip			/* (no flags) */
 	bne	.Lmb_l_done
 	strh	r1, [r3, #(C_HEADS - 2)]

@@ -64,6 +64,19 @@
 	COPY	\rom, \shift, r6
 .endm
 
+/* Each entry's first steps: the return address into ip (see the file comment), r4 refc, r2 2 b
+ * (from the count's address the inline ref passes), a resident block (tile 0 or a full count)
+ * to \resident, r5 the meta area. */
+.macro SLOW_ENTRY resident
+	push	{r4, r5, r6, r7}
+	mov	ip, lr
+	ldr	r4, [r0, #T_REFC]
+	subs	r2, r2, r4		/* 2 b */
+	cmp	r2, #2			/* b 1: not resident */
+	bne	\resident
+	ldr	r5, [r0, #T_META]
+.endm
+
 /* Tile 0 (r2 = 2 b = 0) returns 0, a full count AGB_TILES_BAD_TILE (0xFFFE): nothing changes. */
 .macro RESIDENT
 	movs	r0, #0
@@ -105,13 +118,7 @@
 	.type	agb_tiles_ref_slow4, %function
 	.thumb_func
 agb_tiles_ref_slow4:
-	push	{r4, r5, r6, r7}
-	mov	ip, lr			/* the return address: see the file comment */
-	ldr	r4, [r0, #T_REFC]
-	subs	r2, r2, r4		/* 2 b */
-	cmp	r2, #2			/* b 1: not resident */
-	bne	.Lresident4
-	ldr	r5, [r0, #T_META]
+	SLOW_ENTRY .Lresident4
 	/* A leftover single first, so pairs stay whole for 8bpp tiles. END (0x7FFF) is the only
 	 * head or link value of 2048 and above. */
 	ldrh	r6, [r5, #HEAD_C]
@@ -247,13 +254,7 @@ agb_tiles_ref_slow4:
 	.type	agb_tiles_ref_slow8, %function
 	.thumb_func
 agb_tiles_ref_slow8:
-	push	{r4, r5, r6, r7}
-	mov	ip, lr			/* the return address: see the file comment */
-	ldr	r4, [r0, #T_REFC]
-	subs	r2, r2, r4		/* 2 b */
-	cmp	r2, #2			/* b 1: not resident */
-	bne	.Lresident8
-	ldr	r5, [r0, #T_META]
+	SLOW_ENTRY .Lresident8
 	/* 8bpp-only region first, so the shared half stays available to 4bpp layers. */
 	ldrh	r6, [r5, #HEAD_B]
 	lsrs	r7, r6, #11
