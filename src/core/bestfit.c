@@ -587,10 +587,10 @@ static inline uint32_t w_ml_right(const agb_bestfit *t, uint32_t x, uint32_t siz
  * both bins' bits share a word and the merged run's bin is empty, else 12 (4 more after the
  * shared word's test; BIT_CLEAR leaves the summary alone: bit_clear); right alike: 2 + 3 (3
  * for a short run's: .Lf_right_free copies the test), 8 or 9 (its bin's head; 7 for a short
- * run's that was not), 5, 4 + 21, 12), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long run, then 3, each unlink 8, 9 when it
- * was its bin's head (the left one 10, 11), or 11 for its bin's only run, 3 between), then the
- * merged run's push. Read before the unlinks: the bitmap words and the heads they leave are
- * worked out here. */
+ * run's that was not), 5, 4 + 21, 12), both neighbours (3 from .Lf_left_tag, 2 + 1 after a long
+ * run, then 3, each unlink 8, 9 when it was its bin's head (the left one 10, 11), or 11 for its
+ * bin's only run, 3 between), then the merged run's push. Read before the unlinks: the bitmap
+ * words and the heads they leave are worked out here. */
 static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t len, uint32_t ls,
 				   uint32_t rs, int from_long)
 {
@@ -610,11 +610,12 @@ static inline uint32_t w_free_tail(const agb_bestfit *t, uint32_t b, uint32_t le
 	uint32_t w = from_long ? 4u : ls != 0u && rs != 0u ? 3u : 0u;
 	if (rs == 0u || ls == 0u) {
 		const uint32_t x = rs == 0u ? start : end, s = rs == 0u ? ls : rs;
-		/* (a short run's right one: .Lf_right_free's copy of .Lf_mr_known's test, 3, with
-		 * no branch to it and no index to shift) */
-		w += rs != 0u && !from_long ? 3u
-					    : (!from_long && rs == 0u ? 1u : 2u) + (rs == 0u ? 4u : 3u) +
-						      (from_long && rs == 0u ? 2u : 0u);
+		if (rs == 0u)
+			w += from_long ? 2u + 4u + 2u : 1u + 4u;
+		else if (from_long)
+			w += 2u + 3u;
+		else
+			w += 3u; /* .Lf_right_free's copy of the test: no branch to it, no index */
 		if (!long_only_peek(t, x)) {
 			if (rs == 0u)
 				return w + 8u + w_free_push(t, total, wt);

@@ -49,7 +49,8 @@
 #define K_EVEN 68	/* 0x55555555: the low bit of every 2-bit map entry */
 #define K_CLASS 72	/* 2 bits per pair left | entry << 2 of map entries: free's .Lf_idx */
 #define K_GATE 76	/* bestfit.c BF_LEN_GATE: STARTS_LONG's pairs (entry 7, next halfword's 0) */
-#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (IWRAM, .data: bestfit.c): the free's long merges */
+#define K_LCLASS 80	/* the address of agb_bestfit_long_class_of (IWRAM .data, bestfit.c): the
+			 * free's long merges */
 
 /* Lowest set bit of \r (0 when \r is 0) into \r, through the de Bruijn table at \k (the
  * constants + K_TABLE); \t is clobbered. */
@@ -338,8 +339,9 @@
 .endm
 
 /* long_class: \c receives the class of a long run of \size blocks (SMALL < size < 2^15), the
- * table bestfit.c keeps in IWRAM (agb_bestfit_long_class_of[size >> 7]); \size is kept. The free's only:
- * the table's address comes from the constants (K_LCLASS) through the state at [sp]. */
+ * table bestfit.c keeps in IWRAM (agb_bestfit_long_class_of[size >> 7]); \size is kept. The
+ * free's only: the table's address comes from the constants (K_LCLASS) through the state at
+ * [sp]. */
 .macro LONG_CLASS c, size, t
 	LCLASS_TABLE \t
 	lsrs	\c, \size, #7
