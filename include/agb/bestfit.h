@@ -3,7 +3,7 @@
  * The pool layout is tree's (include/agb/tree.h): 8-byte blocks, a map of 2 bits per block at
  * the arena head and no per-block header, so a used block costs nothing but its map entries.
  * Map entries: 0 free (every block of a free run), 1 used, 2 start of a long used run (the next
- * map halfword, wholly inside the run, holds its length, encoded as src/core/map2.h says; the
+ * map halfword, wholly inside the run, holds its length, encoded as src/agbmem/common/map2.h says; the
  * run's other inner entries are 0), 3 last block of a used run. Every free run repeats its size
  * (u16) at offset 6 of its last block, the boundary tag free() reads to coalesce with the run
  * before it.
@@ -39,7 +39,7 @@
  * core runs on VRAM too. Freestanding: no libc.
  *
  * On the GBA in ROM (a Thumb build of libagbmem.a) alloc's bin and top-run paths and free's
- * merges into bins and class lists are hand-written Thumb (src/core/bestfit_thumb.S, about half
+ * merges into bins and class lists are hand-written Thumb (src/agbmem/core/bestfit_thumb.S, about half
  * the instructions GCC makes of the same C); they read 84 bytes of constants and the long runs'
  * 256-byte class table (agb_bestfit_long_class_of) from IWRAM (.data). The ARM build
  * for IWRAM, the host and a checking build (AGB_HEAP_CHECKED) run the C. Both make the same
@@ -62,6 +62,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Runs of up to this many blocks (2 KiB) live in exact-size bins; longer ones in class lists. 256
  * kept the free p99 lower than 128 and the minimum arena at tree's, where 512 lost 1 KiB on a
  * recorded trace. */
@@ -69,6 +73,9 @@
 #define AGB_BESTFIT_WORDS (AGB_BESTFIT_SMALL / 32u)
 /* Longer runs sit in lists by size class, two classes per power of two up to 2^15 blocks. */
 #define AGB_BESTFIT_LONG_CLASSES 14u
+/* The most runs of a long class alloc reads for one request (the bound of its search: every
+ * call is O(1)); past them it takes the first run of the next non-empty class. */
+#define AGB_BESTFIT_LONG_READS 4u
 /* Control structure: long-class bitmap u16, top run start u16, summary u16 (padded to 4),
  * bitmap words, bin heads and long-class heads (u16 each). The fields a free or a small alloc
  * reads come first, within reach of Thumb's short load offsets. */
@@ -147,5 +154,9 @@ int agb_bestfit_check(agb_bestfit *h, const char **why);
 uint32_t agb_bestfit_overhead_bytes(agb_bestfit *h);
 
 extern const struct agb_heap_core agb_bestfit_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -30,6 +30,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_BUDDY_UNIT 16u
 #define AGB_BUDDY_ORDERS 15u /* 16 B .. 256 KiB */
 
@@ -87,5 +91,9 @@ int agb_buddy_check(agb_buddy *b, const char **why);
 uint32_t agb_buddy_overhead_bytes(const agb_buddy *b);
 
 extern const struct agb_heap_core agb_buddy_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_BUMP_MARKS 32u
 
 typedef struct agb_bump {
@@ -77,5 +81,9 @@ int agb_bump_check(agb_bump *b, const char **why);
 uint32_t agb_bump_overhead_bytes(const agb_bump *b);
 
 extern const struct agb_heap_core agb_bump_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -30,6 +30,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_CACHE_ENTRY_BYTES 20u
 #define AGB_CACHE_MAX_KEYS 0xFFFEu /* handles + 1 fit the list's 16-bit links */
 #define AGB_CACHE_MAX_LOCKS 0xFFu
@@ -123,5 +127,9 @@ void agb_cache_walk(agb_cache *c, agb_cache_visit_fn fn, void *ctx);
  * every resident block is one the core reports used. Else 1 with *why. Uncounted. O(keys +
  * resident x core walk). */
 int agb_cache_check(agb_cache *c, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

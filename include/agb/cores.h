@@ -1,5 +1,5 @@
 /* Every core agbmem provides: each header declares its typed API and its core table
- * (agb_<core>_core). The registry (src/core/registry.c) lists the tables. */
+ * (agb_<core>_core). The registry (src/agbmem/registry.c) lists the tables. */
 #ifndef AGB_CORES_H
 #define AGB_CORES_H
 
@@ -19,5 +19,13 @@
 #include "agb/tiles.h"    /* BG tile manager, ref/unref (seed) */
 #include "agb/tlsf.h"     /* two-level segregated fit, O(1) */
 #include "agb/tree.h"     /* best-fit tree, 8-byte blocks (seed) */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -32,6 +32,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The starts bitmap of a pool of N bytes (a bit per 8 bytes, whole words): a meta area of this
  * size keeps it out of the pool (4 096 bytes for 256 KiB). */
 #define AGB_FIRSTFIT_META_BYTES(n) (((((n) >> 3) + 31u) >> 5) << 2)
@@ -88,5 +92,9 @@ int agb_firstfit_check(agb_firstfit *f, const char **why);
 uint32_t agb_firstfit_overhead_bytes(const agb_firstfit *f);
 
 extern const struct agb_heap_core agb_firstfit_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include "agb/machine.h"
 #include "agb/regions.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Where a core may put bookkeeping that does not live inside the arena. */
 struct agb_heap_config {
 	uint32_t arena_addr;  /* first byte of the pool (GBA address) */
@@ -58,7 +62,7 @@ typedef void (*agb_walk_fn)(void *ctx, uint32_t addr, uint32_t bytes, enum agb_r
  * outside the blocks (buddy, slots, obj, obj-fast, oam), for `tree` (its map keeps every
  * inner entry clear) and for the boundary-tag cores (tlsf, firstfit: a bitmap of used blocks'
  * starts beside the pool, so no payload word, not even an exact header, is trusted); `bestfit`
- * all of it, like `tree` (src/core/map2.h). Each core's header says what it detects.
+ * all of it, like `tree` (src/agbmem/common/map2.h). Each core's header says what it detects.
  * Checking build (a game's debug build: compile the cores with -DAGB_HEAP_CHECKED=1): the
  * cores with a free (tree, bestfit, obj, obj-fast, oam, tlsf, buddy, firstfit, slots) first
  * look the address up among their used blocks with their own walk() (uncounted, O(blocks)); an
@@ -120,7 +124,7 @@ enum agb_verb_status {
 #define AGB_VERB_REVIVED 0x10u /* ref: an unreferenced tile still in VRAM used again, no upload */
 
 /* Palette verbs: side 0 is the BG palette (0x05000000), 1 the OBJ palette (0x05000200); each has
- * PAL_BANKS banks of 16 colours. pal_load returns the first bank, AGB_PAL_NONE when no run of
+ * AGB_PAL_BANKS banks of 16 colours. pal_load returns the first bank, AGB_PAL_NONE when no run of
  * free banks is left. */
 #define AGB_PAL_NONE 0xFFu
 
@@ -164,7 +168,7 @@ struct agb_heap_core {
 	/* Optional domain verbs: the operations a game calls besides alloc/free/realloc. NULL means
 	 * the core has no such operation; a replay then treats frame and the sprite verbs as no-ops
 	 * (they describe the game, not its memory) and stops on any other with a clear message.
-	 * src/sim/replay.c is the one place that maps trace ops onto these. */
+	 * src/engine/replay.c is the one place that maps trace ops onto these. */
 
 	/* Once per displayed frame (the shadow OAM copies itself to OAM). */
 	int (*frame)(void *state);
@@ -426,13 +430,25 @@ static inline void agb_heap_stats_one_run(struct agb_heap_stats *out, uint32_t b
 /* Registry of all cores compiled in, NULL-terminated. */
 extern const struct agb_heap_core *const agb_heap_cores[];
 
-/* Returns the core called `name`, or NULL. */
+/* Returns the core called `name`, or NULL. O(cores). */
 const struct agb_heap_core *agb_heap_core_find(const char *name);
+
+/* Reference allocators measured only inside a GBA bench ROM (newlib's malloc as a game links
+ * it), NULL-terminated: descriptor entries (name, summary, arenas, unit) whose function
+ * pointers are all NULL, so nothing may call them; not in agb_heap_cores. */
+extern const struct agb_heap_core *const agb_reference_cores[];
+
+/* Returns the reference allocator called `name`, or NULL. O(cores). */
+const struct agb_heap_core *agb_reference_core_find(const char *name);
 
 /* The core a trace of this arena uses when none is named. */
 const struct agb_heap_core *agb_heap_core_default(enum agb_arena arena);
 
 /* Largest state_bytes over all cores: callers may reserve this much, 8-byte aligned. */
 #define AGB_HEAP_STATE_MAX 256u
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

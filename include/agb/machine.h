@@ -12,8 +12,15 @@
 #define AGB_MACHINE_H
 
 #include <stdint.h>
+#ifndef AGB_TARGET_GBA
+#include <string.h> /* the host bus: memcpy */
+#endif
 
 #include "agb/regions.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum agb_region {
 	AGB_REGION_EWRAM,
@@ -53,8 +60,6 @@ typedef struct agb_machine agb_machine; /* never defined on the GBA: the bus is 
 
 #else /* host */
 
-#include <string.h>
-
 /* One 64 KiB page of the GBA address space as the machine maps it. */
 struct agb_page {
 	uint8_t *host;       /* host storage for this page (offset already applied) */
@@ -80,7 +85,7 @@ typedef struct agb_machine {
 	 * Wrap-around is fine for deltas. */
 	uint32_t work;
 	/* The counted inputs of the core calls a layer made (the resource cache's loads and
-	 * evictions, src/sim/cache.c) since the replay last zeroed them, per kind (AGB_NEST_ALLOC,
+	 * evictions, src/agbmem/cache.c) since the replay last zeroed them, per kind (AGB_NEST_ALLOC,
 	 * AGB_NEST_FREE): calls, bus cycles, accesses, stores, ROM loads, work units. The cycle model
 	 * prices them with the core's own alloc and free rows (agb_cycle_model_eval_op). */
 	uint32_t nest[2][AGB_NEST_FIELDS];
@@ -88,11 +93,11 @@ typedef struct agb_machine {
 	struct agb_page page[AGB_PAGE_COUNT];
 
 	/* Backing storage, at the GBA's sizes. */
-	uint8_t ewram[EWRAM_SIZE];
-	uint8_t iwram[IWRAM_SIZE];
-	uint8_t vram[VRAM_SIZE];
-	uint8_t oam[OAM_SIZE];
-	uint8_t pal[PAL_SIZE];
+	uint8_t ewram[AGB_EWRAM_SIZE];
+	uint8_t iwram[AGB_IWRAM_SIZE];
+	uint8_t vram[AGB_VRAM_SIZE];
+	uint8_t oam[AGB_OAM_SIZE];
+	uint8_t pal[AGB_PAL_SIZE];
 	uint8_t unmapped[0x10000u];
 	const uint8_t *rom;
 	uint32_t rom_size;
@@ -272,14 +277,15 @@ static inline uint8_t agb_peek8(agb_machine *m, uint32_t a)
 /* A read of a const table that lives in ROM on the GBA: counted as a ROM access. */
 static inline void agb_count_rom_read(agb_machine *m, unsigned width_log2)
 {
-	agb__count(m, agb__page(m, MEM_ROM), width_log2 == 0 ? AGB_LOAD8 : AGB_LOAD16, width_log2);
+	agb__count(m, agb__page(m, AGB_MEM_ROM), width_log2 == 0 ? AGB_LOAD8 : AGB_LOAD16,
+	           width_log2);
 }
 
 /* A read of a const table that the GBA build keeps in IWRAM (.data, copied there at boot): counted
  * as an IWRAM access. */
 static inline void agb_count_iwram_read(agb_machine *m)
 {
-	agb__count(m, agb__page(m, MEM_IWRAM), AGB_LOAD8, 0);
+	agb__count(m, agb__page(m, AGB_MEM_IWRAM), AGB_LOAD8, 0);
 }
 
 #ifdef AGB_PLAIN_MEMORY
@@ -342,6 +348,10 @@ int agb_plain_map_regions(void);
 #define AGB_WORK_WEIGHTED(m, n) ((void)(m), (void)(0 ? (n) : 0u))
 #else
 #define AGB_WORK_WEIGHTED(m, n) AGB_WORK(m, n)
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

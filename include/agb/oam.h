@@ -38,6 +38,10 @@
 #include "agb/heap.h"
 #include "agb/obj_fast.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_OAM_ENTRIES 128u
 #define AGB_OAM_NONE 0xFFu        /* no slot / end of list (equals AGB_SPRITE_NONE) */
 /* Meta bytes of the shadow OAM itself; obj-fast's AGB_OBJ_FAST_META_BYTES follow them. */
@@ -123,5 +127,9 @@ int agb_oam_check(agb_oam *o, const char **why);
 uint32_t agb_oam_overhead_bytes(agb_oam *o);
 
 extern const struct agb_heap_core agb_oam_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -31,6 +31,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_OBJ_BLOCK_BYTES 32u
 #define AGB_OBJ_MAX_BLOCKS 1024u
 #define AGB_OBJ_BITMAP_FIRST_BLOCK 512u /* first tile usable in bitmap modes 3-5 */
@@ -84,5 +88,9 @@ int agb_obj_check(agb_obj *h, const char **why);
 uint32_t agb_obj_overhead_bytes(agb_obj *h);
 
 extern const struct agb_heap_core agb_obj_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

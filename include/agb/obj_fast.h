@@ -40,6 +40,10 @@
 #include "agb/heap.h"
 #include "agb/obj.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_OBJ_FAST_LEVELS 12u /* c0, EVEN, c1, q2, c2, .. c4, P16, q5, c5 */
 
 /* Meta-area bytes for an arena of `nblocks` 32-byte blocks: the free and start bitmaps. */
@@ -88,7 +92,7 @@ int agb_obj_fast_init(agb_obj_fast *h, agb_machine *m, const struct agb_heap_con
  * summary flip per level lost (the level counts are in the state). Other strips (and larger
  * aligns) test at most the words before the first one with a whole rounded-size run, a few
  * word operations each. Cost (mGBA, Thumb in ROM, called directly; the ROM library's alloc is
- * src/core/obj_fast_thumb.S): shapes, strips and whole-word runs 204-393 cycles on traces/obj and
+ * src/agbmem/core/obj_fast_thumb.S): shapes, strips and whole-word runs 204-393 cycles on traces/obj and
  * the full-map calibration traces (traces/calib/obj-full.json). */
 uint32_t agb_obj_fast_alloc(agb_obj_fast *h, uint32_t size, uint32_t align, uint32_t *granted);
 
@@ -113,5 +117,9 @@ int agb_obj_fast_check(agb_obj_fast *h, const char **why);
 uint32_t agb_obj_fast_overhead_bytes(agb_obj_fast *h);
 
 extern const struct agb_heap_core agb_obj_fast_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

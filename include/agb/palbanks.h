@@ -1,7 +1,7 @@
 /* `palbanks`: palette RAM in 16-colour banks with reference counts, the way GBA engines share
  * palettes (docs/design.md, "Palette RAM").
  *
- * Each side (0 BG at 0x05000000, 1 OBJ at 0x05000200) has PAL_BANKS banks of 16 colours. A 4bpp
+ * Each side (0 BG at 0x05000000, 1 OBJ at 0x05000200) has AGB_PAL_BANKS banks of 16 colours. A 4bpp
  * palette (1..16 colours) takes one bank, allocated from bank 15 down so that the low banks stay
  * free for an 8bpp palette (17..256 colours), which must sit in banks 0..ceil(colors/16)-1 of its
  * side. A load whose side, key and colour count match a resident palette shares its bank: the
@@ -28,17 +28,21 @@
 
 #include "agb/heap.h"
 
-#define AGB_PALBANKS_META_BYTES (2u * 4u + 2u * PAL_BANKS * 8u)
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AGB_PALBANKS_META_BYTES (2u * 4u + 2u * AGB_PAL_BANKS * 8u)
 
 typedef struct agb_palbanks {
 	agb_machine *m;
-	uint32_t pal;  /* first byte of palette RAM (MEM_PAL) */
+	uint32_t pal;  /* first byte of palette RAM (AGB_MEM_PAL) */
 	uint32_t meta; /* the tables above */
 } agb_palbanks;
 
-/* Takes the whole palette RAM (cfg arena must be MEM_PAL, PAL_SIZE bytes) and clears the tables.
- * Returns AGB_HEAP_OK; AGB_HEAP_ARENA_TOO_SMALL / _TOO_LARGE (any other arena size);
- * AGB_HEAP_BAD_ALIGNMENT (arena not MEM_PAL or meta not 4-aligned); AGB_HEAP_META_TOO_SMALL
+/* Takes the whole palette RAM (cfg arena must be AGB_MEM_PAL, AGB_PAL_SIZE bytes) and clears the
+ * tables. Returns AGB_HEAP_OK; AGB_HEAP_ARENA_TOO_SMALL / _TOO_LARGE (any other arena size);
+ * AGB_HEAP_BAD_ALIGNMENT (arena not AGB_MEM_PAL or meta not 4-aligned); AGB_HEAP_META_TOO_SMALL
  * (under AGB_PALBANKS_META_BYTES). O(meta). */
 int agb_palbanks_init(agb_palbanks *p, agb_machine *m, const struct agb_heap_config *cfg);
 
@@ -76,5 +80,9 @@ int agb_palbanks_check(agb_palbanks *p, const char **why);
 uint32_t agb_palbanks_overhead_bytes(const agb_palbanks *p);
 
 extern const struct agb_heap_core agb_palbanks_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -30,23 +30,27 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Four levels of a full 256-colour side: 4 x (512 + 4) bytes per side. */
 #define AGB_PALSTACK_BUFFER_BYTES 2064u
-#define AGB_PALSTACK_META_BYTES \
-	(2u * 4u + 2u * PAL_BANKS * 8u + 2u * 8u + 2u * AGB_PALSTACK_BUFFER_BYTES)
+#define AGB_PALSTACK_META_BYTES                                                                    \
+	(2u * 4u + 2u * AGB_PAL_BANKS * 8u + 2u * 8u + 2u * AGB_PALSTACK_BUFFER_BYTES)
 
 typedef struct agb_palstack {
 	agb_machine *m;
-	uint32_t pal;     /* first byte of palette RAM (MEM_PAL) */
+	uint32_t pal;     /* first byte of palette RAM (AGB_MEM_PAL) */
 	uint32_t meta;    /* bank tables */
 	uint32_t stacks;  /* per side: cover | depth << 8, then the buffer top in bytes */
 	uint32_t buffers; /* per side: AGB_PALSTACK_BUFFER_BYTES */
 } agb_palstack;
 
-/* Takes the whole palette RAM (cfg arena must be MEM_PAL, PAL_SIZE bytes) and clears the tables
- * and stacks. Returns AGB_HEAP_OK; AGB_HEAP_ARENA_TOO_SMALL / _TOO_LARGE; AGB_HEAP_BAD_ALIGNMENT
- * (arena not MEM_PAL, meta not 4-aligned); AGB_HEAP_META_TOO_SMALL (under
- * AGB_PALSTACK_META_BYTES). O(meta). */
+/* Takes the whole palette RAM (cfg arena must be AGB_MEM_PAL, AGB_PAL_SIZE bytes) and clears the
+ * tables and stacks. Returns AGB_HEAP_OK; AGB_HEAP_ARENA_TOO_SMALL / _TOO_LARGE;
+ * AGB_HEAP_BAD_ALIGNMENT (arena not AGB_MEM_PAL, meta not 4-aligned); AGB_HEAP_META_TOO_SMALL
+ * (under AGB_PALSTACK_META_BYTES). O(meta). */
 int agb_palstack_init(agb_palstack *p, agb_machine *m, const struct agb_heap_config *cfg);
 
 /* Uploads `colors` (1..256) colours from `src` (4-aligned) to free banks of `side` outside the
@@ -92,5 +96,9 @@ int agb_palstack_check(agb_palstack *p, const char **why);
 uint32_t agb_palstack_overhead_bytes(const agb_palstack *p);
 
 extern const struct agb_heap_core agb_palstack_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 
 #include "agb/machine.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(AGB_TARGET_GBA) || defined(AGB_PLAIN_MEMORY)
 
 #define AGB_PTR_N(m, type, addr, bytes) ((void)(m), (void)(bytes), (type *)(uintptr_t)(addr))
@@ -38,13 +42,13 @@ static inline uint32_t agb_machine_addr(const agb_machine *m, const void *p)
 		uint32_t base;
 		size_t offset, bytes;
 	} r[] = {
-		{MEM_EWRAM, offsetof(agb_machine, ewram), EWRAM_SIZE},
-		{MEM_IWRAM, offsetof(agb_machine, iwram), IWRAM_SIZE},
-		{MEM_VRAM, offsetof(agb_machine, vram), VRAM_SIZE},
-		{MEM_OAM, offsetof(agb_machine, oam), OAM_SIZE},
-		{MEM_PAL, offsetof(agb_machine, pal), PAL_SIZE},
+	        {AGB_MEM_EWRAM, offsetof(agb_machine, ewram), AGB_EWRAM_SIZE},
+	        {AGB_MEM_IWRAM, offsetof(agb_machine, iwram), AGB_IWRAM_SIZE},
+	        {AGB_MEM_VRAM, offsetof(agb_machine, vram), AGB_VRAM_SIZE},
+	        {AGB_MEM_OAM, offsetof(agb_machine, oam), AGB_OAM_SIZE},
+	        {AGB_MEM_PAL, offsetof(agb_machine, pal), AGB_PAL_SIZE},
 	};
-	const uint8_t *q = p, *base = (const uint8_t *)m;
+	const uint8_t *q = (const uint8_t *)p, *base = (const uint8_t *)m;
 	if (q == NULL)
 		return AGB_NULL;
 	for (unsigned i = 0; i < sizeof r / sizeof r[0]; i++)
@@ -66,5 +70,9 @@ static inline void *agb_machine_ptr(agb_machine *m, uint32_t a, uint32_t bytes)
 
 /* A pointer to one `type` at GBA address `addr` (NULL for AGB_NULL). */
 #define AGB_PTR(m, type, addr) AGB_PTR_N(m, type, addr, (uint32_t)sizeof(type))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

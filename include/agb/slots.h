@@ -27,6 +27,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_SLOTS_CLASSES 9u
 #define AGB_SLOTS_MIN_LOG2 4u
 
@@ -74,5 +78,9 @@ int agb_slots_check(agb_slots *s, const char **why);
 uint32_t agb_slots_overhead_bytes(const agb_slots *s);
 
 extern const struct agb_heap_core agb_slots_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_STACK2_MARKS 32u
 
 typedef struct agb_stack2 {
@@ -83,5 +87,9 @@ int agb_stack2_check(agb_stack2 *s, const char **why);
 uint32_t agb_stack2_overhead_bytes(const agb_stack2 *s);
 
 extern const struct agb_heap_core agb_stack2_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

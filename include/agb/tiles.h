@@ -77,6 +77,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* agb_heap_config.flags fields (bits 0-7 are the shared AGB_HEAP_FLAG_* bits). */
 /* Largest ROM tile number + 1 per depth, in units of 256 (1..255); 0: AGB_TILES_DEFAULT_ROM_TILES. */
 #define AGB_TILES_FLAG_ROM_TILES(n) ((((uint32_t)(n) + 255u) / 256u & 0xFFu) << 16)
@@ -92,8 +96,8 @@
 /* Where the ROM tile sets are read from when a tile is uploaded (tile t of depth d, d * 8 bytes
  * each, at base + t * d * 8). The simulator's ROM image is usually unmapped there, which reads zeros;
  * the cost of the reads is what counts. A GBA program sets its own with agb_tiles_set_rom. */
-#define AGB_TILES_ROM4_ADDR (MEM_ROM + 0x00400000u)
-#define AGB_TILES_ROM8_ADDR (MEM_ROM + 0x00800000u)
+#define AGB_TILES_ROM4_ADDR (AGB_MEM_ROM + 0x00400000u)
+#define AGB_TILES_ROM8_ADDR (AGB_MEM_ROM + 0x00800000u)
 
 /* Metadata bytes the manager needs for `blocks` VRAM blocks and `rom_tiles` ROM tiles per depth. */
 #define AGB_TILES_META_BYTES(blocks, rom_tiles) (8u + 4u * (uint32_t)(blocks) + 4u * (uint32_t)(rom_tiles))
@@ -338,5 +342,9 @@ int agb_tiles_check(agb_tiles *t, const char **why);
 uint32_t agb_tiles_overhead_bytes(agb_tiles *t);
 
 extern const struct agb_heap_core agb_tiles_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

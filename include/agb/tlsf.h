@@ -46,6 +46,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AGB_TLSF_FL_COUNT 13u /* first levels: block sizes below 2^19 */
 #define AGB_TLSF_SL_LOG2 4u
 #define AGB_TLSF_CTRL_BYTES (32u + AGB_TLSF_FL_COUNT * (1u << AGB_TLSF_SL_LOG2) * 4u)
@@ -113,5 +117,9 @@ int agb_tlsf_check(agb_tlsf *t, const char **why);
 uint32_t agb_tlsf_overhead_bytes(const agb_tlsf *t);
 
 extern const struct agb_heap_core agb_tlsf_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

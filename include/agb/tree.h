@@ -38,6 +38,10 @@
 
 #include "agb/heap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One pool's fixed state: what a GBA build keeps in IWRAM globals or registers. */
 typedef struct agb_tree {
 	agb_machine *m;
@@ -102,5 +106,9 @@ int agb_tree_check(agb_tree *t, const char **why);
 uint32_t agb_tree_overhead_bytes(const agb_tree *t);
 
 extern const struct agb_heap_core agb_tree_core;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

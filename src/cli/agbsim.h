@@ -6,9 +6,9 @@
 #include <stdio.h>
 
 #include "agb/heap.h"
-#include "agb/metrics.h"
-#include "agb/replay.h"
-#include "agb/trace.h"
+#include "agbsim/metrics.h"
+#include "agbsim/replay.h"
+#include "agbsim/trace.h"
 #include "cli/options.h"
 
 /* Exit status (README, "Commands"). */
@@ -115,8 +115,11 @@ int agbsim_cmd_convert(int argc, char **argv);
 int agbsim_cmd_perf(int argc, char **argv);
 int agbsim_cmd_gen(int argc, char **argv);
 int agbsim_cmd_bench(int argc, char **argv);
+int agbsim_cmd_gate(int argc, char **argv);
 int agbsim_cmd_view(int argc, char **argv);
 int agbsim_cmd_record(int argc, char **argv);
+int agbsim_cmd_budget(int argc, char **argv);
+int agbsim_cmd_worst(int argc, char **argv);
 
 /* The viewer (cmd_view.c) on a loaded trace that cfg's core can run: a window, or with
  * `snapshot` a PNG of the state after event `at` (-1: the last). Built without SDL2 it prints

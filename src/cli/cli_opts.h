@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 
 /* agbsim_cli_parse(): the command line is fine, run the command. */
 #define AGBSIM_CLI_RUN (-1)

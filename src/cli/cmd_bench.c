@@ -6,13 +6,16 @@
 
 #include "agb/cores.h"
 #include "cli/agbsim.h"
-#include "cli/bench_curve.h"
-#include "cli/bench_recommend.h"
+#include "report/bench_curve.h"
+#include "report/bench_recommend.h"
 #include "cli/cli_opts.h"
-#include "cli/gate.h"
+#include "gate/gate.h"
+#include "gate/gate_traces.h"
 #include "cli/gba_only.h"
+#include "report/html_report.h"
 #include "cli/measure.h"
 #include "cli/options.h"
+#include "platform/path_link.h"
 #include "trace/trace_load.h"
 
 static void usage(FILE *out)
@@ -58,16 +61,23 @@ static void usage(FILE *out)
 		"                       load cycles per frame for each pool size)\n"
 		"  --plot=OUT.png       with --arena-bytes: draw hit rate and load cycles per frame\n"
 		"                       against the pool size\n"
+		"  --html=OUT.html      also write a self-contained HTML report: the cores side by\n"
+		"                       side, what to use, and the recommended core's charts and\n"
+		"                       memory maps per trace (docs/html-report.md)\n"
 		AGBSIM_STREAM_USAGE, out);
 	fprintf(out, "  -h, --help           show this help\n\n"
 		"A pair whose core cannot serve the trace's ops (free on bump) is listed as n/a with\n"
 		"the reason, never with numbers. Exit status: 0 ok, 1 the gate found a regression,\n"
 		"2 bad usage or input (a bad baseline too), 3 when a core broke an invariant or\n"
 		"corrupted a block.\n\n"
-		"table and md end with what to use for each trace: the smallest pool each core needs\n"
-		"(min arena: no headroom) and the fastest core with no failures at the pool (--pool,\n"
-		"default the trace's arena_bytes), with its headroom over its min arena, and the one\n"
-		"with the lowest worst alloc/free when that is another core.\n");
+		"table and md end with what to use: the smallest pool each core needs per trace (min\n"
+		"arena: no headroom), then per arena one answer by the recommendation rule\n"
+		"(docs/recommendation.md): among the cores with no failure at the pool (--pool, default\n"
+		"the trace's arena_bytes) the smallest pool need, unless a faster core needs at most\n"
+		"1/16 more; never buddy, slots or firstfit unless nothing else fits; never the GBA-only\n"
+		"references. It names a tie, says when nothing fits, and gives the pool to reserve: the\n"
+		"largest min arena + 1/4, rounded up to 1 KiB. 'agbsim gate --help' lists the metrics\n"
+		"the gate compares, their units and default tolerances.\n");
 }
 
 struct trace_list {
@@ -101,7 +111,9 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* One entry of a directory being scanned: a subdirectory (except the traces' side files'
- * ones) or a trace file, into the list. */
+ * ones; a link to a directory is not followed, so a link loop cannot make the scan endless) or
+ * a trace file (a regular file, or a link to one: a FIFO or a device is never opened), into
+ * the list. */
 struct scan_ctx {
 	struct trace_list *here;
 	const char *dir;
@@ -117,10 +129,12 @@ static int scan_entry(void *ctx, const char *name)
 	snprintf(path, sizeof path, "%s/%s", c->dir, name);
 	kind = agb_path_kind(path);
 	if (kind == AGB_PATH_DIR) {
+		if (agb_path_is_link(path))
+			return 0;
 		if (strcmp(name, "maps") != 0 && strcmp(name, "inputs") != 0 &&
 		    strcmp(name, "calib") != 0 && strcmp(name, "tilesets") != 0)
 			push_path(c->here, path);
-	} else if (kind != AGB_PATH_MISSING && ends_with(name, ".json") &&
+	} else if (kind == AGB_PATH_FILE && ends_with(name, ".json") &&
 		   strncmp(name, "baseline", 8) != 0) {
 		push_path(c->here, path);
 	}
@@ -194,9 +208,9 @@ static int check_core_list(const char *list, int mgba)
 			return agbsim_usage_error("bench", "bad --allocator list '%s'", list);
 		memcpy(buf, p, len);
 		buf[len] = '\0';
-		if (agb_heap_core_find(buf) == NULL && agbsim_gba_only_find(buf) != NULL && !mgba)
+		if (agb_heap_core_find(buf) == NULL && agb_reference_core_find(buf) != NULL && !mgba)
 			return agbsim_gba_only_refuse(buf);
-		if (agb_heap_core_find(buf) == NULL && agbsim_gba_only_find(buf) == NULL)
+		if (agb_heap_core_find(buf) == NULL && agb_reference_core_find(buf) == NULL)
 			return agbsim_usage_error("bench", "unknown allocator '%s' (see 'agbsim list')",
 						  buf);
 		p += len + (comma ? 1 : 0);
@@ -465,6 +479,7 @@ struct bench_args {
 	uint32_t pools[AGBSIM_CURVE_MAX_POOLS]; /* --arena-bytes=LIST: the curve's pool sizes */
 	size_t npools;
 	const char *plot; /* --plot=OUT.png */
+	const char *html; /* --html=OUT.html */
 	struct agbsim_stream_opts stream;
 };
 
@@ -554,6 +569,9 @@ static int bench_option(void *ctx, int opt, const char *arg)
 	case 'G':
 		a->plot = arg;
 		return AGBSIM_EXIT_OK;
+	case 'W':
+		a->html = arg;
+		return AGBSIM_EXIT_OK;
 	default: {
 		int rc = agbsim_stream_option("bench", opt, arg, &a->stream);
 		return rc >= 0 ? rc : gate_option(a, opt, arg);
@@ -578,6 +596,8 @@ static int check_args(struct bench_args *a)
 		return agbsim_usage_error("bench", "--arena-bytes=LIST goes without --baseline, "
 						   "--update-baseline, --pool and --export (a pair "
 						   "has one figure per pool size)");
+	if (a->html != NULL && a->npools != 0)
+		return agbsim_usage_error("bench", "--html goes without --arena-bytes=LIST");
 	if (a->plot != NULL && a->npools == 0)
 		return agbsim_usage_error("bench", "--plot needs --arena-bytes=LIST (the pool sizes)");
 	a->gate.format = (enum agbsim_format)a->format;
@@ -607,6 +627,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv, int *first)
 		{"pool", required_argument, NULL, 'P'},
 		{"arena-bytes", required_argument, NULL, 'R'},
 		{"plot", required_argument, NULL, 'G'},
+		{"html", required_argument, NULL, 'W'},
 		AGBSIM_STREAM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -700,8 +721,8 @@ static void plan_host_runs(struct bench *b, const struct bench_args *a, size_t i
 static void plan_gba_only_runs(struct bench *b, const struct bench_args *a, size_t i)
 {
 	const struct agb_trace *t = &b->loaded[i].trace;
-	for (size_t c = 0; agbsim_gba_only_cores[c] != NULL; c++) {
-		const struct agb_heap_core *core = agbsim_gba_only_cores[c];
+	for (size_t c = 0; agb_reference_cores[c] != NULL; c++) {
+		const struct agb_heap_core *core = agb_reference_cores[c];
 		int named = core_listed(a->allocators, core->name);
 		struct agbsim_run *r;
 		if (!named && (strcmp(a->allocators, "all") != 0 ||
@@ -720,7 +741,7 @@ static void plan_gba_only_runs(struct bench *b, const struct bench_args *a, size
 /* Every (trace x core) pair to run: at most one per core for each trace. */
 static int plan_runs(struct bench *b, const struct bench_args *a)
 {
-	size_t per_trace = (count_cores(agb_heap_cores) + count_cores(agbsim_gba_only_cores)) *
+	size_t per_trace = (count_cores(agb_heap_cores) + count_cores(agb_reference_cores)) *
 			   (a->npools != 0 ? a->npools : 1u);
 	b->runs = calloc(b->list.n * per_trace + 1u, sizeof *b->runs); /* +1: never calloc(0) */
 	if (b->runs == NULL)
@@ -914,6 +935,10 @@ int agbsim_cmd_bench(int argc, char **argv)
 	rc = collect_traces(&b.list, argc, argv, first);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = load_traces(&b);
+	/* The gate keys pairs by trace name: two traces of one name would compare one with the
+	 * other's baseline. */
+	if (rc == AGBSIM_EXIT_OK && (a.gate.baseline_path != NULL || a.gate.update_path != NULL))
+		rc = agbsim_gate_unique_names(b.loaded, b.list.paths, b.n_loaded);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = plan_runs(&b, &a);
 	if (rc == AGBSIM_EXIT_OK)
@@ -927,6 +952,8 @@ int agbsim_cmd_bench(int argc, char **argv)
 	/* The picture first: when it cannot be written, nothing is printed either. */
 	if (rc == AGBSIM_EXIT_OK && a.plot != NULL)
 		rc = agbsim_curve_plot(a.plot, b.runs, b.nruns);
+	if (rc == AGBSIM_EXIT_OK && a.html != NULL)
+		rc = agbsim_html_bench(a.html, b.runs, b.nruns, (a.options & RUN_MIN_ARENA) != 0);
 	if (rc == AGBSIM_EXIT_OK)
 		rc = output(&b, &a);
 	bench_release(&b);

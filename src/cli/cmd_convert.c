@@ -1,4 +1,5 @@
 /* agbsim convert: recordings and maps into v1 traces. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,36 @@ struct convert_args {
 	const char **include, **exclude; /* caller patterns: argc entries each */
 };
 
+/* A caller pattern that starts like an address range ("0x" hex digits then '-') must be one,
+ * "0xLO-0xHI" with LO < HI (the range is [LO, HI)): otherwise it would be taken as a glob that
+ * matches no caller, and the trace would silently keep nothing. */
+static int check_caller_pattern(const char *opt, const char *arg)
+{
+	const char *p = arg + 2, *q;
+	unsigned long long lo = 0, hi = 0;
+	if (strncmp(arg, "0x", 2) != 0 && strncmp(arg, "0X", 2) != 0)
+		return AGBSIM_EXIT_OK;
+	for (q = p; isxdigit((unsigned char)*q); q++)
+		;
+	if (q == p || *q != '-')
+		return AGBSIM_EXIT_OK;
+	int ok = q - p <= 16 && (q[1] == '0' && (q[2] == 'x' || q[2] == 'X'));
+	const char *r = q + 3, *e = r;
+	for (; ok && isxdigit((unsigned char)*e); e++)
+		;
+	ok = ok && e != r && *e == '\0' && e - r <= 16;
+	if (ok) {
+		lo = strtoull(p, NULL, 16);
+		hi = strtoull(r, NULL, 16);
+	}
+	if (!ok || lo >= hi)
+		return agbsim_usage_error("convert",
+					  "--%s wants an address range 0xLO-0xHI with LO < HI (hex), "
+					  "not '%s'",
+					  opt, arg);
+	return AGBSIM_EXIT_OK;
+}
+
 static int parse_count(const char *arg, uint32_t *v)
 {
 	if (agbsim_parse_u32(arg, v) != 0)
@@ -474,9 +505,13 @@ static int convert_option(void *ctx, int opt, const char *arg)
 		*(opt == 'b' ? &a->mo.arena_bytes : opt == 'k' ? &a->mo.skip_events : &a->mo.max_live) = v;
 		return AGBSIM_EXIT_OK;
 	case 'I':
+		if (check_caller_pattern("caller-include", arg) != AGBSIM_EXIT_OK)
+			return AGBSIM_EXIT_USAGE;
 		a->include[a->mo.caller_include_count++] = arg;
 		return AGBSIM_EXIT_OK;
 	case 'X':
+		if (check_caller_pattern("caller-exclude", arg) != AGBSIM_EXIT_OK)
+			return AGBSIM_EXIT_USAGE;
 		a->exclude[a->mo.caller_exclude_count++] = arg;
 		return AGBSIM_EXIT_OK;
 	case 'P':

@@ -35,7 +35,7 @@ int agbsim_cmd_list(int argc, char **argv)
 	for (size_t i = 0; agb_heap_cores[i] != NULL; i++)
 		list_core(agb_heap_cores[i]);
 	/* Reference allocators that exist only in a bench ROM (their summary says "GBA-only"). */
-	for (size_t i = 0; agbsim_gba_only_cores[i] != NULL; i++)
-		list_core(agbsim_gba_only_cores[i]);
+	for (size_t i = 0; agb_reference_cores[i] != NULL; i++)
+		list_core(agb_reference_cores[i]);
 	return AGBSIM_EXIT_OK;
 }

@@ -23,7 +23,7 @@
 #include "trace/trace_load.h"
 
 #ifdef AGB_MEASURE_ENABLED
-#include "gba/bench_abi.h"
+#include "bench_abi.h"
 #include "mgba_runner.h"
 #include "trace/trace_bin.h"
 #endif
@@ -609,7 +609,7 @@ int agbsim_cmd_measure(int argc, char **argv)
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	a.run.trace = &loaded.trace;
-	a.run.core = agbsim_gba_only_find(a.allocator);
+	a.run.core = agb_reference_core_find(a.allocator);
 	rc = a.run.core != NULL ? AGBSIM_EXIT_OK
 				: agbsim_pick_core(a.allocator, a.run.trace, &a.run.core);
 	if (rc == AGBSIM_EXIT_OK)

@@ -69,8 +69,10 @@ static void usage(FILE *out)
 	        "  --input FILE       a button script: lines 'FRAME KEY...' (keys held from that\n"
 	        "                     frame on: A B SELECT START RIGHT LEFT UP DOWN R L, '-' "
 	        "none)\n"
-	        "  --arena-bytes N    the trace's pool size instead of the inferred one\n"
-	        "  --name NAME        the trace's name (default: the game file's name)\n"
+	        "  --pool N           the trace's pool size instead of the inferred one\n"
+	        "                     (--arena-bytes N: the same)\n"
+	        "  --name NAME        the trace's name (default: GAME-WHAT-Nf[-INPUT]: the game,\n"
+	        "                     heap or the alloc name or obj/bg, the frames, the script)\n"
 	        "  --game-log FILE    also write the game's debug prints (mGBA's debug registers)\n"
 	        "  -q, --quiet        no progress and no summary on stderr\n"
 	        "  -h, --help         show this help\n\n"
@@ -103,7 +105,7 @@ static int record_option(void *ctx, int opt, const char *arg)
 	case 'b':
 		if (agbsim_parse_u32(arg, &a->arena_bytes) != 0 || a->arena_bytes == 0)
 			return agbsim_usage_error(
-			        CMD, "--arena-bytes wants a positive integer, not '%s'", arg);
+			        CMD, "--pool wants a positive integer, not '%s'", arg);
 		return AGBSIM_EXIT_OK;
 	case 'v':
 		if (strcmp(arg, "obj") == 0)
@@ -130,6 +132,7 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 	        {"symbols", required_argument, NULL, 's'},
 	        {"vram", required_argument, NULL, 'v'},
 	        {"input", required_argument, NULL, 'i'},
+	        {"pool", required_argument, NULL, 'b'},
 	        {"arena-bytes", required_argument, NULL, 'b'},
 	        {"name", required_argument, NULL, 'N'},
 	        {"game-log", required_argument, NULL, 'g'},
@@ -325,8 +328,11 @@ struct fnspec {
 };
 
 struct heap_fns {
-	struct fnspec f[16];
+	struct fnspec f[64];
 	size_t n;
+	/* The game's error paths (functions named like one), watched for entry only. */
+	struct fnspec err[16];
+	size_t nerr;
 };
 
 static void add_fn(struct heap_fns *h, const char *name, size_t len, enum agb_rec_fn fn,
@@ -428,14 +434,149 @@ static int is_elf(const char *path)
 	return n == 4 && memcmp(m, "\177ELF", 4) == 0;
 }
 
-/* Finds every function of h in GAME's symbols: a --symbols one must be there; of the defaults at
- * least one that allocates. Drops the defaults the game does not have. */
-static int resolve_fns(const char *game, struct heap_fns *h)
+/* NAME followed by GCC's clone suffixes only (".constprop.N", ".isra.N", ".part.N",
+ * ".lto_priv.N", in any chain): an entry point of a copy of NAME. ".cold" parts are the tail of
+ * a function split by GCC, never entered by a call: not a match. */
+static int is_clone_of(const char *sym, const char *name)
+{
+	static const char *const sfx[] = {".constprop.", ".isra.", ".part.", ".lto_priv."};
+	size_t n = strlen(name);
+	if (strncmp(sym, name, n) != 0 || sym[n] == '\0')
+		return 0;
+	for (const char *p = sym + n; *p != '\0';) {
+		size_t i, l = 0;
+		for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+			l = strlen(sfx[i]);
+			if (strncmp(p, sfx[i], l) == 0)
+				break;
+		}
+		if (i == sizeof sfx / sizeof sfx[0] || !isdigit((unsigned char)p[l]))
+			return 0;
+		for (p += l; isdigit((unsigned char)*p); p++)
+			;
+	}
+	return 1;
+}
+
+/* Levenshtein distance of a and b, capped at 9 (names longer than 63 count as far). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64];
+	if (la >= 64u || lb >= 64u)
+		return 9u;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (tolower((unsigned char)a[i - 1]) !=
+			                                      tolower((unsigned char)b[j - 1]));
+			if (up + 1u < best)
+				best = up + 1u;
+			if (row[j - 1] + 1u < best)
+				best = row[j - 1] + 1u;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb] < 9u ? row[lb] : 9u;
+}
+
+/* Up to 6 function names of syms near NAME (edit distance <= 2, or NAME as a prefix, or the
+ * name without its clone suffixes within distance 2), ", "-separated into buf. */
+static void near_names(const struct agb_elf_symbols *syms, const char *name, char *buf, size_t n)
+{
+	size_t used = 0, found = 0, nl = strlen(name);
+	buf[0] = '\0';
+	for (size_t i = 0; i < syms->count && found < 6u; i++) {
+		const char *s = syms->syms[i].name;
+		char base[64];
+		const char *dot = strchr(s, '.');
+		snprintf(base, sizeof base, "%.*s", (int)(dot != NULL ? (size_t)(dot - s) : strlen(s)),
+		         s);
+		if (edit_distance(s, name) > 2u && edit_distance(base, name) > 2u &&
+		    !(nl >= 3u && strncasecmp(s, name, nl) == 0))
+			continue;
+		if (strstr(buf, s) != NULL)
+			continue;
+		int w = snprintf(buf + used, n - used, "%s%s", found ? ", " : "", s);
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+		found++;
+	}
+}
+
+/* The functions of syms that are NAME or a GCC clone of it, ", "-separated into buf; their
+ * addresses go into h as more watches of the same role. Returns how many. */
+static size_t add_matches(const struct agb_elf_symbols *syms, const struct fnspec *want,
+                          struct heap_fns *h, size_t *k, char *buf, size_t n)
+{
+	size_t found = 0, used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < syms->count && *k < sizeof h->f / sizeof h->f[0]; i++) {
+		const char *s = syms->syms[i].name;
+		if (strcmp(s, want->name) != 0 && !is_clone_of(s, want->name))
+			continue;
+		struct fnspec f = *want;
+		snprintf(f.name, sizeof f.name, "%s", s);
+		f.addr = (uint32_t)syms->syms[i].addr;
+		h->f[(*k)++] = f;
+		int w = snprintf(buf + used, n - used, "%s%s", found ? ", " : "", s);
+		if (w > 0 && (size_t)w < n - used)
+			used += (size_t)w;
+		found++;
+	}
+	return found;
+}
+
+/* The functions of syms named like a game's error path (abort, exit, _exit, __assert_func, and
+ * names holding "error", "fatal", "panic" or "crash" in any case), at most 16: entering one is
+ * where a game that stops usually went (docs/recording.md, "A game that stops"). */
+static void error_fns(const struct agb_elf_symbols *syms, struct heap_fns *h)
+{
+	static const char *const exact[] = {"abort", "exit", "_exit", "__assert_func"};
+	static const char *const word[] = {"error", "fatal", "panic", "crash"};
+	h->nerr = 0;
+	for (size_t i = 0; i < syms->count && h->nerr < sizeof h->err / sizeof h->err[0]; i++) {
+		const char *s = syms->syms[i].name;
+		char low[128];
+		int hit = 0;
+		size_t j;
+		for (j = 0; j + 1u < sizeof low && s[j] != '\0'; j++)
+			low[j] = (char)tolower((unsigned char)s[j]);
+		low[j] = '\0';
+		for (j = 0; j < sizeof exact / sizeof exact[0]; j++)
+			hit |= strcmp(s, exact[j]) == 0;
+		for (j = 0; j < sizeof word / sizeof word[0]; j++)
+			hit |= strstr(low, word[j]) != NULL;
+		if (!hit || strstr(s, ".cold") != NULL) /* a split function's tail is no entry */
+			continue;
+		struct fnspec *f = &h->err[h->nerr++];
+		snprintf(f->name, sizeof f->name, "%s", s);
+		f->addr = (uint32_t)syms->syms[i].addr;
+	}
+}
+
+static const char *role_name(enum agb_rec_fn fn)
+{
+	static const char *const names[] = {"alloc", "calloc", "realloc", "free", "memalign"};
+	return names[fn];
+}
+
+/* Finds every function of h in GAME's symbols, with GCC's clones of each (LTO and IPA make
+ * NAME.constprop.0 and such; the game calls those): a --symbols one must be there; of the
+ * defaults at least one that allocates. Drops the defaults the game does not have. Says which
+ * functions a --symbols name matched unless quiet. */
+static int resolve_fns(const char *game, struct heap_fns *h, int quiet)
 {
 	struct agb_elf_symbols syms;
 	char err[256];
-	size_t k = 0;
+	size_t k = 0, n = h->n;
 	int allocates = 0;
+	struct fnspec want[sizeof h->f / sizeof h->f[0]];
 	if (agb_elf_symbols_load(game, &syms, err, sizeof err) != 0) {
 		if (strcmp(err, "no symbol table") == 0)
 			agbsim_error("%s: no symbol table (a stripped ELF?): heap mode finds the "
@@ -451,27 +592,72 @@ static int resolve_fns(const char *game, struct heap_fns *h)
 		agbsim_error("%s: not a GBA game's ELF (32-bit ARM)", game);
 		return AGBSIM_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < h->n; i++) {
-		const struct agb_elf_sym *s = agb_elf_symbol_find(&syms, h->f[i].name);
-		if (s == NULL && h->f[i].required) {
-			agbsim_error("%s: no function '%s' in the ELF's symbols (--symbols)", game,
-			             h->f[i].name);
+	memcpy(want, h->f, n * sizeof want[0]);
+	for (size_t i = 0; i < n; i++) {
+		char found[1024];
+		size_t m = add_matches(&syms, &want[i], h, &k, found, sizeof found);
+		if (m == 0 && want[i].required) {
+			char near[512];
+			near_names(&syms, want[i].name, near, sizeof near);
+			if (near[0] != '\0')
+				agbsim_error("%s: no function '%s' in the ELF's symbols (--symbols); "
+				             "near: %s",
+				             game, want[i].name, near);
+			else
+				agbsim_error("%s: no function '%s' in the ELF's symbols (--symbols)",
+				             game, want[i].name);
 			agb_elf_symbols_release(&syms);
 			return AGBSIM_EXIT_USAGE;
 		}
-		if (s == NULL)
-			continue;
-		h->f[k] = h->f[i];
-		h->f[k++].addr = (uint32_t)s->addr;
-		allocates |= h->f[i].fn != AGB_REC_FREE;
+		if (m != 0 && want[i].required && !quiet)
+			fprintf(stderr, "agbsim: record: %s=%s: %s\n", role_name(want[i].fn),
+			        want[i].name, found);
+		allocates |= m != 0 && want[i].fn != AGB_REC_FREE;
 	}
 	h->n = k;
+	error_fns(&syms, h);
 	agb_elf_symbols_release(&syms);
 	if (!allocates) {
 		agbsim_error("%s: no allocator in the ELF's symbols (looked for malloc, calloc, "
 		             "realloc, "
 		             "memalign and their _r variants): name the game's own with --symbols",
 		             game);
+		return AGBSIM_EXIT_USAGE;
+	}
+	return AGBSIM_EXIT_OK;
+}
+
+/* The GBA cartridge space: a ROM (and the ELF it comes from) larger than this cannot be the
+ * game, and is not read. */
+#define CARTRIDGE_BYTES ((long)32 << 20)
+
+/* PATH (the game or its ROM) is a regular file within CARTRIDGE_BYTES: a FIFO, a device or
+ * /dev/zero is never opened for reading, a 40 MB file never read whole. Prints why and returns
+ * AGBSIM_EXIT_USAGE (AGBSIM_EXIT_IO when it cannot be opened), else AGBSIM_EXIT_OK. */
+static int cartridge_file(const char *path)
+{
+	enum agb_path_kind k = agb_path_kind(path);
+	if (k == AGB_PATH_MISSING) {
+		agbsim_error("%s: cannot open: No such file or directory", path);
+		return AGBSIM_EXIT_IO;
+	}
+	if (k != AGB_PATH_FILE) {
+		agbsim_error("%s: not a regular file (a ROM or ELF is read from a file)", path);
+		return AGBSIM_EXIT_USAGE;
+	}
+	FILE *f = fopen(path, "rb");
+	long size = -1;
+	if (f != NULL && fseek(f, 0, SEEK_END) == 0)
+		size = ftell(f);
+	if (f != NULL)
+		fclose(f);
+	if (size < 0) {
+		agbsim_error("%s: cannot read: %s", path, strerror(errno != 0 ? errno : EIO));
+		return AGBSIM_EXIT_IO;
+	}
+	if (size > CARTRIDGE_BYTES) {
+		agbsim_error("%s: %ld bytes, larger than the cartridge's 32 MiB (33554432 bytes)", path,
+		             size);
 		return AGBSIM_EXIT_USAGE;
 	}
 	return AGBSIM_EXIT_OK;
@@ -503,14 +689,119 @@ struct recording {
 	struct agb_rec_bg bg;
 	struct agb_rec *rec;
 	const char *source;
+	/* Stop detection: the run of frames (to the last) whose VBlank nobody took by line 0, the
+	 * PC at their ends when it stayed the same, the first error path entered. */
+	uint32_t unacked_from, unacked_run, pc, pc_run;
+	int entered;
+	uint32_t entered_tag, entered_frame;
+	/* Call sites: (event index, return address) of each heap event, in event order. */
+	struct ev_site {
+		uint32_t event, lr;
+	} *sites;
+	size_t nsites, capsites, cursor;
+	/* Requests the game was refused: (events before it, size, return address), the first
+	 * MAX_REFUSED of them. */
+	struct refusal {
+		uint32_t event, size, lr;
+	} *refused;
+	size_t nrefused;
+	struct agb_elf_symbols syms; /* heap mode: the game's functions, to name the sites */
+	int have_syms;
+	char site_buf[160];
 };
+
+#define MAX_REFUSED 4096u
+
+/* A game is stopped when its VBlank went untaken (IF's bit still set at line 0) for this many
+ * frames up to the recording's end: half a second of no frame handled. */
+#define STOP_FRAMES 30u
+
+static void watch_stop(struct recording *r, uint32_t f, const struct agb_rec_frame_info *fi)
+{
+	uint32_t tag;
+	if (fi->line0 && fi->vblank_unacked) {
+		if (r->unacked_run++ == 0)
+			r->unacked_from = f;
+	} else {
+		r->unacked_run = 0;
+	}
+	if (r->pc_run != 0 && fi->pc == r->pc)
+		r->pc_run++;
+	else
+		r->pc = fi->pc, r->pc_run = 1;
+	if (!r->entered && agb_rec_entered(r->rec, &tag)) {
+		r->entered = 1;
+		r->entered_tag = tag;
+		r->entered_frame = f;
+	}
+}
+
+static int stopped(const struct recording *r)
+{
+	return r->unacked_run >= STOP_FRAMES;
+}
 
 static void on_call(void *ctx, const struct agb_rec_call *c)
 {
 	struct recording *r = ctx;
 	const struct fnspec *f = &r->fns.f[c->tag];
 	uint32_t x = c->args[f->arg], y = f->arg < 3u ? c->args[f->arg + 1u] : 0u;
+	size_t before = r->heap.out.n;
+	uint64_t failed = r->heap.failed;
 	agb_rec_heap_call(&r->heap, f->fn, x, y, c->result);
+	if (r->heap.failed != failed && r->nrefused < MAX_REFUSED) {
+		if (r->refused == NULL)
+			r->refused = malloc(MAX_REFUSED * sizeof *r->refused);
+		if (r->refused == NULL) {
+			r->heap.out.oom = 1;
+			return;
+		}
+		uint64_t size = f->fn == AGB_REC_CALLOC ? (uint64_t)x * y
+		                : f->fn == AGB_REC_MALLOC ? x
+		                                          : y; /* realloc, memalign: the size */
+		r->refused[r->nrefused++] = (struct refusal){
+		        (uint32_t)before, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size, c->lr};
+	}
+	for (size_t k = before; k < r->heap.out.n; k++) {
+		if (r->nsites == r->capsites) {
+			size_t cap = r->capsites ? r->capsites * 2u : 1024u;
+			struct ev_site *n = realloc(r->sites, cap * sizeof *n);
+			if (n == NULL) {
+				r->heap.out.oom = 1; /* reported as the recording's out of memory */
+				return;
+			}
+			r->sites = n;
+			r->capsites = cap;
+		}
+		r->sites[r->nsites++] = (struct ev_site){(uint32_t)k, c->lr};
+	}
+}
+
+/* The call site of a return address: the function holding the call (the 4 bytes before LR: an
+ * ARM BL, or the two halfwords of a Thumb BL) and the call's offset in it, "spawn+0x4";
+ * "0x08000123" when no symbol holds it. */
+static const char *site_name(struct recording *r, uint32_t lr)
+{
+	uint32_t call = (lr & ~1u) - 4u;
+	uint64_t off = 0;
+	/* call | 1: a Thumb function's value has bit 0 set; an ARM one's offset comes out odd */
+	const char *fn = r->have_syms ? agb_elf_symbol_at(&r->syms, call | 1u, &off) : NULL;
+	if (fn != NULL)
+		snprintf(r->site_buf, sizeof r->site_buf, "%s+0x%x", fn, (unsigned)(off & ~1u));
+	else
+		snprintf(r->site_buf, sizeof r->site_buf, "0x%08x", (unsigned)call);
+	return r->site_buf;
+}
+
+/* The writer's site lookup: events come in order, so a cursor walks r->sites. */
+static const char *event_site(void *ctx, uint32_t event)
+{
+	struct recording *r = ctx;
+	while (r->cursor < r->nsites && r->sites[r->cursor].event < event)
+		r->cursor++;
+	if (r->cursor < r->nsites && r->sites[r->cursor].event == event)
+		return site_name(r, r->sites[r->cursor].lr);
+	return NULL;
 }
 
 static struct agb_rec_events *events_of(struct recording *r)
@@ -545,7 +836,10 @@ static int run_frames(struct recording *r)
 			agbsim_error("record: out of memory");
 			return AGBSIM_EXIT_IO;
 		}
-		agb_rec_frame(events_of(r));
+		const struct agb_rec_frame_info *fi = agb_rec_frame_info(r->rec);
+		agb_rec_frame_kind(events_of(r), agb_rec_is_loading_frame(fi->dispcnt_line0,
+		                                                           fi->dispcnt_end, fi->line0));
+		watch_stop(r, f, fi);
 		progress(r, f + 1u, f + 1u == r->a->frames);
 	}
 	if (events_of(r)->oom || agb_rec_oom(r->rec)) {
@@ -570,6 +864,8 @@ static int start(struct recording *r, const char *rom)
 			             (unsigned)(r->fns.f[i].addr & ~1u));
 			return AGBSIM_EXIT_USAGE;
 		}
+	for (size_t i = 0; i < r->fns.nerr; i++) /* a breakpoint refused here only loses a hint */
+		(void)agb_rec_watch_entry(r->rec, r->fns.err[i].addr, (uint32_t)i);
 	return AGBSIM_EXIT_OK;
 }
 
@@ -588,6 +884,60 @@ static void bg_meta(struct agbsim_json *w, void *ctx)
 	agbsim_json_end(w);
 }
 
+/* The name of the function holding ADDR in the game's ELF, or NULL (a .gba, no symbol). */
+static const char *fn_at(const struct recording *r, uint32_t addr, char *buf, size_t n)
+{
+	const char *s = r->have_syms ? agb_elf_symbol_at(&r->syms, addr, NULL) : NULL;
+	if (s == NULL && r->have_syms) /* Thumb functions' values have bit 0 set */
+		s = agb_elf_symbol_at(&r->syms, addr | 1u, NULL);
+	if (s == NULL)
+		return NULL;
+	snprintf(buf, n, "%s", s);
+	return buf;
+}
+
+/* Metadata the loader ignores: a bg trace's tile hashes; "stopped" when the game stopped. */
+static void trace_meta(struct agbsim_json *w, void *ctx)
+{
+	const struct recording *r = ctx;
+	char in[128], why[256];
+	if (r->a->mode == MODE_BG)
+		bg_meta(w, (void *)&r->bg);
+	if (r->nrefused != 0) {
+		struct recording *rw = (struct recording *)r;
+		agbsim_json_key(w, "refused");
+		agbsim_json_array(w, AGBSIM_JSON_ROWS);
+		for (size_t i = 0; i < r->nrefused; i++) {
+			agbsim_json_array(w, AGBSIM_JSON_COMPACT);
+			agbsim_json_u32(w, r->refused[i].event);
+			agbsim_json_u32(w, r->refused[i].size);
+			agbsim_json_string(w, site_name(rw, r->refused[i].lr));
+			agbsim_json_end(w);
+		}
+		agbsim_json_end(w);
+	}
+	if (!stopped(r))
+		return;
+	agbsim_json_key(w, "stopped");
+	agbsim_json_object(w, AGBSIM_JSON_COMPACT);
+	agbsim_json_member_u32(w, "frame", r->unacked_from);
+	snprintf(why, sizeof why, "no VBlank taken from frame %u to the end (%u frames)",
+	         (unsigned)r->unacked_from, (unsigned)r->unacked_run);
+	agbsim_json_member_string(w, "why", why);
+	if (r->pc_run >= r->unacked_run) {
+		snprintf(why, sizeof why, "0x%08x", (unsigned)r->pc);
+		agbsim_json_member_string(w, "pc", why);
+		const char *f = fn_at(r, r->pc, in, sizeof in);
+		if (f != NULL)
+			agbsim_json_member_string(w, "in", f);
+	}
+	if (r->entered) {
+		agbsim_json_member_string(w, "error_path", r->fns.err[r->entered_tag].name);
+		agbsim_json_member_u32(w, "error_frame", r->entered_frame);
+	}
+	agbsim_json_end(w);
+}
+
 /* The trace as text, checked by the loader. Returns 0, or an exit status after saying why. */
 static int render(struct recording *r, const struct agb_trace *t, char **text, size_t *len)
 {
@@ -598,7 +948,8 @@ static int render(struct recording *r, const struct agb_trace *t, char **text, s
 		agbsim_error("record: out of memory");
 		return AGBSIM_EXIT_IO;
 	}
-	int bad = agb_trace_write_json_meta(f, t, r->a->mode == MODE_BG ? bg_meta : NULL, &r->bg);
+	r->cursor = 0;
+	int bad = agb_trace_write_json_sites(f, t, trace_meta, r->a->mode == MODE_HEAP ? event_site : NULL, r);
 	bad |= fclose(f) != 0;
 	if (bad) {
 		agbsim_error("record: cannot render the trace");
@@ -624,20 +975,41 @@ static int write_text(const char *path, const char *text, size_t len)
 	return agbsim_output_close(&out, !bad);
 }
 
-/* The default name: the game file's name without its extension, and the VRAM mode. */
-static void default_name(const struct record_args *a, char *buf, size_t n)
+/* The part of PATH's file name before its extension. */
+static void stem(const char *path, char *buf, size_t n)
 {
-	const char *s = strrchr(a->game, '/'), *dot;
-	s = s != NULL ? s + 1 : a->game;
+	const char *s = strrchr(path, '/'), *dot;
+	s = s != NULL ? s + 1 : path;
 	dot = strrchr(s, '.');
-	snprintf(buf, n, "%.*s%s", (int)(dot != NULL && dot != s ? (size_t)(dot - s) : strlen(s)),
-	         s,
-	         a->mode == MODE_OBJ  ? "-obj"
-	         : a->mode == MODE_BG ? "-bg"
-	                              : "");
+	snprintf(buf, n, "%.*s", (int)(dot != NULL && dot != s ? (size_t)(dot - s) : strlen(s)), s);
 }
 
-/* The trace's arena: the inferred one, checked against --arena-bytes. */
+/* The default name: the game's name and what was recorded, so that two recordings of one game
+ * differ: the mode (heap, or the first --symbols alloc name; obj, bg), the frames and the
+ * button script's name. "record-game-heap-200f-record_start". */
+static void default_name(const struct record_args *a, char *buf, size_t n)
+{
+	char game[128], what[128] = "heap", input[96] = "";
+	stem(a->game, game, sizeof game);
+	if (a->mode == MODE_OBJ || a->mode == MODE_BG)
+		snprintf(what, sizeof what, "%s", a->mode == MODE_OBJ ? "obj" : "bg");
+	else if (a->symbols != NULL) {
+		const char *p = strchr(a->symbols, '='), *end;
+		if (p != NULL) {
+			p++;
+			end = p + strcspn(p, ",:");
+			snprintf(what, sizeof what, "%.*s", (int)(end - p), p);
+		}
+	}
+	if (a->input != NULL) {
+		char st[80];
+		stem(a->input, st, sizeof st);
+		snprintf(input, sizeof input, "-%s", st);
+	}
+	snprintf(buf, n, "%s-%s-%uf%s", game, what, (unsigned)a->frames, input);
+}
+
+/* The trace's arena: the inferred one, or --pool's size checked against the region. */
 static int pick_arena(struct recording *r, struct agb_trace *t)
 {
 	char why[256];
@@ -654,12 +1026,171 @@ static int pick_arena(struct recording *r, struct agb_trace *t)
 	if (r->a->arena_bytes != 0) {
 		if (r->a->arena_bytes > agb_arena_region_bytes(t->arena))
 			return agbsim_usage_error(CMD,
-			                          "--arena-bytes %u is larger than %s (%u bytes)",
+			                          "--pool %u is larger than %s (%u bytes)",
 			                          r->a->arena_bytes, agb_arena_name(t->arena),
 			                          agb_arena_region_bytes(t->arena));
 		t->arena_bytes = r->a->arena_bytes;
 	}
 	return AGBSIM_EXIT_OK;
+}
+
+/* The largest block the trace holds live at once (bytes). */
+static uint32_t largest_block(const struct agb_trace *t)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < t->event_count; i++)
+		if ((t->events[i].op == AGB_OP_ALLOC || t->events[i].op == AGB_OP_REALLOC) &&
+		    t->events[i].size > m)
+			m = t->events[i].size;
+	return m;
+}
+
+/* A game that runs its own allocator inside one block of the watched one: one block holding
+ * half the arena or more, or a retry loop (8 or more refused requests). Names the ELF's
+ * functions named like allocators that are not watched, for --symbols. */
+static void own_allocator_note(const struct recording *r, const struct agb_trace *t)
+{
+	uint32_t big = largest_block(t);
+	if (!(big >= t->arena_bytes / 2u || r->heap.failed >= 8u))
+		return;
+	fprintf(stderr, "agbsim: record: note: ");
+	if (big >= t->arena_bytes / 2u)
+		fprintf(stderr, "one block of %u bytes holds %u%% of the arena", (unsigned)big,
+		        (unsigned)((uint64_t)big * 100u / t->arena_bytes));
+	if (r->heap.failed >= 8u)
+		fprintf(stderr, "%s%llu requests refused (a retry loop?)",
+		        big >= t->arena_bytes / 2u ? ", " : "", (unsigned long long)r->heap.failed);
+	fprintf(stderr, ": the game likely allocates inside it with an allocator of its own; "
+	                "record that one with --symbols");
+	struct agb_elf_symbols syms;
+	char err[128];
+	if (agb_elf_symbols_load(r->a->game, &syms, err, sizeof err) == 0) {
+		size_t shown = 0;
+		for (size_t i = 0; i < syms.count && shown < 8u; i++) {
+			const char *s = syms.syms[i].name;
+			char low[128];
+			size_t j;
+			int watched = 0;
+			for (j = 0; j + 1u < sizeof low && s[j] != '\0'; j++)
+				low[j] = (char)tolower((unsigned char)s[j]);
+			low[j] = '\0';
+			if (s[0] == '_' || strstr(low, "alloc") == NULL)
+				continue; /* the C library's internals start with _ */
+			for (j = 0; j < r->fns.n; j++)
+				watched |= strcmp(r->fns.f[j].name, s) == 0;
+			if (watched)
+				continue;
+			fprintf(stderr, "%s%s", shown++ ? ", " : "; candidates: ", s);
+		}
+		agb_elf_symbols_release(&syms);
+	}
+	fputc('\n', stderr);
+}
+
+struct site_total {
+	char name[160];
+	uint64_t bytes;
+	uint32_t calls, live, live_bytes;
+};
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct site_total *x = a, *y = b;
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->name, y->name);
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct site_total *x = a, *y = b;
+	return x->calls < y->calls ? 1 : x->calls > y->calls ? -1 : strcmp(x->name, y->name);
+}
+
+static int by_live(const void *a, const void *b)
+{
+	const struct site_total *x = a, *y = b;
+	return x->live_bytes < y->live_bytes ? 1
+	       : x->live_bytes > y->live_bytes ? -1
+	                                       : strcmp(x->name, y->name);
+}
+
+static void print_sites(const char *what, struct site_total *s, size_t n,
+                        int (*cmp)(const void *, const void *), int live)
+{
+	size_t shown = 0;
+	qsort(s, n, sizeof *s, cmp);
+	fprintf(stderr, "agbsim: record: %s:", what);
+	for (size_t i = 0; i < n && shown < 5u; i++) {
+		if (live ? s[i].live == 0 : s[i].calls == 0)
+			continue; /* a free's site; nothing live */
+		if (live)
+			fprintf(stderr, "%s %s (%u blocks, %u bytes)", shown ? ";" : "", s[i].name,
+			        (unsigned)s[i].live, (unsigned)s[i].live_bytes);
+		else
+			fprintf(stderr, "%s %s (%u calls, %llu bytes)", shown ? ";" : "", s[i].name,
+			        (unsigned)s[i].calls, (unsigned long long)s[i].bytes);
+		shown++;
+	}
+	fprintf(stderr, "%s\n", shown ? "" : " none");
+}
+
+/* The heap events' call sites: the top 5 by bytes and by calls, and the blocks still live at
+ * the end by the site that allocated them (a leak report). O(events x sites). */
+static void site_report(struct recording *r, const struct agb_trace *t)
+{
+	size_t n = 0, cap = 64;
+	struct site_total *s = calloc(cap, sizeof *s);
+	uint32_t *site_of = calloc((size_t)r->heap.next_id + 1u, sizeof *site_of); /* id -> site+1 */
+	if (s == NULL || site_of == NULL || r->nsites == 0)
+		goto done;
+	for (size_t k = 0; k < r->nsites; k++) {
+		const struct agb_event *e = &t->events[r->sites[k].event];
+		const char *name = site_name(r, r->sites[k].lr);
+		size_t i;
+		for (i = 0; i < n && strcmp(s[i].name, name) != 0; i++)
+			;
+		if (i == n) {
+			if (n == cap) {
+				struct site_total *g = realloc(s, 2u * cap * sizeof *s);
+				if (g == NULL)
+					goto done;
+				s = g;
+				cap *= 2u;
+			}
+			memset(&s[n], 0, sizeof s[n]);
+			snprintf(s[n++].name, sizeof s[0].name, "%s", name);
+		}
+		if (e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC) {
+			s[i].bytes += e->size;
+			s[i].calls++;
+		}
+		if (e->op == AGB_OP_ALLOC && e->id <= r->heap.next_id)
+			site_of[e->id] = (uint32_t)i + 1u;
+	}
+	/* what is live at the end: allocated and not freed, at its last size */
+	uint32_t *size_of = calloc((size_t)r->heap.next_id + 1u, sizeof *size_of);
+	if (size_of == NULL)
+		goto done;
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		const struct agb_event *e = &t->events[i];
+		if (e->id > r->heap.next_id)
+			continue;
+		if (e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC)
+			size_of[e->id] = e->size;
+		else if (e->op == AGB_OP_FREE)
+			size_of[e->id] = 0;
+	}
+	for (uint32_t id = 1; id <= r->heap.next_id; id++)
+		if (size_of[id] != 0 && site_of[id] != 0) {
+			s[site_of[id] - 1u].live++;
+			s[site_of[id] - 1u].live_bytes += size_of[id];
+		}
+	free(size_of);
+	print_sites("top call sites by bytes", s, n, by_bytes, 0);
+	print_sites("top call sites by calls", s, n, by_calls, 0);
+	print_sites("live at exit by call site", s, n, by_live, 1);
+done:
+	free(s);
+	free(site_of);
 }
 
 static void summary(const struct recording *r, const struct agb_trace *t)
@@ -682,9 +1213,31 @@ static void summary(const struct recording *r, const struct agb_trace *t)
 	if (r->a->mode == MODE_BG)
 		fprintf(stderr, "; %zu distinct tiles", r->bg.ids - 1u);
 	fputc('\n', stderr);
+	if (e->load_frames != 0)
+		fprintf(stderr, "agbsim: record: %u loading frames (forced blank or display off: "
+		                "[\"frame\", \"load\"]), %u gameplay frames\n",
+		        (unsigned)e->load_frames, (unsigned)(e->frames - e->load_frames));
 	if (r->a->mode == MODE_HEAP && agb_rec_in_call(r->rec))
 		fprintf(stderr, "agbsim: record: note: a call was still running at the last frame "
 		                "and is not in the trace\n");
+	if (stopped(r)) {
+		char in[128];
+		const char *f = r->pc_run >= r->unacked_run ? fn_at(r, r->pc, in, sizeof in) : NULL;
+		fprintf(stderr, "agbsim: record: the game stopped at frame %u: no VBlank taken "
+		                "since",
+		        (unsigned)r->unacked_from);
+		if (r->pc_run >= r->unacked_run)
+			fprintf(stderr, ", the PC parked at 0x%08x%s%s", (unsigned)r->pc,
+			        f != NULL ? " in " : "", f != NULL ? f : "");
+		fputc('\n', stderr);
+	}
+	if (r->entered)
+		fprintf(stderr, "agbsim: record: the game entered its error path %s at frame %u\n",
+		        r->fns.err[r->entered_tag].name, (unsigned)r->entered_frame);
+	if (r->a->mode == MODE_HEAP) {
+		own_allocator_note(r, t);
+		site_report((struct recording *)r, t);
+	}
 }
 
 static int finish(struct recording *r)
@@ -747,7 +1300,12 @@ static int record(const struct record_args *a)
 			else
 				default_fns(&r.fns);
 			if (rc == AGBSIM_EXIT_OK)
-				rc = resolve_fns(a->game, &r.fns);
+				rc = resolve_fns(a->game, &r.fns, a->quiet);
+			if (rc == AGBSIM_EXIT_OK) {
+				char err[128];
+				r.have_syms = agb_elf_symbols_load(a->game, &r.syms, err,
+				                                   sizeof err) == 0;
+			}
 		}
 	} else if (a->mode == MODE_OBJ) {
 		r.obj = malloc(sizeof *r.obj);
@@ -769,6 +1327,10 @@ static int record(const struct record_args *a)
 		rc = finish(&r);
 	agb_rec_close(r.rec);
 	agb_rec_heap_release(&r.heap);
+	free(r.sites);
+	free(r.refused);
+	if (r.have_syms)
+		agb_elf_symbols_release(&r.syms);
 	if (r.obj != NULL)
 		agb_rec_events_release(&r.obj->out);
 	free(r.obj);
@@ -792,10 +1354,18 @@ int agbsim_cmd_record(int argc, char **argv)
 	rc = parse_args(&a, argc, argv);
 	a.source = source;
 	if (rc == AGBSIM_CLI_RUN) {
+		char rombuf[4096];
+		const char *rom = pick_rom(&a, rombuf, sizeof rombuf);
+		rc = cartridge_file(a.game);
+		if (rc == AGBSIM_EXIT_OK && strcmp(rom, a.game) != 0)
+			rc = cartridge_file(rom);
+		if (rc != AGBSIM_EXIT_OK) {
+			free(source);
+			return rc;
+		}
 #ifdef AGB_MEASURE_ENABLED
 		rc = record(&a);
 #else
-		(void)pick_rom; /* the heap-mode helpers serve record() only */
 		(void)resolve_fns;
 		(void)default_fns;
 		(void)parse_symbols;

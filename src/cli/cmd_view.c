@@ -7,6 +7,7 @@
 
 #include "cli/agbsim.h"
 #include "cli/cli_opts.h"
+#include "cli/frame_at.h"
 #include "cli/options.h"
 #include "trace/trace_load.h"
 #ifdef AGBSIM_HAVE_VIEW
@@ -32,7 +33,9 @@ static void usage(FILE *out)
 		"  --snapshot=OUT.png   write the picture as a PNG instead of opening a window\n"
 		"                       (needs no display)\n"
 		"  --at=WHEN            the moment to show: EVENT (0-based index; the state right\n"
-		"                       after it), frame:N (right after the N-th frame event, N >= 1),\n"
+		"                       after it), frame:N (the end of frame N, N >= 1: right after\n"
+		"                       the N-th frame event, or the last event for the stretch after\n"
+		"                       the last frame event; replay names its worst frames so),\n"
 		"                       end (default for --snapshot), peak (the first event with the\n"
 		"                       most bytes in use: live bytes, or resident tiles), first-failure\n"
 		"                       (the first failed request; exit 2 when none fails) or max-frag\n"
@@ -40,7 +43,8 @@ static void usage(FILE *out)
 		"                       or each event of a trace without frames). In the window: start\n"
 		"                       paused there.\n"
 		"  --paused             window: start paused at the first event\n"
-		"  --arena-bytes=N      pool size instead of the trace's arena_bytes\n"
+		"  --pool=N             pool size instead of the trace's arena_bytes\n"
+		"                       (--arena-bytes=N: the same)\n"
 		"  --meta=REGION        where the core keeps external bookkeeping: ewram or iwram\n"
 		"  --obj-bitmap         OBJ VRAM cores: bitmap modes 3-5, only tiles 512-1023\n"
 		"  -h, --help           show this help\n\n"
@@ -60,15 +64,10 @@ static int parse_at(const char *s, const struct agb_trace *t, uint32_t *event)
 		return 0;
 	}
 	if (strncmp(s, "frame:", 6) == 0) {
-		uint32_t seen = 0;
-		if (agbsim_parse_u32(s + 6, &k) != 0 || k == 0)
-			return -1;
-		for (uint32_t i = 0; i < t->event_count; i++)
-			if (t->events[i].op == AGB_OP_FRAME && ++seen == k) {
-				*event = i;
-				return 0;
-			}
-		return -1;
+		uint32_t first;
+		if (agbsim_parse_u32(s + 6, &k) != 0 || t->frame_count == 0)
+			return -1; /* a trace without frame events has no frame:N */
+		return agbsim_frame_range(t, k, &first, event);
 	}
 	if (agbsim_parse_u32(s, &k) != 0 || (t->event_count != 0 && k >= t->event_count) ||
 	    (t->event_count == 0 && k != 0))
@@ -175,12 +174,20 @@ static int resolve_at(const struct view_args *a, int64_t *at, int *named)
 #ifdef AGBSIM_HAVE_VIEW
 	{
 		enum agb_view_moment m;
-		if (agb_view_moment_parse(a->at_text, &m) == 0) {
+		int frame_number = strncmp(a->at_text, "frame:", 6) == 0 && a->at_text[6] >= '0' &&
+				   a->at_text[6] <= '9';
+		if (!frame_number && agb_view_moment_parse(a->at_text, &m) == 0) {
 			*named = 1;
 			return AGBSIM_EXIT_OK;
 		}
 	}
 #endif
+	if (parse_at(a->at_text, t, &ev) != 0 && t->frame_count == 0)
+		return agbsim_usage_error("view",
+					  "--at wants an event 0..%u, end, peak, first-failure or "
+					  "max-frag (frame:N needs frame events; this trace has none); "
+					  "not '%s'",
+					  t->event_count != 0 ? t->event_count - 1u : 0u, a->at_text);
 	if (parse_at(a->at_text, t, &ev) != 0)
 		return agbsim_usage_error("view",
 					  "--at wants an event 0..%u, frame:N with N 1..%u, end, peak, "

@@ -8,44 +8,28 @@
 #include <string.h>
 
 #include "agb/cores.h"
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 #include "platform/platform.h"
 
 #ifdef AGB_MEASURE_ENABLED
-#include "gba/bench_abi.h"
+#include "bench_abi.h"
 #include "mgba_runner.h"
 #include "trace/trace_bin.h"
 #endif
 
-static const struct agb_heap_core newlib_desc = {
-	.name = "newlib",
-	.summary = "GBA-only reference: newlib's malloc (libc.a, dlmalloc 2.6.4) as a game links it",
-	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM),
-	.unit = 8,
+/* The bench ROM of each reference allocator (agb_reference_cores, src/agbmem/registry.c). */
+static const struct {
+	const char *core, *rom;
+} gba_only_roms[] = {
+	{"newlib", "agbsim-bench-newlib.gba"},
+	{"newlib-nano", "agbsim-bench-newlib-nano.gba"},
 };
-static const struct agb_heap_core newlib_nano_desc = {
-	.name = "newlib-nano",
-	.summary = "GBA-only reference: newlib-nano's malloc (libc_nano.a) as a game links it",
-	.arenas = AGB_ARENA_BIT(AGB_ARENA_EWRAM),
-	.unit = 8,
-};
-
-const struct agb_heap_core *const agbsim_gba_only_cores[] = {&newlib_desc, &newlib_nano_desc, NULL};
-static const char *const gba_only_roms[] = {"agbsim-bench-newlib.gba", "agbsim-bench-newlib-nano.gba"};
-
-const struct agb_heap_core *agbsim_gba_only_find(const char *name)
-{
-	for (size_t i = 0; name != NULL && agbsim_gba_only_cores[i] != NULL; i++)
-		if (strcmp(agbsim_gba_only_cores[i]->name, name) == 0)
-			return agbsim_gba_only_cores[i];
-	return NULL;
-}
 
 const char *agbsim_gba_only_rom(const struct agb_heap_core *core)
 {
-	for (size_t i = 0; agbsim_gba_only_cores[i] != NULL; i++)
-		if (agbsim_gba_only_cores[i] == core)
-			return gba_only_roms[i];
+	for (size_t i = 0; core != NULL && i < sizeof gba_only_roms / sizeof gba_only_roms[0]; i++)
+		if (agb_reference_core_find(gba_only_roms[i].core) == core)
+			return gba_only_roms[i].rom;
 	return NULL;
 }
 

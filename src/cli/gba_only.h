@@ -1,7 +1,7 @@
-/* GBA-only reference allocators: cores that exist only inside a bench ROM (newlib's malloc as a
- * game links it, src/gba/newlib_core.c). They are not in the host registry (src/core/registry.c,
- * shared with the GBA build), so no host command can replay them; the CLI knows their names, and
- * `agbsim measure` / `bench --cycles=mgba` run them in mGBA without a host run to compare with. */
+/* Running the GBA-only reference allocators (agb_reference_cores in the registry,
+ * src/agbmem/registry.c: newlib's malloc as a game links it, src/gba/roms/newlib_core.c). No host
+ * command can replay them; `agbsim measure` / `bench --cycles=mgba` run them in mGBA without a
+ * host run to compare with. */
 #ifndef AGBSIM_GBA_ONLY_H
 #define AGBSIM_GBA_ONLY_H
 
@@ -10,13 +10,6 @@
 #include "agb/heap.h"
 #include "cli/agbsim.h"
 #include "cli/measure.h"
-
-/* NULL-terminated: descriptors with name, summary, arenas and unit only (every function pointer
- * is NULL: nothing on the host may call them). */
-extern const struct agb_heap_core *const agbsim_gba_only_cores[];
-
-/* The GBA-only core called `name`, or NULL. O(cores). */
-const struct agb_heap_core *agbsim_gba_only_find(const char *name);
 
 /* The bench ROM file that holds `core` (e.g. "agbsim-bench-newlib.gba"), or NULL when `core` is a
  * host core. O(cores). */

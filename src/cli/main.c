@@ -12,6 +12,8 @@ static const struct agbsim_command commands[] = {
 	{"replay", "replay a trace on a core and report fragmentation, overhead and cycles",
 	 agbsim_cmd_replay},
 	{"bench", "run every core on every trace and compare them side by side", agbsim_cmd_bench},
+	{"gate", "bench against a baseline: fail CI on a regression, a leak or a changed arena",
+	 agbsim_cmd_gate},
 	{"convert", "turn a recording (glibc mtrace log) into a trace", agbsim_cmd_convert},
 	{"list", "list the cores and what they manage", agbsim_cmd_list},
 	{"perf", "measure agbsim's own speed: trace loading and replay", agbsim_cmd_perf},
@@ -20,6 +22,9 @@ static const struct agbsim_command commands[] = {
 	 agbsim_cmd_measure},
 	{"record", "run a GBA game in mGBA and write the trace of its allocations or VRAM use",
 	 agbsim_cmd_record},
+	{"budget", "run a GBA game in mGBA and report its whole memory budget", agbsim_cmd_budget},
+	{"worst", "search op sequences for a core's most expensive call (a cycle-guided fuzzer)",
+	 agbsim_cmd_worst},
 	{"view", "show a replay as a live memory map (SDL2 window) or a PNG snapshot", agbsim_cmd_view},
 };
 

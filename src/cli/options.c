@@ -53,7 +53,7 @@ int agbsim_pick_core(const char *name, const struct agb_trace *t, const struct a
 			core = agb_heap_core_find("oam");
 			break;
 		}
-	if (core == NULL && agbsim_gba_only_find(name) != NULL)
+	if (core == NULL && agb_reference_core_find(name) != NULL)
 		return agbsim_gba_only_refuse(name);
 	if (core == NULL) {
 		agbsim_error("unknown allocator '%s' (see 'agbsim list')", name);
@@ -74,7 +74,7 @@ int agbsim_pick_run_core(const char *cmd, const char *allocator, struct agbsim_r
 	if (rc != AGBSIM_EXIT_OK)
 		return rc;
 	if (run->cfg.arena_bytes > agb_arena_region_bytes(run->trace->arena))
-		return agbsim_usage_error(cmd, "--arena-bytes %u is larger than %s (%u bytes)",
+		return agbsim_usage_error(cmd, "--pool %u is larger than %s (%u bytes)",
 					  run->cfg.arena_bytes, agb_arena_name(run->trace->arena),
 					  agb_arena_region_bytes(run->trace->arena));
 	return AGBSIM_EXIT_OK;
@@ -118,7 +118,7 @@ int agbsim_replay_option(const char *cmd, int opt, const char *arg, struct agb_r
 	switch (opt) {
 	case AGBSIM_OPT_ARENA_BYTES:
 		if (agbsim_parse_u32(arg, &cfg->arena_bytes) != 0 || cfg->arena_bytes == 0)
-			return agbsim_usage_error(cmd, "--arena-bytes wants a positive integer, not '%s'",
+			return agbsim_usage_error(cmd, "--pool wants a positive integer, not '%s'",
 						  arg);
 		return AGBSIM_EXIT_OK;
 	case AGBSIM_OPT_META:
@@ -212,85 +212,50 @@ int agbsim_stream_option(const char *cmd, int opt, const char *arg, struct agbsi
 
 int agbsim_output_open(struct agbsim_output *o, const char *path)
 {
-	int err = 0;
+	int err;
 	*o = (struct agbsim_output){0};
 	o->path = path;
 	if (strcmp(path, "-") == 0) {
-		errno = agb_memstream_open(&o->mem);
+		err = agb_memstream_open(&o->mem);
 		o->f = o->mem.f;
 	} else {
-		const char *target = agb_replace_target(path, &o->target);
-		if (target == NULL) {
-			o->f = fopen(path, "wb");
-		} else {
-			size_t n = strlen(target) + 6;
-			o->tmp = malloc(n);
-			if (o->tmp != NULL) {
-				snprintf(o->tmp, n, "%s.part", target);
-				o->f = fopen(o->tmp, "wb");
-			}
-			o->final = target;
-		}
+		err = agb_out_open(&o->file, path);
+		o->f = o->file.f;
 	}
-	err = errno;
-	if (o->f == NULL) {
+	if (err != 0 || o->f == NULL) {
 		agbsim_error("%s: cannot write: %s", path, strerror(err != 0 ? err : ENOMEM));
-		free(o->tmp);
-		free(o->target);
 		*o = (struct agbsim_output){0};
 		return AGBSIM_EXIT_IO;
 	}
 	return AGBSIM_EXIT_OK;
 }
 
-/* Flushes and closes F, syncing a regular file to disk first. Returns 0 or an errno value: the
- * first error of the stream, the flush, the sync or the close (a full device reports it here). */
-static int finish_stream(FILE *f, int sync)
-{
-	int err = 0, e;
-	errno = 0;
-	if (fflush(f) != 0 || ferror(f))
-		err = errno != 0 ? errno : EIO;
-	if (err == 0 && sync && (e = agb_file_sync(f)) != 0 && e != EINVAL)
-		err = e;
-	if (fclose(f) != 0 && err == 0)
-		err = errno != 0 ? errno : EIO;
-	return err;
-}
-
 int agbsim_stdout_reported;
 
 int agbsim_output_close(struct agbsim_output *o, int keep)
 {
-	int rc = AGBSIM_EXIT_OK, err;
+	int rc = AGBSIM_EXIT_OK, err = 0;
+	int to_stdout;
 	if (o->f == NULL)
 		return AGBSIM_EXIT_OK;
-	if (o->f == o->mem.f)
+	to_stdout = o->f == o->mem.f;
+	if (to_stdout) {
 		err = agb_memstream_close(&o->mem);
-	else
-		err = finish_stream(o->f, keep && o->tmp != NULL);
-	o->f = NULL;
-	if (keep && err == 0) {
-		if (strcmp(o->path, "-") == 0) {
+		if (keep && err == 0) {
 			if (o->mem.len != 0 && fwrite(o->mem.data, 1, o->mem.len, stdout) != o->mem.len)
 				err = errno != 0 ? errno : EIO;
 			if (err == 0 && fflush(stdout) != 0)
 				err = errno != 0 ? errno : EIO;
-		} else if (o->tmp != NULL) {
-			err = agb_file_replace(o->tmp, o->final);
 		}
+	} else {
+		err = agb_out_close(&o->file, keep);
 	}
 	if (keep && err != 0) {
-		int to_stdout = strcmp(o->path, "-") == 0;
 		agbsim_error("%s: cannot write: %s", to_stdout ? "stdout" : o->path, strerror(err));
 		agbsim_stdout_reported |= to_stdout;
 		rc = AGBSIM_EXIT_IO;
 	}
-	if (o->tmp != NULL && (!keep || err != 0))
-		remove(o->tmp);
-	free(o->tmp);
 	free(o->mem.data);
-	free(o->target);
 	*o = (struct agbsim_output){0};
 	return rc;
 }

@@ -7,8 +7,9 @@
 #include <stdio.h>
 
 #include "agb/heap.h"
-#include "agb/replay.h"
-#include "agb/trace.h"
+#include "agbsim/replay.h"
+#include "agbsim/trace.h"
+#include "platform/output_file.h"
 #include "platform/platform.h"
 
 /* Parses a decimal (leading zeros are still decimal: 010 is ten) or 0x-hex unsigned 32-bit
@@ -33,19 +34,15 @@ int agbsim_pick_run_core(const char *cmd, const char *allocator, struct agbsim_r
 /* Set once a failed write to stdout has been reported, so main() does not say it twice. */
 extern int agbsim_stdout_reported;
 
-/* An output file written whole or not at all: PATH.part renamed into place on success, or for
- * '-' a memory buffer copied to stdout on success. Only a regular file (or an absent one) is
- * replaced that way; a symlink to a regular file is replaced at its target (the link stays),
- * and anything else (a device such as /dev/full, a FIFO, a dangling link) is written through in
- * place, since renaming over it would turn it into a regular file. Such a target cannot be
- * "not written" on failure: what was written stays, and the error is still reported. */
+/* An output file written whole or not at all (src/platform/output_file.h has the policy:
+ * temporary file by O_CREAT|O_EXCL beside OUT, mode kept, read-only OUT refused, a symlink's
+ * target replaced, FIFOs and devices written through), or for '-' a memory buffer copied to
+ * stdout on success. */
 struct agbsim_output {
 	const char *path;
-	const char *final; /* what PATH.part is renamed over (PATH or its link's target) */
-	char *target;      /* owned realpath() of a symlinked PATH, or NULL */
-	char *tmp;         /* FINAL.part, or NULL when writing through (or to '-') */
-	struct agb_memstream mem; /* '-': the buffer */
-	FILE *f;                  /* write here */
+	struct agb_out_file file;  /* PATH */
+	struct agb_memstream mem;  /* '-': the buffer */
+	FILE *f;                   /* write here */
 };
 
 /* Opens o->f for PATH. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after printing why. */
@@ -53,8 +50,8 @@ int agbsim_output_open(struct agbsim_output *o, const char *path);
 
 /* Closes o->f; with keep, puts the output in place (or on stdout), else discards it. Every
  * write error counts: of the stream, of the final flush (a full device reports ENOSPC there), of
- * fsync of PATH.part, of close and of the rename. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after
- * printing "agbsim: PATH: cannot write: REASON" (no PATH.part is left behind then). Safe on an
+ * the sync, of close and of the rename or copy. Returns AGBSIM_EXIT_OK, or AGBSIM_EXIT_IO after
+ * printing "agbsim: PATH: cannot write: REASON" (no temporary file is left behind). Safe on an
  * output that was never opened. */
 int agbsim_output_close(struct agbsim_output *o, int keep);
 
@@ -76,14 +73,15 @@ int agbsim_read_input(const char *path, char **text, size_t *len);
 
 /* getopt values of the options every replaying command shares (replay, view, measure). */
 enum {
-	AGBSIM_OPT_ARENA_BYTES = 0x1000, /* --arena-bytes=N */
+	AGBSIM_OPT_ARENA_BYTES = 0x1000, /* --pool=N (--arena-bytes=N: the same) */
 	AGBSIM_OPT_META,                 /* --meta=ewram|iwram */
 	AGBSIM_OPT_OBJ_BITMAP,           /* --obj-bitmap: OBJ VRAM limited to bitmap modes' 16 KiB */
 	AGBSIM_OPT_ROM_TILES,            /* --rom-tiles=N: tiles' ROM->VRAM map size per depth */
 	AGBSIM_OPT_SCREEN_MAPS           /* --screen-maps=N: tiles' screen maps in the arena */
 };
 #define AGBSIM_REPLAY_LONGOPTS                                                                     \
-	{"arena-bytes", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},                          \
+	{"pool", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},                                 \
+		{"arena-bytes", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},                  \
 		{"meta", required_argument, NULL, AGBSIM_OPT_META},                                \
 		{"obj-bitmap", no_argument, NULL, AGBSIM_OPT_OBJ_BITMAP},                          \
 		{"rom-tiles", required_argument, NULL, AGBSIM_OPT_ROM_TILES},                      \

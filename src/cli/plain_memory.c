@@ -10,8 +10,11 @@ int agb_plain_map_regions(void)
 {
 	static const struct {
 		uint32_t addr, size;
-	} regions[] = {{MEM_EWRAM, EWRAM_SIZE}, {MEM_IWRAM, IWRAM_SIZE}, {MEM_VRAM, VRAM_SIZE},
-		       {MEM_OAM, 0x1000u}, {MEM_PAL, 0x1000u}};
+	} regions[] = {{AGB_MEM_EWRAM, AGB_EWRAM_SIZE},
+	               {AGB_MEM_IWRAM, AGB_IWRAM_SIZE},
+	               {AGB_MEM_VRAM, AGB_VRAM_SIZE},
+	               {AGB_MEM_OAM, 0x1000u},
+	               {AGB_MEM_PAL, 0x1000u}};
 	static int mapped;
 	if (mapped)
 		return 0;

@@ -19,6 +19,7 @@
 struct watch {
 	uint32_t addr; /* without the Thumb bit */
 	uint32_t tag;
+	int entry_only; /* agb_rec_watch_entry: note the first entry, follow no call */
 };
 
 struct agb_rec {
@@ -46,6 +47,9 @@ struct agb_rec {
 	struct mCoreCallbacks cbs;
 	struct agb_rec_video *video;
 	int video_valid;
+	struct agb_rec_frame_info info;
+	int entered;
+	uint32_t entered_tag;
 };
 
 static void set_err(char *err, size_t n, const char *what, const char *path)
@@ -125,14 +129,24 @@ static void on_entered(struct mDebugger *d, enum mDebuggerEntryReason reason,
 		return;
 	}
 	const struct watch *w = find_watch(r, pc);
-	if (w != NULL)
+	if (w != NULL && w->entry_only) {
+		if (!r->entered)
+			r->entered_tag = w->tag;
+		r->entered = 1;
+	} else if (w != NULL) {
 		call_entry(r, cpu, w);
+	}
 }
 
 static void on_frame_started(void *ctx)
 {
 	struct agb_rec *r = ctx;
 	struct GBA *gba = r->core->board;
+	r->info.dispcnt_line0 = gba->memory.io[0];
+	r->info.vblank_unacked = (gba->memory.io[0x202u >> 1] & 1u) != 0;
+	r->info.line0 = 1;
+	if (r->video == NULL)
+		return;
 	memcpy(r->video->io, gba->memory.io, sizeof r->video->io);
 	memcpy(r->video->oam, gba->video.oam.raw, sizeof r->video->oam);
 	memcpy(r->video->vram, gba->video.vram, sizeof r->video->vram);
@@ -172,14 +186,14 @@ struct agb_rec *agb_rec_open(const char *rom_path, int video, char *err, size_t 
 			agb_rec_close(r);
 			return NULL;
 		}
-		r->cbs.context = r;
-		r->cbs.videoFrameStarted = on_frame_started;
-		r->core->addCoreCallbacks(r->core, &r->cbs);
 	}
+	r->cbs.context = r;
+	r->cbs.videoFrameStarted = on_frame_started;
+	r->core->addCoreCallbacks(r->core, &r->cbs);
 	return r;
 }
 
-int agb_rec_watch(struct agb_rec *r, uint32_t addr, uint32_t tag)
+static int add_watch(struct agb_rec *r, uint32_t addr, uint32_t tag, int entry_only)
 {
 	uint32_t a = addr & ~1u;
 	if (find_watch(r, a) != NULL)
@@ -195,8 +209,25 @@ int agb_rec_watch(struct agb_rec *r, uint32_t addr, uint32_t tag)
 	if (ARMDebuggerSetSoftwareBreakpoint(r->dbg.platform, a,
 	                                     (addr & 1u) ? MODE_THUMB : MODE_ARM) < 0)
 		return -1;
-	r->watches[r->nwatch++] = (struct watch){a, tag};
+	r->watches[r->nwatch++] = (struct watch){a, tag, entry_only};
 	return 0;
+}
+
+int agb_rec_watch(struct agb_rec *r, uint32_t addr, uint32_t tag)
+{
+	return add_watch(r, addr, tag, 0);
+}
+
+int agb_rec_watch_entry(struct agb_rec *r, uint32_t addr, uint32_t tag)
+{
+	return add_watch(r, addr, tag, 1);
+}
+
+int agb_rec_entered(const struct agb_rec *r, uint32_t *tag)
+{
+	if (r->entered)
+		*tag = r->entered_tag;
+	return r->entered;
 }
 
 void agb_rec_set_keys(struct agb_rec *r, uint32_t keys)
@@ -208,9 +239,21 @@ void agb_rec_run_frame(struct agb_rec *r, agb_rec_call_fn fn, void *ctx)
 {
 	r->ndone = 0;
 	r->video_valid = 0;
+	r->info.line0 = 0;
 	agb_mgba_run_frames(r->m, 1);
+	{
+		struct GBA *gba = r->core->board;
+		struct ARMCore *cpu = r->core->cpu;
+		r->info.dispcnt_end = gba->memory.io[0];
+		r->info.pc = (uint32_t)cpu->gprs[ARM_PC] - (cpu->executionMode == MODE_THUMB ? 4u : 8u);
+	}
 	for (size_t i = 0; i < r->ndone; i++)
 		fn(ctx, &r->done[i]);
+}
+
+const struct agb_rec_frame_info *agb_rec_frame_info(const struct agb_rec *r)
+{
+	return &r->info;
 }
 
 const struct agb_rec_video *agb_rec_video(const struct agb_rec *r)
@@ -242,13 +285,14 @@ void agb_rec_close(struct agb_rec *r)
 {
 	if (r == NULL)
 		return;
-	if (r->video != NULL)
+	if (r->core != NULL) {
 		r->core->clearCoreCallbacks(r->core);
-	if (r->attached)
-		r->core->detachDebugger(r->core);
-	if (r->own_symbols && r->core->symbolTable != NULL) {
-		mDebuggerSymbolTableDestroy(r->core->symbolTable);
-		r->core->symbolTable = NULL;
+		if (r->attached)
+			r->core->detachDebugger(r->core);
+		if (r->own_symbols && r->core->symbolTable != NULL) {
+			mDebuggerSymbolTableDestroy(r->core->symbolTable);
+			r->core->symbolTable = NULL;
+		}
 	}
 	agb_mgba_close(r->m);
 	free(r->watches);

@@ -35,6 +35,15 @@ struct agb_rec_video {
 	uint16_t vram[0x18000 / 2]; /* 0x06000000..0x06017FFF */
 };
 
+/* What a frame showed and whether the game was alive in it, read by every session. */
+struct agb_rec_frame_info {
+	uint16_t dispcnt_line0; /* DISPCNT at line 0 (the picture this frame shows) */
+	uint16_t dispcnt_end;   /* DISPCNT at the VBlank that ends the frame */
+	int line0;              /* line 0 was in this frame */
+	int vblank_unacked;     /* IF's VBlank bit still set at line 0: nobody took the VBlank */
+	uint32_t pc;            /* the PC at the VBlank that ends the frame */
+};
+
 /* Opens ROM_PATH (a .gba image or an ELF mGBA can boot). video: also copy the video state every
  * frame. Returns the session, or NULL with a message in err. */
 struct agb_rec *agb_rec_open(const char *rom_path, int video, char *err, size_t err_len);
@@ -43,11 +52,20 @@ struct agb_rec *agb_rec_open(const char *rom_path, int video, char *err, size_t 
  * 0, or -1 when mGBA refused the breakpoint (an address it cannot patch). */
 int agb_rec_watch(struct agb_rec *r, uint32_t addr, uint32_t tag);
 
+/* Notes the first time execution enters ADDR (with TAG), even inside a watched call, and
+ * follows no call there: a game's error path (it may never return). 0, or -1 as agb_rec_watch.
+ * agb_rec_entered: 1 with the first such TAG once one was entered, else 0. */
+int agb_rec_watch_entry(struct agb_rec *r, uint32_t addr, uint32_t tag);
+int agb_rec_entered(const struct agb_rec *r, uint32_t *tag);
+
 /* Keys held from now on (mGBA's bits: A=1 B=2 SELECT=4 START=8 RIGHT LEFT UP DOWN R L). */
 void agb_rec_set_keys(struct agb_rec *r, uint32_t keys);
 
 /* Runs one frame (to the next VBlank start), reporting finished calls through fn in order. */
 void agb_rec_run_frame(struct agb_rec *r, agb_rec_call_fn fn, void *ctx);
+
+/* DISPCNT, the VBlank's acknowledgement and the PC of the last frame. */
+const struct agb_rec_frame_info *agb_rec_frame_info(const struct agb_rec *r);
 
 /* The video state copied during the last frame, or NULL (video off, or no line 0 in it). */
 const struct agb_rec_video *agb_rec_video(const struct agb_rec *r);

@@ -2,6 +2,7 @@
 #include <mgba/flags.h> /* first: fixes the layout of struct mCore */
 
 #include "mgba_runner.h"
+#include "mgba_cache.h"
 
 #include <mgba/core/core.h>
 #include <mgba/core/config.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct agb_mgba {
     struct mCore *core;
@@ -61,11 +63,21 @@ static void set_err(char *err, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
+/* At most this many bytes of a ROM are read: the GBA cartridge space (32 MiB). */
+#define ROM_MAX_BYTES ((size_t)32 << 20)
+
+/* A regular file's bytes, at most ROM_MAX_BYTES (EFBIG beyond; EINVAL: not a regular file). */
 static unsigned char *read_file(const char *path, size_t *len)
 {
+    struct stat st;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        errno = EINVAL;
+        return NULL;
+    }
     unsigned char *buf = NULL;
     size_t cap = 0, n = 0;
     for (;;) {
@@ -84,6 +96,12 @@ static unsigned char *read_file(const char *path, size_t *len)
         n += r;
         if (r == 0)
             break;
+        if (n > ROM_MAX_BYTES) {
+            free(buf);
+            fclose(f);
+            errno = EFBIG;
+            return NULL;
+        }
     }
     int bad = ferror(f);
     fclose(f);
@@ -547,10 +565,27 @@ static void prof_write(struct agb_mgba *s)
 
 /* ---- one-shot ------------------------------------------------------------------------------- */
 
+static int run_once(const char *rom_path, const struct agb_mgba_options *opt,
+                    struct agb_mgba_result *out);
+
+
 int agb_mgba_run_ex(const char *rom_path, const struct agb_mgba_options *opt,
                     struct agb_mgba_result *out)
 {
     memset(out, 0, sizeof *out);
+    int cached_rc;
+    int cache = agb_mgba_cache_usable(opt);
+    if (cache && agb_mgba_cache_load(rom_path, opt, out, &cached_rc))
+        return cached_rc;
+    int rc = run_once(rom_path, opt, out);
+    if (cache)
+        agb_mgba_cache_store(rom_path, opt, out, rc);
+    return rc;
+}
+
+static int run_once(const char *rom_path, const struct agb_mgba_options *opt,
+                    struct agb_mgba_result *out)
+{
     struct agb_mgba *s = agb_mgba_open(rom_path, opt, out->error, sizeof out->error);
     if (!s)
         return AGB_MGBA_ERROR;

@@ -1,7 +1,7 @@
 /* mgba_runner.h — boot an agbsim GBA ROM in libmgba (headless) and collect what it measured.
  *
  * The ROM/host contract (descriptor at ROM 0xC0, results block, SWI 0xF0 markers) is in
- * src/gba/agb_gba_abi.h. One session per thread at a time (the mGBA logger is process-wide;
+ * src/gba/abi/agb_gba_abi.h. One session per thread at a time (the mGBA logger is process-wide;
  * the runner installs its own while a session runs frames and restores the previous one).
  * Nothing is written to $HOME: no mCoreLoadConfig, no save files, idle-loop optimisation off.
  */

@@ -11,7 +11,7 @@
 #define SHT_NOBITS 8u
 #define SHT_DYNSYM 11u
 #define STT_FUNC 2u
-#define MAX_ELF_FILE ((size_t)1 << 30)
+#define MAX_ELF_FILE ((size_t)32 << 20) /* the GBA cartridge space: no game is larger */
 
 static uint64_t rd(const unsigned char *p, unsigned n)
 {

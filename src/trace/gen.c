@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agb/mt19937.h"
+#include "agbsim/mt19937.h"
 
 const char *const agb_gen_scenarios[] = {"shmup",  "rpg",           "particles", "strips",
 					 "ai-scratch", "levels", "levels-linear", "pal-action",

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 
 struct agb_gen_trace {
 	struct agb_trace trace;   /* points into the members below */

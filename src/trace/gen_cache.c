@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agb/mt19937.h"
+#include "agbsim/mt19937.h"
 #include "trace/gen.h"
 
 #define NONE 0xFFFFFFFFu

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agb/mt19937.h"
+#include "agbsim/mt19937.h"
 #include "trace/gen.h"
 
 #define MAX_LIVE 64u
@@ -202,7 +202,7 @@ int agb_gen_pal(const char *scenario, uint32_t seed, uint32_t frames, struct agb
 		free(g);
 		return -2;
 	}
-	agb_gen_fill(out, scenario, seed, frames, AGB_ARENA_PAL_RAM, PAL_SIZE, g->ev, g->n);
+	agb_gen_fill(out, scenario, seed, frames, AGB_ARENA_PAL_RAM, AGB_PAL_SIZE, g->ev, g->n);
 	free(g);
 	return 0;
 }

@@ -31,8 +31,22 @@ void agb_rec_events_release(struct agb_rec_events *e)
 
 void agb_rec_frame(struct agb_rec_events *e)
 {
-	push(e, AGB_OP_FRAME, 0, 0, 0);
+	agb_rec_frame_kind(e, 0);
+}
+
+void agb_rec_frame_kind(struct agb_rec_events *e, int load)
+{
+	push(e, AGB_OP_FRAME, 0, load ? AGB_FRAME_LOAD : 0u, 0);
 	e->frames++;
+	e->load_frames += load != 0;
+}
+
+int agb_rec_is_loading_frame(uint16_t dispcnt_line0, uint16_t dispcnt_end, int line0)
+{
+	const uint16_t forced_blank = 0x0080u, layers = 0x1F00u;
+	if (dispcnt_end & forced_blank)
+		return 1;
+	return line0 && ((dispcnt_line0 & forced_blank) || (dispcnt_line0 & layers) == 0);
 }
 
 /* ---- heap mode: live blocks by address (linear probing, backward-shift deletion) ---------- */

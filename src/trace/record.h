@@ -11,12 +11,12 @@
 #include <stdint.h>
 
 #include "agb/regions.h"
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 
 struct agb_rec_events {
 	struct agb_event *ev;
 	size_t n, cap;
-	uint32_t frames;
+	uint32_t frames, load_frames;
 	int oom; /* an append failed: the list is incomplete */
 };
 
@@ -49,8 +49,14 @@ void agb_rec_heap_release(struct agb_rec_heap *h);
 void agb_rec_heap_call(struct agb_rec_heap *h, enum agb_rec_fn fn, uint32_t a, uint32_t b,
                        uint32_t result);
 
-/* Appends ["frame"]. */
+/* Appends ["frame"]; agb_rec_frame_kind(e, 1) a loading frame, ["frame", "load"]. */
 void agb_rec_frame(struct agb_rec_events *e);
+void agb_rec_frame_kind(struct agb_rec_events *e, int load);
+
+/* Whether a frame showed no new picture, so that its work was loading (docs/recording.md):
+ * forced blank (DISPCNT bit 7) at the VBlank that ends it, or at its line 0 (line0: the frame
+ * had one) forced blank or no BG or OBJ layer on (the display off). */
+int agb_rec_is_loading_frame(uint16_t dispcnt_line0, uint16_t dispcnt_end, int line0);
 
 /* The arena of the blocks seen: EWRAM or OBJ VRAM, the pool from the KiB that holds the lowest
  * block to the region's end. Returns 0, or -1 (no blocks, or blocks outside one such region) with

@@ -18,6 +18,8 @@
 #define PIECE_PX 64u                      /* an 8x8 GBA tile */
 #define MAX_IMAGE_SIDE 16384u             /* px a side: larger images are refused */
 #define MAX_IMAGE_PIXELS (1u << 25)       /* 8192 x 4096: a 128 MiB RGBA buffer */
+/* Every tileset image of one map, decoded (each file once): the same 128 MiB in all. */
+#define MAX_MAP_IMAGE_PIXELS (1u << 25)
 #define MAX_IMAGE_FILE ((long)64 << 20) /* bytes of a PNG file */
 #define FLIP_SHIFT 29u         /* Tiled's flags are the gid's top three bits */
 
@@ -65,6 +67,12 @@ void agb_image_release(struct agb_image *img)
 
 int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 {
+	return agb_png_read_max(path, MAX_IMAGE_PIXELS, img, diag);
+}
+
+int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *img,
+		     struct agb_diag *diag)
+{
 	png_image pi;
 	struct stat st;
 	size_t n;
@@ -91,6 +99,14 @@ int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 	    pi.height > MAX_IMAGE_SIDE || (uint64_t)pi.width * pi.height > MAX_IMAGE_PIXELS) {
 		diag_set(diag, path, "image is %ux%u px: at most %u pixels, %u a side, are read",
 			 pi.width, pi.height, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE);
+		png_image_free(&pi);
+		return AGB_LOAD_BAD_INPUT;
+	}
+	if ((uint64_t)pi.width * pi.height > max_pixels) {
+		diag_set(diag, path,
+			 "image is %ux%u px: with the map's other tileset images, more than %u "
+			 "pixels (limit of this converter)",
+			 pi.width, pi.height, MAX_MAP_IMAGE_PIXELS);
 		png_image_free(&pi);
 		return AGB_LOAD_BAD_INPUT;
 	}
@@ -356,11 +372,48 @@ static int cell_fail(const struct build *b, uint32_t key, const char *fmt, ...)
 	return AGB_LOAD_BAD_INPUT;
 }
 
+/* The columns and rows of tiles of S in IMG as Tiled computes them (Tileset::columnCountForWidth:
+ * (width - margin + spacing) / (tile width + spacing), the same down), checked against what the
+ * tileset says: a saved "columns" that differs (Tiled only writes it; it cuts by the image)
+ * would make every tile past the first row the wrong one, and a tilecount beyond the grid has
+ * tiles outside the image. Tiled 1.0 saved no columns: they come from the image. Returns
+ * AGB_LOAD_OK, else the failure in b->diag. */
+static int tileset_grid(const struct build *b, long t, uint32_t *cols)
+{
+	const struct agb_tileset *s = &b->map->tilesets[t];
+	const struct agb_image *img = &b->images[t];
+	uint64_t step = (uint64_t)s->tile_w + s->spacing, c = 0, r = 0;
+	if (img->width + (uint64_t)s->spacing >= s->margin)
+		c = (img->width - (uint64_t)s->margin + s->spacing) / step;
+	if (img->height + (uint64_t)s->spacing >= s->margin)
+		r = (img->height - (uint64_t)s->margin + s->spacing) / step;
+	/* A last column the margin leaves no room for on the far side is still cut by Tiled. */
+	if (c == 0 || r == 0)
+		return diag_set(b->diag, b->image_paths[t],
+				"image is %ux%u px: no %ux%u px tile of tileset \"%s\" fits in it with "
+				"margin %u and spacing %u",
+				img->width, img->height, s->tile_w, s->tile_h, s->name, s->margin,
+				s->spacing);
+	if (s->columns != 0 && s->columns != c)
+		return diag_set(b->diag, b->name,
+				"tileset \"%s\" says %u columns, but its image (%u px wide, margin %u, "
+				"spacing %u, %u px tiles) has %u",
+				s->name, s->columns, img->width, s->margin, s->spacing, s->tile_w,
+				(unsigned)c);
+	if (s->tilecount != 0 && s->tilecount > c * r)
+		return diag_set(b->diag, b->name,
+				"tileset \"%s\" says %u tiles, but its image holds %u (%u columns, %u "
+				"rows)",
+				s->name, s->tilecount, (unsigned)(c * r), (unsigned)c, (unsigned)r);
+	*cols = (uint32_t)c;
+	return AGB_LOAD_OK;
+}
+
 /* Where the cell of key's gid starts in its tileset's image (checked against the map and the
  * image), its rows *stride pixels apart; NULL with *rc the failure when it cannot be cut. */
 static const uint32_t *cell_origin(const struct build *b, uint32_t key, size_t *stride, int *rc)
 {
-	uint32_t gid = key & 0x1FFFFFFFu, local, ox, oy, w = b->map->cell_px;
+	uint32_t gid = key & 0x1FFFFFFFu, local, ox, oy, w = b->map->cell_px, cols = 0;
 	long t = tileset_of(b->map, gid);
 	const struct agb_tileset *s;
 	const struct agb_image *img;
@@ -382,14 +435,12 @@ static const uint32_t *cell_origin(const struct build *b, uint32_t key, size_t *
 	else if (s->tilecount != 0 && local >= s->tilecount)
 		cell_fail(b, key, "tile id %u is beyond tileset \"%s\" (%u tiles from %u)", gid,
 			  s->name, s->tilecount, s->firstgid);
-	else if (s->columns == 0)
-		diag_set(b->diag, b->name, "tileset \"%s\" has no columns", s->name);
 	else
-		*rc = AGB_LOAD_OK;
+		*rc = tileset_grid(b, t, &cols);
 	if (*rc != AGB_LOAD_OK)
 		return NULL;
-	ox = s->margin + (local % s->columns) * (w + s->spacing);
-	oy = s->margin + (local / s->columns) * (w + s->spacing);
+	ox = s->margin + (local % cols) * (w + s->spacing);
+	oy = s->margin + (local / cols) * (w + s->spacing);
 	if ((uint64_t)ox + w > img->width || (uint64_t)oy + w > img->height) {
 		*rc = diag_set(b->diag, b->image_paths[t],
 			       "image is %ux%u px: tile %u of tileset \"%s\" (tile id %u) lies outside it",
@@ -516,14 +567,17 @@ struct prep {
 	uint32_t count;
 	struct agb_image *images;
 	char **paths;
+	unsigned char *shared; /* images[i] is an earlier tileset's (the same file): not freed */
 };
 
 static void prep_release(struct prep *p)
 {
 	for (uint32_t i = 0; i < p->count && p->images != NULL && p->paths != NULL; i++) {
-		agb_image_release(&p->images[i]);
+		if (p->shared == NULL || !p->shared[i])
+			agb_image_release(&p->images[i]);
 		free(p->paths[i]);
 	}
+	free(p->shared);
 	free(p->images);
 	free(p->paths);
 }
@@ -568,7 +622,8 @@ int agb_tile_dedup_prepare(const struct agb_tilemap *map, const char *map_path, 
 			   struct agb_tile_ids **out, char *why, size_t why_len,
 			   struct agb_diag *diag)
 {
-	struct prep p = {map->tileset_count, NULL, NULL};
+	struct prep p = {map->tileset_count, NULL, NULL, NULL};
+	uint64_t budget = MAX_MAP_IMAGE_PIXELS;
 	int rc = AGB_LOAD_OK;
 
 	*out = NULL;
@@ -586,7 +641,8 @@ int agb_tile_dedup_prepare(const struct agb_tilemap *map, const char *map_path, 
 	}
 	p.images = calloc(p.count, sizeof *p.images);
 	p.paths = calloc(p.count, sizeof *p.paths);
-	if (p.images == NULL || p.paths == NULL) {
+	p.shared = calloc(p.count, 1);
+	if (p.images == NULL || p.paths == NULL || p.shared == NULL) {
 		prep_release(&p);
 		return oom(diag, map_path);
 	}
@@ -594,8 +650,20 @@ int agb_tile_dedup_prepare(const struct agb_tilemap *map, const char *map_path, 
 		if (!tileset_used(map, i))
 			continue;
 		rc = find_image(&p, map, i, map_path, mode, images_dir, why, why_len, diag);
-		if (rc == AGB_LOAD_OK && why[0] == '\0')
-			rc = agb_png_read(p.paths[i], &p.images[i], diag);
+		if (rc != AGB_LOAD_OK || why[0] != '\0')
+			break;
+		/* Each file is decoded once, however many tilesets name it. */
+		for (uint32_t j = 0; j < i && !p.shared[i]; j++)
+			if (p.paths[j] != NULL && p.images[j].px != NULL &&
+			    strcmp(p.paths[j], p.paths[i]) == 0) {
+				p.images[i] = p.images[j];
+				p.shared[i] = 1;
+			}
+		if (p.shared[i])
+			continue;
+		rc = agb_png_read_max(p.paths[i], budget, &p.images[i], diag);
+		if (rc == AGB_LOAD_OK)
+			budget -= (uint64_t)p.images[i].width * p.images[i].height;
 	}
 	if (rc == AGB_LOAD_OK && why[0] == '\0')
 		rc = agb_tile_ids_build(map, p.images, (const char *const *)p.paths, map_path, text,

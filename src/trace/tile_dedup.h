@@ -37,6 +37,10 @@ struct agb_image {
  * AGB_LOAD_BAD_INPUT with "PATH: message" in *diag (cannot open, not a PNG, corrupt, larger
  * than 16384x16384), or AGB_LOAD_IO_ERROR (out of memory). */
 int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag);
+/* agb_png_read refusing, from the PNG's header before anything is decoded, an image of more
+ * than max_pixels pixels (the rest of a map's budget for its tileset images). */
+int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *img,
+		     struct agb_diag *diag);
 
 void agb_image_release(struct agb_image *img);
 

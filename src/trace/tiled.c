@@ -231,6 +231,9 @@ static int add_chunks(struct walk *w, const cJSON *layer, const char *lname)
 			return AGB_LOAD_BAD_INPUT;
 		if ((uint64_t)cw * ch > 0x1000000u)
 			return fail_at(s, at, "chunk too large (%ux%u cells)", cw, ch);
+		const char *cap = agb_tiled_build_room(w->b, 0, (uint64_t)cw * ch);
+		if (cap != NULL)
+			return fail_at(s, at, "layer \"%s\": %s", lname, cap);
 		if (agb_tiled_build_chunk(w->b, x, y, cw, ch, &gid) != 0)
 			return AGB_LOAD_IO_ERROR;
 		int rc = layer_data(w, layer, c, at, gid, cw * ch, lname);
@@ -249,6 +252,9 @@ static int add_layer(struct walk *w, const cJSON *layer)
 
 	if (lname == NULL)
 		lname = "";
+	const char *cap = agb_tiled_build_room(w->b, 1, map->infinite ? 0 : (uint64_t)lw * lh);
+	if (cap != NULL)
+		return fail_at(s, w->cursor, "layer \"%s\": %s", lname, cap);
 	if (agb_tiled_build_layer(w->b, lname) != 0)
 		return AGB_LOAD_IO_ERROR;
 	if (map->infinite)
@@ -444,6 +450,12 @@ int agb_tilemap_parse_tiled(const char *name, const char *text, size_t len, stru
 	memset(diag, 0, sizeof *diag);
 	if (has_nul(&s, &rc))
 		return rc;
+	{
+		size_t off = 0;
+		char why[160];
+		if (agb_json_strict(text, len, &off, why, sizeof why))
+			return fail_at(&s, off, "malformed JSON: %s", why);
+	}
 	root = agb_cjson_parse(text, len, &end);
 	if (root == NULL) {
 		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
@@ -870,7 +882,7 @@ int agb_tilemap_stream(const struct agb_tilemap *map, const struct agb_stream_op
 		return -1;
 	}
 	out->arena = AGB_ARENA_BG_VRAM;
-	out->arena_bytes = VRAM_BG_SIZE;
+	out->arena_bytes = AGB_VRAM_BG_SIZE;
 	out->event_count = (uint32_t)st.count;
 	out->slots = 0;
 	out->frame_count = frames + 2u;

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 #include "trace/trace_load.h"
 
 struct agb_tile_ids;

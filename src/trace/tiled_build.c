@@ -65,12 +65,23 @@ int agb_tiled_build_layer(struct agb_tiled_build *b, const char *name)
 	return 0;
 }
 
+const char *agb_tiled_build_room(const struct agb_tiled_build *b, int new_layer, uint64_t cells)
+{
+	if (new_layer && b->count >= AGB_TILED_MAX_LAYERS)
+		return "more than 64 tile layers (limit of this converter)";
+	if (cells > AGB_TILED_MAX_CELLS || b->cells + cells > AGB_TILED_MAX_CELLS)
+		return "more than 2^23 cells in all tile layers together (limit of this converter)";
+	return NULL;
+}
+
 int agb_tiled_build_chunk(struct agb_tiled_build *b, int32_t x, int32_t y, uint32_t w, uint32_t h,
 			  uint32_t **gid)
 {
 	struct agb_tiled_layer_build *l = &b->layers[b->count - 1u];
-	if (w == 0 || h == 0 || (uint64_t)w * h > MAX_CELLS)
+	if (w == 0 || h == 0 || (uint64_t)w * h > MAX_CELLS ||
+	    agb_tiled_build_room(b, 0, (uint64_t)w * h) != NULL)
 		return -1;
+	b->cells += (uint64_t)w * h;
 	struct agb_tiled_chunk *grown = realloc(l->chunks, (l->count + 1u) * sizeof *grown);
 	if (grown == NULL)
 		return -1;
@@ -212,6 +223,10 @@ int agb_tiled_build_finish(struct agb_tiled_build *b, char *why, size_t why_len)
 		return fail(b, why, why_len, "infinite map has no chunks");
 	if (x1 - x0 > 65536 || y1 - y0 > 65536 || (uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) > MAX_CELLS)
 		return fail(b, why, why_len, "map too large (more than 2^24 cells)");
+	if ((uint64_t)(x1 - x0) * (uint64_t)(y1 - y0) * b->count > AGB_TILED_MAX_CELLS)
+		return fail(b, why, why_len,
+			    "map too large: its layers placed on it hold more than 2^23 cells "
+			    "(limit of this converter)");
 	m->width = (uint32_t)(x1 - x0);
 	m->height = (uint32_t)(y1 - y0);
 	m->layers = calloc(b->count, sizeof *m->layers);

@@ -28,7 +28,19 @@ struct agb_tiled_build {
 	struct agb_tiled_layer_build *layers;
 	size_t count;
 	char *dir; /* the map file's directory ("" for the current one), for external tilesets */
+	uint64_t cells; /* every chunk's cells so far, all layers */
 };
+
+/* Caps on what a map may make the converter hold, whatever its file size (a few KB of zstd can
+ * name 2^24 cells): tile layers, and cells of all layers together (the chunks as read, and the
+ * layers placed on the map). 2^23 cells is 32 MiB of gids per copy, eight full-screen
+ * 1024x1024 layers; a GBA background is at most 128x128 tiles (affine) or 64x64 (text). */
+#define AGB_TILED_MAX_LAYERS 64u
+#define AGB_TILED_MAX_CELLS (1u << 23)
+
+/* Checked before a layer (NEW_LAYER) or a chunk of CELLS cells is added, so that nothing is
+ * allocated past the caps: NULL when it fits, else the reason (a static string). O(1). */
+const char *agb_tiled_build_room(const struct agb_tiled_build *b, int new_layer, uint64_t cells);
 
 /* Starts a build of *map (already zeroed, cell size and, when finite, width/height set) for the
  * map file `path`. Returns 0 or -1 (out of memory). */

@@ -221,6 +221,9 @@ static int read_chunks(struct tmx *x, xmlNodePtr data, const char *enc, const ch
 			return AGB_LOAD_BAD_INPUT;
 		if ((uint64_t)cw * (uint64_t)ch > 0x1000000u)
 			return fail_node(x, c, NULL, "chunk too large (%ldx%ld cells)", cw, ch);
+		const char *cap = agb_tiled_build_room(x->b, 0, (uint64_t)cw * (uint64_t)ch);
+		if (cap != NULL)
+			return fail_node(x, c, NULL, "layer \"%s\": %s", lname, cap);
 		if (agb_tiled_build_chunk(x->b, (int32_t)cx, (int32_t)cy, (uint32_t)cw, (uint32_t)ch,
 					  &gid) != 0)
 			return AGB_LOAD_IO_ERROR;
@@ -236,6 +239,13 @@ static int add_layer(struct tmx *x, xmlNodePtr n)
 	xmlNodePtr data = NULL;
 	char *lname = attr(n, "name");
 	const char *shown = lname != NULL ? lname : "";
+	const char *cap = agb_tiled_build_room(
+		x->b, 1, x->map->infinite ? 0 : (uint64_t)x->map->width * x->map->height);
+	if (cap != NULL) {
+		int r = fail_node(x, n, NULL, "layer \"%s\": %s", shown, cap);
+		xmlFree(lname);
+		return r;
+	}
 	int rc = agb_tiled_build_layer(x->b, shown) != 0 ? AGB_LOAD_IO_ERROR : AGB_LOAD_OK;
 	for (xmlNodePtr c = n->children; c != NULL && data == NULL; c = c->next)
 		if (is(c, "data"))

@@ -1,11 +1,11 @@
-/* Binary trace packer for the bench ROM (see trace_bin.h and src/gba/bench_abi.h). Written field
+/* Binary trace packer for the bench ROM (see trace_bin.h and src/gba/abi/bench_abi.h). Written field
  * by field in little-endian so the blob is the same whatever the host's struct layout. */
 #include "trace/trace_bin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gba/bench_abi.h"
+#include "bench_abi.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {

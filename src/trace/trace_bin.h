@@ -1,5 +1,5 @@
-/* trace_bin.h — the binary form of a loaded trace that the bench ROM replays (src/gba/bench.c).
- * Layout and field meanings: src/gba/bench_abi.h (header + events exactly as struct agb_event,
+/* trace_bin.h — the binary form of a loaded trace that the bench ROM replays (src/gba/roms/bench.c).
+ * Layout and field meanings: src/gba/abi/bench_abi.h (header + events exactly as struct agb_event,
  * little-endian, so the ROM replays the events in place from cartridge space). */
 #ifndef AGB_TRACE_BIN_H
 #define AGB_TRACE_BIN_H
@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agb/replay.h"
-#include "agb/trace.h"
+#include "agbsim/replay.h"
+#include "agbsim/trace.h"
 
 /* What the ROM should run: the same core and config as the host run. */
 struct agb_bin_run {

@@ -1,5 +1,5 @@
 /* trace_json.c - load and validate a v1 JSON trace (docs/trace-format.md) into the compact event
- * array of agb/trace.h. See trace_load.h for the contract.
+ * array of agbsim/trace.h. See trace_load.h for the contract.
  *
  * Pipeline, cheapest rejection first:
  *   1. pre-scan of the raw bytes: NUL bytes and invalid UTF-8 (binary input) and nesting deeper
@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "platform/platform.h"
+#include "platform/view_guard.h"
 #include "trace/json_util.h"
 #include "trace/trace_load.h"
 
@@ -339,8 +340,13 @@ static int prescan(struct loader *L)
 			if (i + k >= n)
 				return fail_at(L, i, "invalid UTF-8: sequence cut off by the end of file");
 			unsigned b = s[i + k];
+			/* At the sequence's first byte: that is where the bad character starts (the
+			 * byte after it may be a valid one, as '(' in C3 28). */
 			if (b < lo || b > hi)
-				return fail_at(L, i + k, "invalid UTF-8 byte 0x%02X (not a text file?)", b);
+				return fail_at(L, i,
+					       "invalid UTF-8 sequence: byte 0x%02X cannot follow 0x%02X "
+					       "(not a text file?)",
+					       b, c);
 			lo = 0x80;
 			hi = 0xBF;
 		}
@@ -354,12 +360,12 @@ static int prescan(struct loader *L)
  * says what was expected there. It builds nothing; cJSON remains the parser. Nesting is
  * already bounded by the pre-scan. Returns 1 and fills *off/msg when it finds an error. */
 
-/* Whitespace as cJSON reads it: every byte 0x01..0x20 (NUL is not: the pre-scan rejects it).
- * Scanning with a narrower set would disagree with cJSON about where a value starts, and send
- * the error-path scanners past the end of the text. */
+/* Whitespace as RFC 8259 has it: space, tab, LF, CR. cJSON reads every byte 0x01..0x20 as
+ * whitespace, but it only ever sees text the strict pass (strict_syntax) has accepted, so the
+ * scanners and cJSON agree about where each value starts. */
 static int is_ws(char c)
 {
-	return c != 0 && (unsigned char)c <= 0x20;
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 enum expect { X_VALUE, X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_COLON, X_COMMA_OR_CLOSE, X_END };
@@ -411,8 +417,10 @@ static int hexval(int c)
 		return 1;                                                                         \
 	} while (0)
 
-/* Scans the string starting at s[*pi] == '"'; leaves *pi after the closing quote. */
-static int diag_string(const char *s, size_t n, size_t *pi, size_t *off, char *msg, size_t msgn)
+/* Scans the string starting at s[*pi] == '"'; leaves *pi after the closing quote. "\u0000" is
+ * refused unless NUL_OK (the string is inside a value the reader ignores). */
+static int diag_string(const char *s, size_t n, size_t *pi, int nul_ok, size_t *off, char *msg,
+		       size_t msgn)
 {
 	size_t i = *pi + 1;
 	for (;;) {
@@ -440,6 +448,8 @@ static int diag_string(const char *s, size_t n, size_t *pi, size_t *off, char *m
 					DIAG(i, "invalid \\u escape (expected 4 hex digits)");
 				cp = cp * 16 + (unsigned)h;
 			}
+			if (cp == 0 && !nul_ok)
+				DIAG(i, "\\u0000 in a string (refused: a name would end there)");
 			if (cp >= 0xDC00 && cp <= 0xDFFF)
 				DIAG(i, "invalid \\u escape: unpaired low surrogate");
 			if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -505,13 +515,14 @@ static int diag_number(const char *s, size_t n, size_t *pi, size_t *off, char *m
 }
 
 /* A scalar at s[*pi]: a string, a number, or true/false/null; leaves *pi after it. */
-static int diag_scalar(const char *s, size_t n, size_t *pi, size_t *off, char *msg, size_t msgn)
+static int diag_scalar(const char *s, size_t n, size_t *pi, int nul_ok, size_t *off, char *msg,
+		       size_t msgn)
 {
 	unsigned char c = (unsigned char)s[*pi];
 	const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
 	size_t ll = strlen(lit), k = 0;
 	if (c == '"')
-		return diag_string(s, n, pi, off, msg, msgn);
+		return diag_string(s, n, pi, nul_ok, off, msg, msgn);
 	if (c == '-' || (c >= '0' && c <= '9'))
 		return diag_number(s, n, pi, off, msg, msgn);
 	while (k < ll && *pi + k < n && s[*pi + k] == lit[k])
@@ -530,13 +541,53 @@ struct syn {
 	size_t n, i, sp;
 	char stack[AGB_TRACE_MAX_DEPTH + 1];
 	enum expect state;
-	char what[16]; /* the byte at i, described for messages */
+	char what[16];       /* the byte at i, described for messages */
+	struct loader *pass; /* a loader whose viewed file is handed back behind the scan, or NULL */
+	/* A trace (a reader that ignores some values): "\u0000" is allowed inside the value of an
+	 * unknown top-level key and inside an event's options object, refused elsewhere. */
+	int trace;
+	int next_ignored; /* the value after the current top-level key is ignored */
+	size_t ign_sp;    /* nonzero: the containers from stack[ign_sp - 1] on are ignored */
 };
+
+/* A top-level key (raw text s[b, e), quotes excluded) whose value the trace loader ignores:
+ * not one of the header keys. A key spelled with escapes counts as known. */
+static int ignored_key(const char *s, size_t b, size_t e)
+{
+	static const char *const known[] = {"version", "arena", "arena_bytes",
+					    "name",    "source", "events"}; /* header_key_names */
+	if (memchr(s + b, '\\', e - b) != NULL)
+		return 0;
+	for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+		if (strlen(known[k]) == e - b && memcmp(known[k], s + b, e - b) == 0)
+			return 0;
+	return 1;
+}
+
+/* Inside an ignored value (for the value about to be scanned at y->i). */
+static int syn_nul_ok(const struct syn *y)
+{
+	if (!y->trace)
+		return 0;
+	if (y->ign_sp != 0 && y->sp >= y->ign_sp)
+		return 1;
+	return y->sp == 1 && y->next_ignored;
+}
+
+/* The byte at y->i described for a message (only ever on the error path: snprintf per token
+ * would cost the strict pass more than the scan). */
+static const char *syn_what(struct syn *y)
+{
+	describe_byte(y->what, sizeof y->what, (unsigned char)y->s[y->i]);
+	return y->what;
+}
 
 /* Closes the innermost container at y->i; a value has ended. */
 static void syn_close(struct syn *y, int *done)
 {
 	y->sp--;
+	if (y->ign_sp != 0 && y->sp < y->ign_sp)
+		y->ign_sp = 0;
 	y->i++;
 	*done = 1;
 }
@@ -553,6 +604,11 @@ static int syn_value(struct syn *y, unsigned char c, int *done, size_t *off, cha
 	if (c == '{' || c == '[') {
 		if (y->sp >= AGB_TRACE_MAX_DEPTH)
 			DIAG(y->i, "nesting too deep");
+		/* An ignored top-level value, or an object in an event (its options object). */
+		if (y->trace && y->ign_sp == 0 &&
+		    ((y->sp == 1 && y->next_ignored) ||
+		     (c == '{' && y->sp == 3 && y->stack[1] == '[' && y->stack[2] == '[')))
+			y->ign_sp = y->sp + 1;
 		y->stack[y->sp++] = (char)c;
 		y->i++;
 		y->state = c == '{' ? X_KEY_OR_CLOSE : X_VALUE_OR_CLOSE;
@@ -560,11 +616,11 @@ static int syn_value(struct syn *y, unsigned char c, int *done, size_t *off, cha
 	}
 	if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
 		*done = 1;
-		return diag_scalar(y->s, y->n, &y->i, off, msg, msgn);
+		return diag_scalar(y->s, y->n, &y->i, syn_nul_ok(y), off, msg, msgn);
 	}
 	if ((c == ']' || c == '}') && y->state == X_VALUE && y->sp > 0)
-		DIAG(y->i, "expected a value after ',', got %s (trailing comma?)", y->what);
-	DIAG(y->i, "expected a value, got %s", y->what);
+		DIAG(y->i, "expected a value after ',', got %s (trailing comma?)", syn_what(y));
+	DIAG(y->i, "expected a value, got %s", syn_what(y));
 }
 
 /* X_KEY, X_KEY_OR_CLOSE: a key string, or an empty object closes (*done). */
@@ -576,13 +632,19 @@ static int syn_key(struct syn *y, unsigned char c, char top, int *done, size_t *
 		return 0;
 	}
 	if (c == '"') {
+		size_t b = y->i;
+		int nul_ok = y->trace && y->ign_sp != 0 && y->sp >= y->ign_sp;
 		y->state = X_COLON;
-		return diag_string(y->s, y->n, &y->i, off, msg, msgn);
+		if (diag_string(y->s, y->n, &y->i, nul_ok, off, msg, msgn))
+			return 1;
+		if (y->sp == 1)
+			y->next_ignored = y->trace && ignored_key(y->s, b + 1, y->i - 1);
+		return 0;
 	}
 	if (c == '}')
 		DIAG(y->i, "expected a string key after ',', got '}' (trailing comma?)");
 	DIAG(y->i, "expected %s, got %s (keys must be double-quoted strings)",
-	     describe_expect(y->state, top), y->what);
+	     describe_expect(y->state, top), syn_what(y));
 }
 
 /* X_COMMA_OR_CLOSE: the next member or element, or the container closes (*done). */
@@ -598,12 +660,13 @@ static int syn_comma(struct syn *y, unsigned char c, char top, int *done, size_t
 		syn_close(y, done);
 		return 0;
 	}
-	DIAG(y->i, "expected %s, got %s", describe_expect(y->state, top), y->what);
+	DIAG(y->i, "expected %s, got %s", describe_expect(y->state, top), syn_what(y));
 }
 
-static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size_t msgn)
+static int scan_syntax(const char *s, size_t n, struct loader *pass, int trace, size_t *off,
+		       char *msg, size_t msgn)
 {
-	struct syn y = {.s = s, .n = n, .state = X_VALUE};
+	struct syn y = {.s = s, .n = n, .state = X_VALUE, .pass = pass, .trace = trace};
 	if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		y.i = 3; /* cJSON skips a UTF-8 byte order mark too */
 	for (;;) {
@@ -617,7 +680,8 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 			DIAG(n, "unexpected end of file (expected %s)", describe_expect(y.state, top));
 		}
 		unsigned char c = (unsigned char)s[y.i];
-		describe_byte(y.what, sizeof y.what, c);
+		if (y.pass != NULL)
+			loader_pass(y.pass, y.i);
 		switch (y.state) {
 		case X_VALUE_OR_CLOSE:
 		case X_VALUE:
@@ -629,7 +693,7 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 			break;
 		case X_COLON:
 			if (c != ':')
-				DIAG(y.i, "expected ':' after the object key, got %s", y.what);
+				DIAG(y.i, "expected ':' after the object key, got %s", syn_what(&y));
 			y.i++;
 			y.state = X_VALUE;
 			break;
@@ -637,7 +701,7 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 			bad = syn_comma(&y, c, top, &done, off, msg, msgn);
 			break;
 		case X_END:
-			DIAG(y.i, "trailing data after the JSON document: %s", y.what);
+			DIAG(y.i, "trailing data after the JSON document: %s", syn_what(&y));
 		}
 		if (bad)
 			return 1;
@@ -647,6 +711,31 @@ static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size
 }
 
 #undef DIAG
+
+/* The first RFC 8259 syntax error of s[0, n) (one JSON text, a UTF-8 byte order mark allowed
+ * before it): 1 with *off and msg, else 0. O(n), no allocation. */
+static int diagnose_syntax(const char *s, size_t n, size_t *off, char *msg, size_t msgn)
+{
+	return scan_syntax(s, n, NULL, 0, off, msg, msgn);
+}
+
+int agb_json_strict(const char *text, size_t len, size_t *off, char *msg, size_t msgn)
+{
+	return diagnose_syntax(text, len, off, msg, msgn);
+}
+
+/* The strict pass of the loader: the whole text must be RFC 8259 JSON before cJSON (which
+ * takes leading zeros, "2.", control bytes in strings and any byte <= 0x20 as whitespace) sees
+ * any of it. A pass over a viewed file (its pages handed back behind the scan). */
+static int strict_syntax(struct loader *L)
+{
+	size_t off = 0;
+	char msg[sizeof L->diag->message];
+	L->passed_upto = 0;
+	if (scan_syntax(L->text, L->len, L, 1, &off, msg, sizeof msg))
+		return fail_at(L, off, "%s", msg);
+	return AGB_LOAD_OK;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Error path for semantic errors: skip over valid JSON text to locate an element. */
@@ -1493,6 +1582,45 @@ static int apply_cache(struct loader *L, size_t n, enum agb_op op, const uint32_
 }
 
 /* Validates event node E as event N and stores it in out->events[N]. */
+/* An event's call site: the string "site" of its trailing options object, interned into
+ * out->site_names (a short linear search from the most recent name: a recording's sites repeat).
+ * O(distinct sites) worst case per event. */
+static int keep_site(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
+		     const struct life *lf)
+{
+	const cJSON *last = e->child;
+	while (last != NULL && last->next != NULL)
+		last = last->next;
+	if (!cJSON_IsObject(last))
+		return AGB_LOAD_OK;
+	const cJSON *site = cJSON_GetObjectItemCaseSensitive(last, "site");
+	if (!cJSON_IsString(site) || site->valuestring == NULL)
+		return AGB_LOAD_OK;
+	if (out->site_of == NULL || out->site_cap < lf->cap) {
+		uint32_t *g = realloc(out->site_of, lf->cap * sizeof *g);
+		if (g == NULL)
+			return oom(L);
+		memset(g + out->site_cap, 0, (lf->cap - out->site_cap) * sizeof *g);
+		out->site_of = g;
+		out->site_cap = lf->cap;
+	}
+	size_t i = out->site_count;
+	while (i-- > 0 && strcmp(out->site_names[i], site->valuestring) != 0)
+		;
+	if (i == (size_t)-1) {
+		char **names = realloc(out->site_names, (out->site_count + 1u) * sizeof *names);
+		if (names == NULL)
+			return oom(L);
+		out->site_names = names;
+		names[out->site_count] = dup_string(site->valuestring);
+		if (names[out->site_count] == NULL)
+			return oom(L);
+		i = out->site_count++;
+	}
+	out->site_of[n] = (uint32_t)i + 1u;
+	return AGB_LOAD_OK;
+}
+
 static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
 		      struct life *lf)
 {
@@ -1507,6 +1635,9 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 		return AGB_LOAD_BAD_INPUT;
 	memset(&out->events[n], 0, sizeof out->events[n]);
 	out->events[n].op = (uint8_t)spec->op;
+	r = keep_site(L, e, n, out, lf);
+	if (r != AGB_LOAD_OK)
+		return r;
 	switch (spec->op) {
 	case AGB_OP_ALLOC:
 	case AGB_OP_FREE:
@@ -1562,12 +1693,13 @@ static int syntax_error(struct loader *L, size_t fallback)
 {
 	size_t off = 0;
 	char msg[sizeof L->diag->message];
-	if (diagnose_syntax(L->text, L->len, &off, msg, sizeof msg))
+	if (scan_syntax(L->text, L->len, NULL, 1, &off, msg, sizeof msg))
 		return fail_at(L, off, "%s", msg);
 	return fail_at(L, fallback, "malformed JSON (rejected by cJSON here)");
 }
 
-cJSON *agb_cjson_parse(const char *text, size_t len, const char **end)
+/* cJSON over text the strict pass has accepted (or a part of it: one value). */
+static cJSON *cjson_parse_checked(const char *text, size_t len, const char **end)
 {
 	size_t last = len;
 	while (last > 0 && (unsigned char)text[last - 1] <= 0x20)
@@ -1580,13 +1712,77 @@ cJSON *agb_cjson_parse(const char *text, size_t len, const char **end)
 	return cJSON_ParseWithLengthOpts(text, len, end, 0);
 }
 
+cJSON *agb_cjson_parse(const char *text, size_t len, const char **end)
+{
+	size_t off = 0;
+	char msg[160];
+	if (diagnose_syntax(text, len, &off, msg, sizeof msg)) {
+		*end = text + off;
+		return NULL;
+	}
+	return cjson_parse_checked(text, len, end);
+}
+
 /* The one JSON value in text[P, E) parsed by cJSON, or NULL when it is not exactly one value
  * (*ERR then holds cJSON's error offset). */
+/* A big event (more than EVENT_CUT_BYTES of text) with every container element emptied ("{}",
+ * "[]"): an options object, ignored, or a wrong-typed element, reported by its kind and its
+ * position in the original text. cJSON then never holds more than the event's own elements.
+ * Returns a malloc'd copy (*N bytes), or NULL (out of memory, or nothing to cut). */
+#define EVENT_CUT_BYTES 4096u
+static char *cut_event(const char *s, size_t p, size_t e, size_t *n)
+{
+	char *out = malloc(e - p + 1);
+	size_t at = 0, i = p + 1;
+	int cut = 0;
+	if (out == NULL || s[p] != '[') {
+		free(out);
+		return NULL;
+	}
+	out[at++] = '[';
+	for (i = skip_ws(s, e, i); i < e && s[i] != ']';) {
+		size_t ve = skip_value(s, e, i);
+		if (s[i] == '{' || s[i] == '[') {
+			out[at++] = s[i];
+			out[at++] = s[i] == '{' ? '}' : ']';
+			cut = 1;
+		} else {
+			memcpy(out + at, s + i, ve - i);
+			at += ve - i;
+		}
+		i = skip_ws(s, e, ve);
+		if (i < e && s[i] == ',') {
+			out[at++] = ',';
+			i = skip_ws(s, e, i + 1);
+		}
+	}
+	out[at++] = ']';
+	if (!cut) {
+		free(out);
+		return NULL;
+	}
+	*n = at;
+	return out;
+}
+
 static cJSON *parse_event(struct loader *L, size_t p, size_t e, size_t *err)
 {
 	const char *end = NULL;
 	arena_reset();
-	cJSON *v = e > p ? agb_cjson_parse(L->text + p, e - p, &end) : NULL;
+	if (e - p > EVENT_CUT_BYTES) {
+		size_t n = 0;
+		char *cut = cut_event(L->text, p, e, &n);
+		if (cut != NULL) {
+			cJSON *v = cjson_parse_checked(cut, n, &end);
+			int whole = v != NULL && end == cut + n;
+			free(cut);
+			if (whole)
+				return v;
+			*err = p;
+			return NULL;
+		}
+	}
+	cJSON *v = e > p ? cjson_parse_checked(L->text + p, e - p, &end) : NULL;
 	if (v != NULL && end == L->text + e)
 		return v;
 	const char *ep = v == NULL ? end : NULL;
@@ -1711,45 +1907,98 @@ static int find_events(struct loader *L, size_t *b, size_t *e)
 	return 0;
 }
 
-/* Parses the document into *ROOT with its events array (found at *EV_BEGIN, else SIZE_MAX)
- * emptied. Positions in the cut text map back to the file. */
+/* The skeleton: the document with its first top-level "events" array emptied (its '[' at *B)
+ * and the value of every ignored top-level member (ignored_key) longer than a number cut down to
+ * 0, so that cJSON's tree holds the header, not the metadata (a node per value is ~50 bytes:
+ * 43x the text of a big array of small numbers). Keys stay, for the duplicate-key check.
+ * Returns the malloc'd text (*LEN bytes), or NULL with *LEN 0 when the document is not an
+ * object of members (cJSON then gets the whole text) or out of memory (*LEN 1). Runs on text
+ * the strict pass accepted. O(text): a pass, handing a viewed file's pages back. */
+static char *skeleton_text(struct loader *L, size_t *len, size_t *b)
+{
+	const char *s = L->text;
+	size_t n = L->len, i = root_offset(L), cap = 4096, at = 0;
+	int events_seen = 0;
+	char *out;
+	*len = 0;
+	*b = SIZE_MAX;
+	if (i >= n || s[i] != '{')
+		return NULL;
+	out = malloc(cap);
+	if (out == NULL) {
+		*len = 1;
+		return NULL;
+	}
+#define PUT(p, k)                                                                                 \
+	do {                                                                                      \
+		size_t k_ = (k);                                                                  \
+		if (at + k_ + 2 > cap) {                                                          \
+			while (at + k_ + 2 > cap)                                                 \
+				cap *= 2;                                                         \
+			char *g_ = realloc(out, cap);                                             \
+			if (g_ == NULL) {                                                         \
+				free(out);                                                        \
+				*len = 1;                                                         \
+				return NULL;                                                      \
+			}                                                                         \
+			out = g_;                                                                 \
+		}                                                                                 \
+		memcpy(out + at, (p), k_);                                                        \
+		at += k_;                                                                         \
+	} while (0)
+	L->passed_upto = 0;
+	PUT("{", 1);
+	for (i = skip_ws(s, n, i + 1); i < n && s[i] == '"';) {
+		size_t k = i, after = skip_string(s, n, i), v, ve;
+		v = skip_ws(s, n, skip_ws(s, n, after) + 1); /* past the ':' */
+		if (!events_seen && after - k == 8 && memcmp(s + k, "\"events\"", 8) == 0 &&
+		    v < n && s[v] == '[') {
+			events_seen = 1;
+			*b = v;
+			ve = skip_nested(s, n, v, L);
+			PUT(s + k, after - k);
+			PUT(":[]", 3);
+		} else {
+			ve = s[v] == '[' || s[v] == '{' ? skip_nested(s, n, v, L) : skip_value(s, n, v);
+			PUT(s + k, after - k);
+			if (ve - v > 24 && ignored_key(s, k + 1, after - 1))
+				PUT(":0", 2);
+			else {
+				PUT(":", 1);
+				PUT(s + v, ve - v);
+			}
+		}
+		loader_pass(L, ve);
+		i = skip_ws(s, n, ve);
+		if (i >= n || s[i] != ',')
+			break;
+		PUT(",", 1);
+		i = skip_ws(s, n, i + 1);
+	}
+	PUT("}", 1);
+#undef PUT
+	*len = at;
+	return out;
+}
+
+/* Parses the document into *ROOT: the skeleton (skeleton_text), its events array found at
+ * *EV_BEGIN (else SIZE_MAX). The strict pass has accepted the text, so cJSON fails only when out
+ * of memory. */
 static int parse_skeleton(struct loader *L, cJSON **root, size_t *ev_begin)
 {
-	size_t b = 0, e = 0, len = L->len, keep = 0;
-	char *cut = NULL;
-	const char *text = L->text, *end = NULL;
-	*ev_begin = SIZE_MAX;
-	if (find_events(L, &b, &e)) {
-		keep = b + 1;
-		len = keep + 1 + (L->len - e);
-		cut = malloc(len);
-		if (cut == NULL)
-			return oom(L);
-		memcpy(cut, L->text, keep);
-		cut[keep] = ']';
-		memcpy(cut + keep + 1, L->text + e, L->len - e);
-		text = cut;
-		*ev_begin = b;
-	}
-#define ORIGINAL(x) (cut == NULL || (x) < keep ? (x) : (x) == keep ? e - 1 : (x) - keep - 1 + e)
-	*root = agb_cjson_parse(text, len, &end);
+	size_t len = 0;
+	char *cut = skeleton_text(L, &len, ev_begin);
+	const char *text = cut != NULL ? cut : L->text, *end = NULL;
+	if (cut == NULL && len == 1)
+		return oom(L);
+	if (cut == NULL)
+		len = L->len;
+	*root = cjson_parse_checked(text, len, &end);
 	int r = AGB_LOAD_OK;
-	if (*root == NULL && arena_oom) {
+	if (*root == NULL && arena_oom)
 		r = oom(L);
-	} else if (*root == NULL) {
-		const char *ep = end;
-		size_t off = ep != NULL && ep >= text && ep <= text + len ? (size_t)(ep - text) : 0;
-		r = syntax_error(L, ORIGINAL(off));
-	} else {
-		size_t tail = end != NULL ? skip_ws(text, len, (size_t)(end - text)) : len;
-		if (tail < len) {
-			char what[16];
-			describe_byte(what, sizeof what, (unsigned char)text[tail]);
-			r = fail_at(L, ORIGINAL(tail), "trailing data after the JSON document: %s",
-				    what);
-		}
-	}
-#undef ORIGINAL
+	else if (*root == NULL)
+		r = syntax_error(L, 0);
 	free(cut);
 	return r;
 }
@@ -1783,12 +2032,52 @@ static int load_document(struct loader *L, struct agb_loaded_trace *out, struct 
 			out->events = fit;
 	}
 	out->trace.event_count = (uint32_t)n;
-	/* Cache key handles index the same table bound (agb/replay.h). */
+	/* Cache key handles index the same table bound (agbsim/replay.h). */
 	out->trace.slots = lf->slots > lf->key_count ? lf->slots : (uint32_t)lf->key_count;
 	return AGB_LOAD_OK;
 }
 
 /* agb_trace_load_buffer, for a text that is VIEW's file when VIEW is not NULL. */
+/* The loaded traces that name call sites, by their event array: what they point at is on the
+ * heap, so a copy of the loaded trace or of its agb_trace finds the same sites. A trace beyond
+ * the table's room just has no sites in the reports. */
+#define SITE_TRACES 64u
+static struct site_reg {
+	const struct agb_event *events;
+	const uint32_t *site_of;
+	char *const *names;
+	size_t cap;
+} site_regs[SITE_TRACES];
+
+static void sites_register(const struct agb_loaded_trace *t)
+{
+	for (size_t i = 0; i < SITE_TRACES; i++)
+		if (site_regs[i].events == NULL) {
+			site_regs[i] = (struct site_reg){t->events, t->site_of, t->site_names,
+							 t->site_cap};
+			return;
+		}
+}
+
+static void sites_unregister(const struct agb_event *events)
+{
+	for (size_t i = 0; i < SITE_TRACES && events != NULL; i++)
+		if (site_regs[i].events == events)
+			memset(&site_regs[i], 0, sizeof site_regs[i]);
+}
+
+const char *agb_trace_event_site(const struct agb_trace *t, uint32_t event)
+{
+	for (size_t i = 0; i < SITE_TRACES && t->events != NULL; i++)
+		if (site_regs[i].events == t->events) {
+			const struct site_reg *g = &site_regs[i];
+			if (event >= g->cap || g->site_of[event] == 0)
+				return NULL;
+			return g->names[g->site_of[event] - 1u];
+		}
+	return NULL;
+}
+
 static int load_text(const char *name, const char *text, size_t len, struct agb_file_view *view,
 		     struct agb_loaded_trace *out, struct agb_diag *diag)
 {
@@ -1806,6 +2095,8 @@ static int load_text(const char *name, const char *text, size_t len, struct agb_
 			       "empty file (expected a JSON object with \"version\", \"arena\" and "
 			       "\"events\")");
 	int r = prescan(&L);
+	if (r == AGB_LOAD_OK)
+		r = strict_syntax(&L);
 	if (r != AGB_LOAD_OK)
 		return r;
 	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64) ||
@@ -1828,6 +2119,8 @@ static int load_text(const char *name, const char *text, size_t len, struct agb_
 	out->trace.events = out->events;
 	out->trace.name = out->name;
 	out->trace.source = out->source;
+	if (out->site_count != 0)
+		sites_register(out);
 	return AGB_LOAD_OK;
 }
 
@@ -1969,6 +2262,21 @@ int agb_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
  * view of it (agb_file_view_open), so a big trace's text is never held whole. Returns -1, having
  * read nothing, where it cannot be viewed (not a regular file, empty, too large, a system that
  * does not map files): the caller reads it instead. */
+/* load_text over a viewed file, run under agb_view_guard. */
+struct viewed_load {
+	const char *name;
+	struct agb_file_view *view;
+	struct agb_loaded_trace *out;
+	struct agb_diag *diag;
+	int r;
+};
+
+static void run_viewed_load(void *p)
+{
+	struct viewed_load *v = p;
+	v->r = load_text(v->name, v->view->data, v->view->len, v->view, v->out, v->diag);
+}
+
 static int load_viewed(const char *path, size_t max_bytes, struct agb_loaded_trace *out,
 		       struct agb_diag *diag)
 {
@@ -1984,7 +2292,19 @@ static int load_viewed(const char *path, size_t max_bytes, struct agb_loaded_tra
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uintmax_t)st.st_size <= max_bytes &&
 	    agb_file_view_open(f, (size_t)st.st_size, &view) == 0) {
-		r = load_text(is_stdin ? "<stdin>" : path, view.data, view.len, &view, out, diag);
+		struct viewed_load vl = {is_stdin ? "<stdin>" : path, &view, out, diag, -1};
+		if (agb_view_guard(run_viewed_load, &vl)) {
+			/* The file was cut short under the loader: abandon its state, report. */
+			cJSON_InitHooks(NULL);
+			arena_release();
+			memset(out, 0, sizeof *out);
+			memset(diag, 0, sizeof *diag);
+			set_file(diag, vl.name);
+			snprintf(diag->message, sizeof diag->message,
+				 "cannot read: the file was cut short while it was read");
+			vl.r = AGB_LOAD_IO_ERROR;
+		}
+		r = vl.r;
 		agb_file_view_close(&view);
 	}
 	if (!is_stdin)
@@ -2108,6 +2428,11 @@ int agb_trace_locate_event(const char *path, uint32_t index, struct agb_diag *di
 
 void agb_trace_release(struct agb_loaded_trace *t)
 {
+	sites_unregister(t->events);
+	for (size_t i = 0; i < t->site_count; i++)
+		free(t->site_names[i]);
+	free(t->site_names);
+	free(t->site_of);
 	free(t->events);
 	free(t->name);
 	free(t->source);
@@ -2137,9 +2462,11 @@ int agb_json_parse(const char *name, const char *text, size_t len, cJSON **out,
 	if (root_offset(&L) >= len)
 		return fail_at(&L, 0, "empty file (expected a JSON document)");
 	r = prescan(&L);
+	if (r == AGB_LOAD_OK)
+		r = strict_syntax(&L);
 	if (r != AGB_LOAD_OK)
 		return r;
-	root = agb_cjson_parse(text, len, &end);
+	root = cjson_parse_checked(text, len, &end);
 	if (root == NULL) {
 		size_t off = 0;
 		char msg[sizeof diag->message];

@@ -1,7 +1,7 @@
 /* Host API of the trace loader and writer (docs/trace-format.md).
  *
  * The loader reads a version-1 JSON trace with cJSON, validates all of it and produces the
- * compact event array of agb/trace.h. Nothing is half-loaded: on any error the output is empty
+ * compact event array of agbsim/trace.h. Nothing is half-loaded: on any error the output is empty
  * and a diagnostic with the exact position (1-based line, 1-based column in bytes) is returned.
  *
  * JSON: what cJSON accepts is accepted (it also takes leading zeros such as 01 and raw tabs in
@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 
 /* Deepest array/object nesting the loader accepts. A v1 trace needs 3 (document, events, event)
  * plus whatever an options object holds; the limit keeps hostile input from costing stack. */
@@ -55,7 +55,16 @@ struct agb_loaded_trace {
 	struct agb_event *events; /* trace.event_count entries (NULL when there are none) */
 	char *name;               /* "name" metadata, or NULL */
 	char *source;             /* "source" metadata, or NULL */
+	/* Call sites ({"site": S} in an event's options object): per event the index + 1 of its
+	 * site in site_names, 0 none; both NULL when no event names one. */
+	uint32_t *site_of;
+	char **site_names;
+	size_t site_count, site_cap;
 };
+
+/* The call site event EVENT of T names, or NULL: T as a trace this process loaded and has not
+ * released (found by its event array), else NULL for every event. O(loaded traces). */
+const char *agb_trace_event_site(const struct agb_trace *t, uint32_t event);
 
 enum agb_load_status {
 	AGB_LOAD_OK = 0,
@@ -126,5 +135,11 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t);
 struct agbsim_json;
 int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
 			      void (*meta)(struct agbsim_json *w, void *ctx), void *ctx);
+
+/* agb_trace_write_json_meta that also ends event I with the options object {"site": S} when
+ * SITE (may be NULL) returns a string S for it: the event's call site (docs/trace-format.md). */
+int agb_trace_write_json_sites(FILE *out, const struct agb_trace *t,
+			       void (*meta)(struct agbsim_json *w, void *ctx),
+			       const char *(*site)(void *ctx, uint32_t event), void *ctx);
 
 #endif

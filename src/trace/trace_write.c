@@ -9,8 +9,9 @@
 
 #include "trace/json_out.h"
 
-/* One event as its compact array. Returns 0, or -1 for an op this format does not have. */
-static int write_event(struct agbsim_json *w, const struct agb_event *e)
+/* One event as its compact array, with {"site": SITE} at its end when SITE is not NULL.
+ * Returns 0, or -1 for an op this format does not have. */
+static int write_event(struct agbsim_json *w, const struct agb_event *e, const char *site)
 {
 	enum agb_op op = (enum agb_op)e->op;
 	if (op >= AGB_OP_COUNT)
@@ -61,6 +62,11 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e)
 	case AGB_OP_COUNT:
 		break;
 	}
+	if (site != NULL) {
+		agbsim_json_object(w, AGBSIM_JSON_COMPACT);
+		agbsim_json_member_string(w, "site", site);
+		agbsim_json_end(w);
+	}
 	agbsim_json_end(w);
 	return 0;
 }
@@ -72,6 +78,13 @@ int agb_trace_write_json(FILE *out, const struct agb_trace *t)
 
 int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
 			      void (*meta)(struct agbsim_json *w, void *ctx), void *ctx)
+{
+	return agb_trace_write_json_sites(out, t, meta, NULL, ctx);
+}
+
+int agb_trace_write_json_sites(FILE *out, const struct agb_trace *t,
+			       void (*meta)(struct agbsim_json *w, void *ctx),
+			       const char *(*site)(void *ctx, uint32_t event), void *ctx)
 {
 	struct agbsim_json w;
 	int bad = 0;
@@ -91,7 +104,7 @@ int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
 	agbsim_json_key(&w, "events");
 	agbsim_json_array(&w, AGBSIM_JSON_ROWS);
 	for (uint32_t i = 0; i < t->event_count; i++)
-		bad |= write_event(&w, &t->events[i]) != 0;
+		bad |= write_event(&w, &t->events[i], site != NULL ? site(ctx, i) : NULL) != 0;
 	agbsim_json_end(&w);
 	agbsim_json_end(&w);
 	agbsim_json_finish(&w);

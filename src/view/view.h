@@ -23,9 +23,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "agb/replay.h"
-#include "agb/trace.h"
+#include "agbsim/replay.h"
+#include "agbsim/trace.h"
 
 /* Size of the picture (window and snapshot), in pixels. */
 #define AGB_VIEW_WIDTH 848
@@ -109,6 +110,14 @@ struct agb_view_config {
  * arena units). */
 int agb_view_snapshot(const struct agb_view_config *c, uint32_t at_event, const char *png_path,
 		      char *err, size_t n);
+
+/* Writes the map right after event `at_event` (as agb_view_snapshot) as one inline SVG element
+ * of the map's size: the same cells and colours as the picture (view_map.c), metadata hatched,
+ * the largest free run outlined, a failed request's free space in red. SDL-free: the HTML
+ * report uses it in every build. Returns 0, or 3 with a message in err. O(events up to at_event
+ * + arena units). */
+int agb_view_map_svg(FILE *out, const struct agb_view_config *c, uint32_t at_event, char *err,
+		     size_t n);
 
 /* Opens the window and runs it until the user quits: the replay runs in a worker thread that
  * pauses after each shown event, so play/pause/step never race the core. Keys: space play/pause,

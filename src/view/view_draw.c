@@ -2,6 +2,7 @@
  * buffer and copied once: exact pixels on every renderer, and cheap for EWRAM's 32768 cells. */
 #define _GNU_SOURCE /* open_memstream, lstat, realpath, fsync */
 #include "view/view_draw.h"
+#include "platform/output_file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -14,7 +15,7 @@
 #include <SDL_image.h>
 #include <SDL_test_font.h>
 
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 #include "view/view.h"
 
 #define PANEL_X (MAP_X + MAP_W + 16)
@@ -32,159 +33,6 @@ void view_text_cleanup(void)
 	text_used = 0;
 }
 
-/* ---- colours ------------------------------------------------------------------------------ */
-
-static uint32_t mix32(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x7feb352du;
-	h ^= h >> 15;
-	h *= 0x846ca68bu;
-	h ^= h >> 16;
-	return h;
-}
-
-/* HSV with hue in degrees (integer maths: the same colour on every host). */
-static uint32_t hsv(uint32_t hue, uint32_t sat_pct, uint32_t val_pct)
-{
-	uint32_t v = val_pct * 255u / 100u;
-	uint32_t c = v * sat_pct / 100u;
-	uint32_t hp = hue % 360u;
-	uint32_t x = c * (60u - (hp % 120u >= 60u ? hp % 120u - 60u : 60u - hp % 120u)) / 60u;
-	uint32_t m = v - c, r = 0, g = 0, b = 0;
-	/* x above is c * (1 - |(h/60 mod 2) - 1|) */
-	switch (hp / 60u) {
-	case 0: r = c, g = x; break;
-	case 1: r = x, g = c; break;
-	case 2: g = c, b = x; break;
-	case 3: g = x, b = c; break;
-	case 4: r = x, b = c; break;
-	default: r = c, b = x; break;
-	}
-	return ((r + m) << 16) | ((g + m) << 8) | (b + m);
-}
-
-static uint32_t hashed_rgb(uint32_t h)
-{
-	/* Hues 35..325: red (failure) stays unmistakable. */
-	return hsv(35u + h % 291u, 45u + (h >> 12) % 36u, 78u + (h >> 20) % 20u);
-}
-
-uint32_t agb_view_id_rgb(uint32_t id)
-{
-	return hashed_rgb(mix32(id));
-}
-
-uint32_t agb_view_tile_rgb(uint32_t tile, uint32_t bpp)
-{
-	return hashed_rgb(mix32(tile * 2u + (bpp == 8u) + 0x51ed270bu));
-}
-
-uint16_t agb_view_pal_colour(uint32_t key, uint32_t index)
-{
-	/* Hue from the key (away from the failure red, like ids), shifted per bank of an 8bpp
-	 * palette; brightness rising along the bank, from 40% so no colour passes for free space. */
-	uint32_t h = mix32((key & 0x7FFu) + 0x9e3779b9u);
-	uint32_t hue = 40u + (h % 260u + (index >> 4 & 15u) * 16u) % 260u;
-	uint32_t rgb = hsv(hue, 45u + (h >> 12) % 36u, 40u + (index & 15u) * 4u);
-	return (uint16_t)((rgb >> 19 & 31u) | (rgb >> 11 & 31u) << 5 | (rgb >> 3 & 31u) << 10);
-}
-
-uint32_t agb_view_bgr555_rgb(uint16_t c)
-{
-	uint32_t r = c & 31u, g = c >> 5 & 31u, b = c >> 10 & 31u;
-	return (r << 3 | r >> 2) << 16 | (g << 3 | g >> 2) << 8 | (b << 3 | b >> 2);
-}
-
-/* ---- layout ------------------------------------------------------------------------------- */
-
-/* Palette RAM: one row per bank (16 colours), BG banks then OBJ banks, after a label column. */
-#define PAL_LABEL_W 64
-
-static uint32_t base_cols(enum agb_arena arena)
-{
-	/* OBJ VRAM: 32 blocks per row (1024 blocks: 32 x 32). BG VRAM: 64 tiles per row, so a row
-	 * is one 2 KiB screen map and the four maps are the last four rows. EWRAM: 256 blocks. */
-	switch (arena) {
-	case AGB_ARENA_OBJ_VRAM:
-		return 32u;
-	case AGB_ARENA_BG_VRAM:
-		return 64u;
-	default:
-		return 256u;
-	}
-}
-
-void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
-		      struct view_layout *L)
-{
-	uint32_t cols = view_fit_cols(base_cols(arena), units, MAP_W, MAP_H) >> zoom;
-	if (arena == AGB_ARENA_PAL_RAM) {
-		/* Always the whole of palette RAM: 32 banks of 16 colours, no zoom or scroll. */
-		L->cols = PAL_BANKS;
-		L->x0 = PAL_LABEL_W;
-		L->cell_w = (MAP_W - PAL_LABEL_W) / (int)PAL_BANKS;
-		L->rows = (units + PAL_BANKS - 1u) / PAL_BANKS;
-		if (L->rows == 0)
-			L->rows = 1;
-		L->cell_h = MAP_H / (int)L->rows;
-		L->vis_rows = L->rows;
-		L->first_row = 0;
-		(void)scroll_row;
-		return;
-	}
-	if (cols < 8u)
-		cols = 8u;
-	L->x0 = 0;
-	L->cols = cols;
-	L->cell_w = MAP_W / (int)cols;
-	L->rows = (units + cols - 1u) / cols;
-	if (L->rows == 0)
-		L->rows = 1;
-	if (zoom == 0) {
-		/* Overview: stretch rows to fill the map, at most twice as tall as wide. */
-		int h = MAP_H / (int)L->rows;
-		L->cell_h = h > 2 * L->cell_w ? 2 * L->cell_w : h < 1 ? 1 : h;
-	} else {
-		L->cell_h = L->cell_w;
-	}
-	L->vis_rows = (uint32_t)(MAP_H / L->cell_h);
-	if (L->vis_rows > L->rows)
-		L->vis_rows = L->rows;
-	if (scroll_row + L->vis_rows > L->rows)
-		scroll_row = L->rows - L->vis_rows;
-	L->first_row = scroll_row;
-}
-
-int64_t view_layout_hit(const struct view_layout *L, uint32_t units, int x, int y)
-{
-	int col, row;
-	uint64_t u;
-	if (x < MAP_X + L->x0 || y < MAP_Y)
-		return -1;
-	col = (x - MAP_X - L->x0) / L->cell_w;
-	row = (y - MAP_Y) / L->cell_h;
-	if ((uint32_t)col >= L->cols || (uint32_t)row >= L->vis_rows)
-		return -1;
-	u = (uint64_t)(L->first_row + (uint32_t)row) * L->cols + (uint32_t)col;
-	return u < units ? (int64_t)u : -1;
-}
-
-int agb_view_unit_centre(enum agb_arena arena, uint32_t arena_bytes, uint32_t unit, int *x, int *y)
-{
-	struct view_layout L;
-	uint32_t ub = agb_view_unit_bytes(arena);
-	uint32_t units = (arena_bytes + ub - 1u) / ub;
-	if (unit >= units)
-		return -1;
-	view_layout_make(arena, units, 0, 0, &L);
-	if (unit / L.cols >= L.vis_rows)
-		return -1;
-	*x = MAP_X + L.x0 + (int)(unit % L.cols) * L.cell_w + (L.cell_w - (L.cell_w >= 6)) / 2;
-	*y = MAP_Y + (int)(unit / L.cols) * L.cell_h + (L.cell_h - (L.cell_h >= 6)) / 2;
-	return 0;
-}
-
 /* ---- the map ------------------------------------------------------------------------------ */
 
 static uint32_t px_map[MAP_W * MAP_H];
@@ -194,56 +42,6 @@ static void fill(int x0, int y0, int w, int h, uint32_t rgb)
 	for (int y = y0; y < y0 + h && y < MAP_H; y++)
 		for (int x = x0; x < x0 + w && x < MAP_W; x++)
 			px_map[y * MAP_W + x] = 0xff000000u | rgb;
-}
-
-/* A palette RAM colour: what palette RAM holds where a palette's colours are, else spare. */
-static uint32_t pal_unit_rgb(const struct view_model *vm, uint32_t u)
-{
-	const struct view_pal_bank *b = &vm->pal->shown[u / PAL_BANKS];
-	uint32_t i = (u / PAL_BANKS % PAL_BANKS - b->first) * 16u + u % PAL_BANKS;
-	if (!b->live)
-		return AGB_VIEW_RGB_UNTRACKED;
-	return i < b->colors ? agb_view_bgr555_rgb(vm->pal->ram[u]) : AGB_VIEW_RGB_PAL_SPARE;
-}
-
-/* A resident cache entry: locked ones amber, the others blue; both brighter the more recently
- * used (the least recent, the next to go, darkest). */
-static uint32_t cache_rgb(const struct view_model *vm, const struct view_rec *rec)
-{
-	uint32_t n = vm->cache_resident > 1u ? vm->cache_resident - 1u : 1u;
-	uint32_t v = 95u - 55u * (rec->recency < n ? rec->recency : n) / n;
-	return rec->locked ? hsv(38u, 85u, v) : hsv(205u, 70u, v);
-}
-
-/* A block of a two-sided pool's section: green hues on the low side, violet on the high side,
- * alternating in brightness from one section to the next. */
-static uint32_t section_rgb(const struct view_rec *rec)
-{
-	uint32_t hue = rec->side == 1u ? 130u : 275u;
-	return hsv(hue + (rec->section % 3u) * 12u, 55u, rec->section % 2u ? 92u : 68u);
-}
-
-static uint32_t unit_rgb(const struct view_model *vm, uint32_t u, int flash)
-{
-	if (vm->pal != NULL && vm->kind[u] == VK_USED)
-		return pal_unit_rgb(vm, u);
-	switch (vm->kind[u]) {
-	case VK_USED:
-		if (vm->owner[u] != 0) {
-			const struct view_rec *rec = &vm->rec[vm->owner[u] - 1u];
-			if (rec->cached)
-				return cache_rgb(vm, rec);
-			if (rec->side != 0)
-				return section_rgb(rec);
-			return rec->tile ? agb_view_tile_rgb(rec->id, rec->requested)
-					 : agb_view_id_rgb(rec->id);
-		}
-		return AGB_VIEW_RGB_UNTRACKED;
-	case VK_META:
-		return AGB_VIEW_RGB_META;
-	default:
-		return flash ? AGB_VIEW_RGB_FREE_FLASH : AGB_VIEW_RGB_FREE;
-	}
 }
 
 static int in_largest(uint64_t u, uint32_t lo, uint32_t hi)
@@ -265,7 +63,7 @@ static void draw_map(const struct view_model *vm, const struct view_ui *ui,
 			int w = L->cell_w - gap_x, h = L->cell_h - gap_y;
 			if (u >= vm->units)
 				break;
-			fill(x, y, w, h, unit_rgb(vm, u, ui->flash));
+			fill(x, y, w, h, view_unit_rgb(vm, u, ui->flash));
 			if (vm->kind[u] == VK_META)
 				/* Hatched: metadata is neither free nor anyone's allocation. */
 				for (int yy = 0; yy < h; yy++)
@@ -391,8 +189,9 @@ static const char *op_label(const struct view_model *vm, const struct agb_replay
 		/* The line above names the op: here the palette and what became of it. */
 		if (o->op == AGB_OP_PAL_LOAD && o->outcome == AGB_OUTCOME_OK)
 			snprintf(buf, n, "id %u %s bank %u, %uc %s", o->id, side,
-				 (o->addr - vm->base) / PAL_BANK_BYTES % PAL_BANKS, ev->size,
-				 (o->result & AGB_VERB_SHARED) != 0 ? "shared" : "upload");
+			         (o->addr - vm->base) / AGB_PAL_BANK_BYTES % AGB_PAL_BANKS,
+			         ev->size,
+			         (o->result & AGB_VERB_SHARED) != 0 ? "shared" : "upload");
 		else
 			snprintf(buf, n, "id %u %s %uc%s%s", o->id, side, ev->size,
 				 (o->result & AGB_VERB_RELEASED) != 0 ? " release" : "",
@@ -420,18 +219,19 @@ static void run_around(const struct view_model *vm, uint32_t u, uint32_t *a, uin
 /* A palette RAM swatch: its bank and colour, the owner, references or stack frame, age. */
 static void pal_hover(SDL_Renderer *r, const struct view_model *vm, uint32_t u, int x, int y)
 {
-	uint32_t k = u / PAL_BANKS, a = k, e = k + 1u;
+	uint32_t k = u / AGB_PAL_BANKS, a = k, e = k + 1u;
 	const struct view_pal_bank *b = &vm->pal->shown[k];
-	const char *side = k < PAL_BANKS ? "BG" : "OBJ";
-	view_text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % PAL_BANKS, u % PAL_BANKS,
-	     vm->pal->ram[u]);
+	const char *side = k < AGB_PAL_BANKS ? "BG" : "OBJ";
+	view_text(r, x, y, 0xffffffu, "%s bank %u colour %u: 0x%04x", side, k % AGB_PAL_BANKS,
+	          u % AGB_PAL_BANKS, vm->pal->ram[u]);
 	if (vm->kind[u] != VK_USED) {
-		while (a % PAL_BANKS > 0 && vm->kind[(size_t)(a - 1u) * PAL_BANKS] == vm->kind[u])
+		while (a % AGB_PAL_BANKS > 0 &&
+		       vm->kind[(size_t)(a - 1u) * AGB_PAL_BANKS] == vm->kind[u])
 			a--;
-		while (e % PAL_BANKS > 0 && vm->kind[(size_t)e * PAL_BANKS] == vm->kind[u])
+		while (e % AGB_PAL_BANKS > 0 && vm->kind[(size_t)e * AGB_PAL_BANKS] == vm->kind[u])
 			e++;
-		view_text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side, a % PAL_BANKS,
-		     (e - 1u) % PAL_BANKS);
+		view_text(r, x, y + LINE, 0xffffffu, "free: %s banks %u-%u", side,
+		          a % AGB_PAL_BANKS, (e - 1u) % AGB_PAL_BANKS);
 		return;
 	}
 	if (!b->live) {
@@ -440,8 +240,8 @@ static void pal_hover(SDL_Renderer *r, const struct view_model *vm, uint32_t u, 
 	}
 	view_text(r, x, y + LINE, 0xffffffu, "owner id %u, key %u, %u colours", b->id, b->key, b->colors);
 	if (b->level != 0)
-		view_text(r, x, y + 2 * LINE, 0xffffffu, "stack frame %u of %u, age %u fr", b->level,
-		     vm->pal->depth[k / PAL_BANKS], vm->frames - b->birth_frame);
+		view_text(r, x, y + 2 * LINE, 0xffffffu, "stack frame %u of %u, age %u fr",
+		          b->level, vm->pal->depth[k / AGB_PAL_BANKS], vm->frames - b->birth_frame);
 	else
 		view_text(r, x, y + 2 * LINE, 0xffffffu, "refs %u%s, age %u frames", b->refs,
 		     b->refs > 1u ? " (shared)" : "", vm->frames - b->birth_frame);
@@ -492,10 +292,11 @@ static void pal_labels(SDL_Renderer *r, const struct view_model *vm, const struc
 {
 	for (uint32_t k = 0; k < VIEW_PAL_BANKS && k < L->rows; k++) {
 		const struct view_pal_bank *b = &vm->pal->shown[k];
-		int used = k * PAL_BANKS < vm->units && vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
+		int used = k * AGB_PAL_BANKS < vm->units &&
+		           vm->kind[(size_t)k * AGB_PAL_BANKS] == VK_USED;
 		int y = MAP_Y + (int)k * L->cell_h + (L->cell_h - 8) / 2;
-		view_text(r, MAP_X + 2, y, used ? 0xd0d4dcu : 0x5a5f6au, "%s%2u", k < PAL_BANKS ? "BG " : "OBJ",
-		     k % PAL_BANKS);
+		view_text(r, MAP_X + 2, y, used ? 0xd0d4dcu : 0x5a5f6au, "%s%2u",
+		          k < AGB_PAL_BANKS ? "BG " : "OBJ", k % AGB_PAL_BANKS);
 		if (!used || !b->live)
 			continue;
 		if (b->level != 0)
@@ -542,8 +343,8 @@ static int panel_head(SDL_Renderer *r, const struct view_model *vm, const struct
 	y += LINE;
 	if (vm->pal != NULL) {
 		uint32_t used[2] = {0, 0};
-		for (uint32_t k = 0; k < VIEW_PAL_BANKS && k * PAL_BANKS < vm->units; k++)
-			used[k / PAL_BANKS] += vm->kind[(size_t)k * PAL_BANKS] == VK_USED;
+		for (uint32_t k = 0; k < VIEW_PAL_BANKS && k * AGB_PAL_BANKS < vm->units; k++)
+			used[k / AGB_PAL_BANKS] += vm->kind[(size_t)k * AGB_PAL_BANKS] == VK_USED;
 		view_text(r, x, y, 0xb0b4bcu, "a bank of 16 colours per row");
 		view_text(r, x, y + LINE, 0x808690u, "rows 0-15 BG, 16-31 OBJ; Sn stack,");
 		view_text(r, x, y + 2 * LINE, 0x808690u, "xN shared by N loads");
@@ -666,12 +467,12 @@ static void panel_foot(SDL_Renderer *r, const struct view_model *vm, const struc
 	swatch(r, x + 184, y, AGB_VIEW_RGB_FREE_FLASH, "failure");
 	y += LINE;
 	if (vm->cache != NULL) {
-		swatch(r, x, y, hsv(38u, 85u, 95u), "locked");
-		swatch(r, x + 80, y, hsv(205u, 70u, 95u), "unlocked (dark: LRU)");
+		swatch(r, x, y, view_hsv(38u, 85u, 95u), "locked");
+		swatch(r, x + 80, y, view_hsv(205u, 70u, 95u), "unlocked (dark: LRU)");
 		y += LINE;
 	} else if (vm->sides) {
-		swatch(r, x, y, hsv(130u, 55u, 92u), "low side sections");
-		swatch(r, x + 184, y, hsv(275u, 55u, 92u), "high side");
+		swatch(r, x, y, view_hsv(130u, 55u, 92u), "low side sections");
+		swatch(r, x + 184, y, view_hsv(275u, 55u, 92u), "high side");
 		y += LINE;
 	}
 	y += 4;
@@ -821,51 +622,21 @@ int view_encode_png(SDL_Surface *s, char **buf, size_t *len)
 }
 
 /* Writes LEN bytes of BUF to PATH whole or not at all, as the CLI's other outputs do
- * (src/cli/options.c): a regular or absent file is replaced by renaming PATH.part over it (a
- * symlink to a regular file: at its target, so the link stays a link); a device or FIFO is
- * written through in place, never replaced by a regular file. Every write, flush, sync, close
- * and rename error is reported. Returns 0, or -1 with ERR set. */
+ * (src/platform/output_file.h). Returns 0, or -1 with ERR set. */
 int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n)
 {
-	struct stat st;
-	char *target = NULL, *tmp = NULL;
-	const char *final = NULL;
-	int e = 0;
-	if (lstat(path, &st) != 0)
-		final = errno == ENOENT ? path : NULL;
-	else if (S_ISREG(st.st_mode))
-		final = path;
-	else if (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		final = target = realpath(path, NULL);
-	if (final != NULL) {
-		tmp = malloc(strlen(final) + 6);
-		if (tmp == NULL) {
-			free(target);
-			snprintf(err, n, "%s: cannot write: %s", path, strerror(ENOMEM));
-			return -1;
-		}
-		snprintf(tmp, strlen(final) + 6, "%s.part", final);
-	}
-	FILE *f = fopen(tmp != NULL ? tmp : path, "wb");
-	if (f == NULL) {
-		e = errno;
-	} else {
+	struct agb_out_file o;
+	int e = agb_out_open(&o, path), bad;
+	if (e == 0) {
 		errno = 0;
-		if (fwrite(buf, 1, len, f) != len || fflush(f) != 0)
-			e = errno != 0 ? errno : EIO;
-		if (e == 0 && tmp != NULL && fsync(fileno(f)) != 0 && errno != EINVAL)
-			e = errno;
-		if (fclose(f) != 0 && e == 0)
-			e = errno != 0 ? errno : EIO;
-		if (e == 0 && tmp != NULL && rename(tmp, final) != 0)
-			e = errno;
-		if (e != 0 && tmp != NULL)
-			remove(tmp);
+		bad = len != 0 && fwrite(buf, 1, len, o.f) != len;
+		e = bad ? (errno != 0 ? errno : EIO) : 0;
+		int c = agb_out_close(&o, !bad);
+		if (e == 0)
+			e = c;
 	}
 	if (e != 0)
 		snprintf(err, n, "%s: cannot write: %s", path, strerror(e));
-	free(tmp);
-	free(target);
 	return e != 0 ? -1 : 0;
 }
 

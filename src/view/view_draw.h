@@ -5,26 +5,8 @@
 #include <SDL.h>
 
 #include "view/view.h"
+#include "view/view_map.h"
 #include "view/view_model.h"
-
-#define MAP_X 8
-#define MAP_Y 8
-#define MAP_W 512
-#define MAP_H 512
-
-/* The per-frame cycle strip under the map: a label line, then the bar chart. */
-#define STRIP_X MAP_X
-#define STRIP_Y (MAP_Y + MAP_H + 6)
-#define STRIP_W (AGB_VIEW_WIDTH - 2 * MAP_X)
-#define STRIP_BOX_Y (STRIP_Y + 12)
-#define STRIP_BOX_H (AGB_VIEW_STRIP_H - 14)
-
-/* How the map is laid out: cols units per row, cells of cell_w x cell_h pixels from x0 pixels
- * into the map (palette RAM keeps a label column at the left), rows from first_row on screen. */
-struct view_layout {
-	uint32_t cols, rows, first_row, vis_rows;
-	int cell_w, cell_h, x0;
-};
 
 /* What the window adds to the model: mode, speed, zoom, hover, messages. */
 struct view_ui {
@@ -40,13 +22,6 @@ struct view_ui {
 };
 
 enum { VIEW_MODE_SNAPSHOT, VIEW_MODE_PLAYING, VIEW_MODE_PAUSED, VIEW_MODE_END };
-
-/* The layout for an arena of `units` units at `zoom`, scrolled to `scroll_row` (clamped). */
-void view_layout_make(enum agb_arena arena, uint32_t units, int zoom, uint32_t scroll_row,
-		      struct view_layout *L);
-
-/* The unit under map pixel (x, y) of the window, or -1. */
-int64_t view_layout_hit(const struct view_layout *L, uint32_t units, int x, int y);
 
 /* Draws the whole picture with r (any renderer: window or software). Returns 0 or -1 on SDL
  * errors. */
@@ -79,8 +54,8 @@ int view_render_png(const char *path, int w, int h, int (*draw)(SDL_Renderer *r,
 /* Encodes surface s as PNG into *buf (malloc'd, *len bytes). Returns 0, or -1 (IMG_GetError). */
 int view_encode_png(SDL_Surface *s, char **buf, size_t *len);
 
-/* Writes LEN bytes to PATH whole or not at all (PATH.part renamed into place; a device or FIFO
- * written through). Returns 0, or -1 with ERR set. */
+/* Writes LEN bytes to PATH whole or not at all (src/platform/output_file.h: a temporary file
+ * renamed into place; a device or FIFO written through). Returns 0, or -1 with ERR set. */
 int view_write_whole(const char *path, const char *buf, size_t len, char *err, size_t n);
 
 /* Releases the glyph textures of every renderer (before any renderer is destroyed). */

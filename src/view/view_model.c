@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "agb/machine.h"
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 #include "view/view.h"
 
 uint32_t agb_view_unit_bytes(enum agb_arena arena)
@@ -33,7 +33,7 @@ static void track_tile_refs(struct view_model *vm, const struct agb_replay_obs *
 static void pal_rom_fill(uint8_t *rom)
 {
 	for (uint32_t b = 0; b < AGB_REPLAY_PAL_ROM_BYTES / 0x200u; b++) {
-		uint8_t *p = rom + (AGB_REPLAY_PAL_SOURCE(b) - MEM_ROM);
+		uint8_t *p = rom + (AGB_REPLAY_PAL_SOURCE(b) - AGB_MEM_ROM);
 		for (size_t i = 0; i < 256u; i++) {
 			uint16_t c = agb_view_pal_colour(b, (uint32_t)i);
 			p[2u * i] = (uint8_t)c;
@@ -264,14 +264,14 @@ static void resync(struct view_model *vm, const struct agb_replay_obs *o)
 /* The bank (0..31, OBJ from 16) a palette op's address names. */
 static uint32_t pal_bank_of(const struct view_model *vm, uint32_t addr)
 {
-	return (addr - vm->base) / PAL_BANK_BYTES % VIEW_PAL_BANKS;
+	return (addr - vm->base) / AGB_PAL_BANK_BYTES % VIEW_PAL_BANKS;
 }
 
 static void pal_apply(struct view_model *vm, const struct agb_event *ev,
 		      const struct agb_replay_obs *o)
 {
 	struct view_pal *p = vm->pal;
-	uint32_t side = AGB_PAL_EV_SIDE(ev->align), n = PAL_BANKS_OF(ev->size), b;
+	uint32_t side = AGB_PAL_EV_SIDE(ev->align), n = AGB_PAL_BANKS_OF(ev->size), b;
 	switch (o->op) {
 	case AGB_OP_PAL_LOAD:
 		b = pal_bank_of(vm, o->addr);
@@ -279,9 +279,14 @@ static void pal_apply(struct view_model *vm, const struct agb_event *ev,
 						      vm->frames, 1, 0, 0, 0, 0, 0, 0};
 		for (uint32_t k = b; k < b + n && k < VIEW_PAL_BANKS; k++) {
 			if ((o->result & AGB_VERB_UPLOADED) != 0 || !p->loaded[k].live)
-				p->loaded[k] = (struct view_pal_bank){
-					o->id, AGB_PAL_EV_KEY(ev->align), 0, vm->frames,
-					(uint16_t)ev->size, (uint8_t)(b % PAL_BANKS), 0, 1};
+				p->loaded[k] = (struct view_pal_bank){o->id,
+				                                      AGB_PAL_EV_KEY(ev->align),
+				                                      0,
+				                                      vm->frames,
+				                                      (uint16_t)ev->size,
+				                                      (uint8_t)(b % AGB_PAL_BANKS),
+				                                      0,
+				                                      1};
 			p->loaded[k].refs++;
 		}
 		break;
@@ -328,21 +333,21 @@ static void pal_apply(struct view_model *vm, const struct agb_event *ev,
 static void pal_refresh(struct view_model *vm)
 {
 	struct view_pal *p = vm->pal;
-	const uint8_t *ram = vm->m != NULL ? agb_machine_host(vm->m, vm->base, PAL_SIZE) : NULL;
+	const uint8_t *ram = vm->m != NULL ? agb_machine_host(vm->m, vm->base, AGB_PAL_SIZE) : NULL;
 	for (uint32_t k = 0; k < VIEW_PAL_BANKS; k++) {
-		uint32_t side = k / PAL_BANKS, bank = k % PAL_BANKS;
+		uint32_t side = k / AGB_PAL_BANKS, bank = k % AGB_PAL_BANKS;
 		uint32_t depth = p->depth[side] < VIEW_PAL_STACK ? p->depth[side] : VIEW_PAL_STACK;
 		p->shown[k] = p->loaded[k];
 		for (uint32_t f = depth; f-- > 0;) {
 			const struct view_pal_frame *fr = &p->stack[side][f];
-			if (PAL_BANKS_OF(fr->colors) > bank) {
+			if (AGB_PAL_BANKS_OF(fr->colors) > bank) {
 				p->shown[k] = (struct view_pal_bank){fr->id, fr->key, 1, fr->birth_frame,
 								     fr->colors, 0, (uint8_t)(f + 1u), 1};
 				break;
 			}
 		}
 	}
-	for (size_t i = 0; i < PAL_SIZE / 2u; i++)
+	for (size_t i = 0; i < AGB_PAL_SIZE / 2u; i++)
 		p->ram[i] = ram != NULL ? (uint16_t)(ram[2u * i] | ram[2u * i + 1u] << 8) : 0u;
 }
 

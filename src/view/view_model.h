@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "agb/heap.h"
-#include "agb/replay.h"
-#include "agb/trace.h"
+#include "agbsim/replay.h"
+#include "agbsim/trace.h"
 
 enum { VK_FREE = 0, VK_META = 1, VK_USED = 2 };
 
@@ -59,13 +59,14 @@ struct view_pal {
 	/* As of the last refresh: what each bank shows (a stack frame over the loaded palette it
 	 * covers) and palette RAM's contents (BGR555, from the emulated machine). */
 	struct view_pal_bank shown[VIEW_PAL_BANKS];
-	uint16_t ram[PAL_SIZE / 2u];
+	uint16_t ram[AGB_PAL_SIZE / 2u];
 };
 
 struct view_model {
 	const struct agb_trace *t;
 	const struct agb_heap_core *core;
 	void *state;            /* core state, valid once the first event ran */
+	void *state_ws;         /* the workspace of a replay an observer feeds (view_map.c) */
 	uint32_t base, arena_bytes, unit_bytes, units;
 	uint8_t *kind;          /* per unit, VK_*, as of the last refresh */
 	uint8_t *scratch;       /* per unit, for re-syncing owners after ref/unref/reset */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agb/machine.h"
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 #include "view/view.h"
 
 int agb_view_scan_init(struct agb_view_scan *s, const struct agb_trace *t)

@@ -117,11 +117,11 @@ timeout 20 "$A" replay "$W/huge.json" 2>"$W/err"
 expect 2 $? "$W/err" "larger than 1073741824 bytes" "a 1.1 GB file"
 rm -f "$W/huge.json"
 
-# 2. A control byte before a bad event: the position is the event's, inside the file.
+# 2. A control byte before a bad event: not JSON whitespace (RFC 8259), refused where it is.
 printf '{"version":1,"arena":"ewram","events":\013[["alloc",1,16],["frame"],["alloc",1,8]]}' \
 	>"$W/ctl.json"
 "$A" replay "$W/ctl.json" 2>"$W/err"
-expect 2 $? "$W/err" "ctl.json:1:75: alloc of id 1, which is already live" "control byte"
+expect 2 $? "$W/err" "ctl.json:1:39: expected a value, got byte 0x0B" "control byte"
 
 # 5. Errors found while replaying carry the event's LINE:COL.
 printf '{"version":1,"arena":"ewram",\n"events":[\n  ["alloc",1,16],\n  ["reset",7]\n]}\n' \

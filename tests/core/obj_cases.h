@@ -16,8 +16,8 @@
 #include "agb/obj.h"
 #include "agb/obj_fast.h"
 
-#define OBJ_BASE MEM_VRAM_OBJ
-#define META_BASE MEM_EWRAM
+#define OBJ_BASE  AGB_MEM_VRAM_OBJ
+#define META_BASE AGB_MEM_EWRAM
 
 struct objt {
 	agb_machine *m;
@@ -211,7 +211,7 @@ static inline void case_random_sequences(const struct agb_heap_core *core)
 	for (uint32_t round = 0; round < 6; round++) {
 		uint32_t seed = 0x1234u + round, live[256], n = 0;
 		uint32_t flags = round % 3u == 2u ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u;
-		uint32_t meta = round % 2u ? MEM_IWRAM : MEM_EWRAM;
+		uint32_t meta = round % 2u ? AGB_MEM_IWRAM : AGB_MEM_EWRAM;
 		struct objt *t = objt_new(core, round == 4 ? 0x5000u : 0x8000u, flags, meta);
 		for (uint32_t i = 0; i < 3000; i++) {
 			if (n > 0 && (n == 256 || xs32(&seed) % 3u == 0)) {

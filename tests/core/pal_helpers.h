@@ -15,7 +15,7 @@
 #include "machine_fixture.h"
 
 #include "agb/heap.h"
-#include "agb/mt19937.h"
+#include "agbsim/mt19937.h"
 
 #define PAL_ROM_BYTES 0x40000u
 static uint8_t pal_rom[PAL_ROM_BYTES];
@@ -23,7 +23,7 @@ static uint8_t pal_rom[PAL_ROM_BYTES];
 /* Colour data of key k: 256 colours at ROM + k * 512 (keys below 512). */
 static inline uint32_t pal_src(uint32_t key)
 {
-	return MEM_ROM + key * 0x200u;
+	return AGB_MEM_ROM + key * 0x200u;
 }
 
 static inline int pal_setup(void **state)
@@ -40,8 +40,9 @@ static inline int pal_setup(void **state)
 
 static inline struct agb_heap_config pal_config(int iwram)
 {
-	struct agb_heap_config c = {MEM_PAL, PAL_SIZE, iwram ? MEM_IWRAM + 0x4000u : MEM_EWRAM,
-				    iwram ? 0x3C00u : EWRAM_SIZE, 0};
+	struct agb_heap_config c = {AGB_MEM_PAL, AGB_PAL_SIZE,
+	                            iwram ? AGB_MEM_IWRAM + 0x4000u : AGB_MEM_EWRAM,
+	                            iwram ? 0x3C00u : AGB_EWRAM_SIZE, 0};
 	return c;
 }
 
@@ -49,8 +50,9 @@ static inline struct agb_heap_config pal_config(int iwram)
 static inline int pal_bank_holds(uint32_t side, uint32_t bank, uint32_t key, uint32_t first,
 				 uint32_t colors)
 {
-	const uint8_t *ram = agb_machine_host(M, MEM_PAL + side * PAL_SIDE_BYTES +
-						      bank * PAL_BANK_BYTES, PAL_BANK_BYTES);
+	const uint8_t *ram = agb_machine_host(
+	        M, AGB_MEM_PAL + side * AGB_PAL_SIDE_BYTES + bank * AGB_PAL_BANK_BYTES,
+	        AGB_PAL_BANK_BYTES);
 	return memcmp(ram, pal_rom + key * 0x200u + first * 2u, colors * 2u) == 0;
 }
 

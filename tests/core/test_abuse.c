@@ -75,8 +75,8 @@ static struct pool start(const char *name)
 	struct pool p = {agb_heap_core_find(name), {0}, 0, 0};
 	assert_non_null(p.c);
 	int ewram = (p.c->arenas & AGB_ARENA_BIT(AGB_ARENA_EWRAM)) != 0;
-	p.cfg = (struct agb_heap_config){ewram ? MEM_EWRAM : MEM_VRAM_OBJ, ewram ? 65536u : 32768u,
-					 0x03000000u, 0x4000u, 0};
+	p.cfg = (struct agb_heap_config){ewram ? AGB_MEM_EWRAM : AGB_MEM_VRAM_OBJ,
+	                                 ewram ? 65536u : 32768u, 0x03000000u, 0x4000u, 0};
 	p.unit = p.c->unit;
 	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
 	assert_int_equal(p.c->init(state, M, &p.cfg), AGB_HEAP_OK);
@@ -194,7 +194,7 @@ static void abuse_flag_payloads(void **st)
 
 /* Payload words that each look like the header of a used 16-byte block, with a successor that
  * says so too (a boundary-tag core's used header is size and flags: tlsf and firstfit refuse
- * them from their starts bitmap, src/core/tags.h); the other cores keep their map outside the
+ * them from their starts bitmap, src/agbmem/common/tags.h); the other cores keep their map outside the
  * blocks. */
 static void abuse_forged_payloads(void **st)
 {
@@ -536,12 +536,14 @@ static void palette_abuse(void **st)
 	static const char *const pal_cores[] = {"palbanks", "palstack"};
 	for (size_t i = 0; i < 2; i++) {
 		const struct agb_heap_core *c = agb_heap_core_find(pal_cores[i]);
-		struct pool p = {c, {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
+		struct pool p = {
+		        c, {AGB_MEM_PAL, AGB_PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
 		uint32_t d = 0, fb;
 		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
 		assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
-		assert_int_equal(c->pal_load(state, 0, 1, MEM_EWRAM, 32, &d), 0); /* banks 0-1 */
-		assert_int_equal(c->pal_load(state, 0, 2, MEM_EWRAM, 16, &d), 15);
+		assert_int_equal(c->pal_load(state, 0, 1, AGB_MEM_EWRAM, 32, &d),
+		                 0); /* banks 0-1 */
+		assert_int_equal(c->pal_load(state, 0, 2, AGB_MEM_EWRAM, 16, &d), 15);
 		fb = free_bytes(&p);
 		const uint32_t bad[][2] = {{0, 1}, {0, 5}, {0, 16}, {2, 0}, {1, 0}, {0, 0xFFFFFFFFu}};
 		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -554,7 +556,7 @@ static void palette_abuse(void **st)
 		assert_int_equal(c->pal_free(state, 0, 15, &d), AGB_VERB_DONE);
 		assert_int_equal(d, AGB_VERB_RELEASED);
 		assert_int_equal(c->pal_free(state, 0, 15, &d), AGB_VERB_BAD); /* twice */
-		assert_int_equal(free_bytes(&p), fb + PAL_BANK_BYTES);
+		assert_int_equal(free_bytes(&p), fb + AGB_PAL_BANK_BYTES);
 		sound(&p, "a second pal_free of a palette");
 		if (c->pal_pop != NULL) {
 			assert_int_equal(c->pal_pop(state, 0, &d), AGB_VERB_BAD); /* empty stack */
@@ -574,19 +576,22 @@ static void palette_bad_arguments(void **st)
 	static const char *const pal_cores[] = {"palbanks", "palstack"};
 	for (size_t i = 0; i < 2; i++) {
 		const struct agb_heap_core *c = agb_heap_core_find(pal_cores[i]);
-		struct pool p = {c, {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
+		struct pool p = {
+		        c, {AGB_MEM_PAL, AGB_PAL_SIZE, 0x03000000u, 0x4000u, 0}, c->unit, 0};
 		uint32_t d = 7;
 		agb_machine_init(M, AGB_WAITCNT_DEFAULT);
 		assert_int_equal(c->init(state, M, &p.cfg), AGB_HEAP_OK);
 		p.free0 = free_bytes(&p);
 		for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 			d = 7;
-			assert_int_equal(c->pal_load(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
-					 AGB_PAL_NONE);
+			assert_int_equal(
+			        c->pal_load(state, bad[k][0], 1, AGB_MEM_EWRAM, bad[k][1], &d),
+			        AGB_PAL_NONE);
 			assert_int_equal(d, 0);
 			if (c->pal_push != NULL) {
-				assert_int_equal(c->pal_push(state, bad[k][0], 1, MEM_EWRAM, bad[k][1], &d),
-						 AGB_VERB_BAD);
+				assert_int_equal(c->pal_push(state, bad[k][0], 1, AGB_MEM_EWRAM,
+				                             bad[k][1], &d),
+				                 AGB_VERB_BAD);
 				assert_int_equal(d, 0);
 			}
 			sound(&p, "a load or push outside the contract");
@@ -596,11 +601,13 @@ static void palette_bad_arguments(void **st)
 	agb_palbanks *pb = (agb_palbanks *)state;
 	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
 	{
-		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, 0x03000000u, 0x4000u, 0};
+		const struct agb_heap_config cfg = {AGB_MEM_PAL, AGB_PAL_SIZE, 0x03000000u, 0x4000u,
+		                                    0};
 		uint32_t d = 0;
 		assert_int_equal(agb_palbanks_init(pb, M, &cfg), AGB_HEAP_OK);
-		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15);
-		assert_int_equal(agb_palbanks_load(pb, 0, 1, MEM_EWRAM, 16, &d), 15); /* shared */
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, AGB_MEM_EWRAM, 16, &d), 15);
+		assert_int_equal(agb_palbanks_load(pb, 0, 1, AGB_MEM_EWRAM, 16, &d),
+		                 15); /* shared */
 		assert_int_equal(agb_palbanks_refs(pb, 0, 15), 2);
 		assert_int_equal(agb_palbanks_refs(pb, 2, 15), 0);
 		assert_int_equal(agb_palbanks_refs(pb, 0, 16), 0);
@@ -608,10 +615,12 @@ static void palette_bad_arguments(void **st)
 	agb_palstack *ps = (agb_palstack *)state;
 	agb_machine_init(M, AGB_WAITCNT_DEFAULT);
 	{
-		const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, MEM_EWRAM, 0x10000u, 0};
+		const struct agb_heap_config cfg = {AGB_MEM_PAL, AGB_PAL_SIZE, AGB_MEM_EWRAM,
+		                                    0x10000u, 0};
 		uint32_t d = 0;
 		assert_int_equal(agb_palstack_init(ps, M, &cfg), AGB_HEAP_OK);
-		assert_int_equal(agb_palstack_push(ps, 1, 1, MEM_EWRAM + 0x8000u, 16, &d), AGB_VERB_DONE);
+		assert_int_equal(agb_palstack_push(ps, 1, 1, AGB_MEM_EWRAM + 0x8000u, 16, &d),
+		                 AGB_VERB_DONE);
 		assert_int_equal(agb_palstack_depth(ps, 1), 1);
 		assert_int_equal(agb_palstack_buffer_used(ps, 1), d);
 		assert_int_equal(agb_palstack_depth(ps, 2), 0);
@@ -626,7 +635,7 @@ static void block_bad_arguments(void **st)
 	(void)st;
 	static const char *const names[] = {"slots", "bump", "stack2", "tlsf", "firstfit", "buddy"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		struct agb_heap_config cfg = {MEM_EWRAM, 65536u, 0x03000000u, 0x4000u, 0};
+		struct agb_heap_config cfg = {AGB_MEM_EWRAM, 65536u, 0x03000000u, 0x4000u, 0};
 		const struct agb_heap_core *c = agb_heap_core_find(names[i]);
 		struct pool p = {c, cfg, c->unit, 0};
 		uint32_t g = 0, a, b;
@@ -651,8 +660,8 @@ static void block_bad_arguments(void **st)
 		assert_true(free_bytes(&p) < p.free0);
 		/* realloc of an address in no block (foreign, in ROM, past the blocks, off the grid)
 		 * changes nothing; bump and stack2 have no headers, so this is all they can see */
-		const uint32_t foreign[] = {0x08000000u, MEM_EWRAM + 65536u + 64u, MEM_EWRAM + 32768u,
-					    a + 2u, MEM_EWRAM - 8u};
+		const uint32_t foreign[] = {0x08000000u, AGB_MEM_EWRAM + 65536u + 64u,
+		                            AGB_MEM_EWRAM + 32768u, a + 2u, AGB_MEM_EWRAM - 8u};
 		for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
 			uint32_t fb = free_bytes(&p), used = sound(&p, "a realloc in no block");
 			g = 7;
@@ -672,7 +681,10 @@ static void tiles_abuse(void **st)
 {
 	(void)st;
 	const struct agb_heap_core *c = agb_heap_core_find("tiles");
-	struct pool p = {c, {MEM_VRAM_BG, VRAM_BG_SIZE, MEM_EWRAM, EWRAM_SIZE, 0}, c->unit, 0};
+	struct pool p = {c,
+	                 {AGB_MEM_VRAM_BG, AGB_VRAM_BG_SIZE, AGB_MEM_EWRAM, AGB_EWRAM_SIZE, 0},
+	                 c->unit,
+	                 0};
 	agb_tiles *t = (agb_tiles *)state;
 	uint32_t d = 0, b, fb;
 	agb_machine_init(M, AGB_WAITCNT_DEFAULT);

@@ -5,7 +5,7 @@
 #include "zoo_helpers.h"
 
 #include "agb/bestfit.h"
-#include "agb/mt19937.h"
+#include "agbsim/mt19937.h"
 
 static const struct agb_heap_core *C = &agb_bestfit_core;
 

@@ -34,7 +34,7 @@ static void odd_pool_is_covered_by_aligned_blocks(void **state)
 	assert_int_equal(w.meta_bytes, 5);
 	/* A 100 KiB request takes the 128 KiB block; a second one cannot fit anywhere. */
 	uint32_t a = zoo_alloc(C, 100u * 1024u, 1);
-	assert_int_equal(a, MEM_EWRAM);
+	assert_int_equal(a, AGB_MEM_EWRAM);
 	assert_int_equal(zoo_alloc(C, 100u * 1024u, 1), AGB_NULL);
 	zoo_free(C, a);
 	assert_int_equal(zoo_walk(C, &c).free_runs, 4); /* top blocks never merge */

@@ -3,7 +3,7 @@
 #include "zoo_helpers.h"
 
 #include "agb/bump.h"
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 
 static const struct agb_heap_core *C = &agb_bump_core;
 
@@ -16,18 +16,18 @@ static void linear_with_markers(void **state)
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
 	assert_int_equal(C->overhead_bytes(STATE), AGB_BUMP_MARKS * 8u);
 	uint32_t a = C->alloc(STATE, 5, 1, &g);
-	assert_int_equal(a, MEM_EWRAM);
+	assert_int_equal(a, AGB_MEM_EWRAM);
 	assert_int_equal(g, 8);
 	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 7), AGB_VERB_DONE);
 	uint32_t b = zoo_alloc(C, 100, 64);
-	assert_int_equal(b, MEM_EWRAM + 64u);
+	assert_int_equal(b, AGB_MEM_EWRAM + 64u);
 	assert_int_equal(zoo_verb(C, AGB_OP_MARK, 9), AGB_VERB_DONE);
 	zoo_alloc(C, 1000, 1);
 	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 7), AGB_VERB_DONE); /* forgets marker 9 */
 	zoo_check(C);
 	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 9), AGB_VERB_BAD);
 	assert_int_equal(zoo_stats(C).free_bytes, 4096u - 8u);
-	assert_int_equal(zoo_alloc(C, 4, 1), MEM_EWRAM + 8u);
+	assert_int_equal(zoo_alloc(C, 4, 1), AGB_MEM_EWRAM + 8u);
 	assert_int_equal(zoo_verb(C, AGB_OP_RESET, 7), AGB_VERB_DONE); /* again: still there */
 	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), ZOO_NO_VERB);
 	assert_int_equal(zoo_verb(C, AGB_OP_FRAME, 0), ZOO_NO_VERB); /* a replay ignores it */
@@ -128,7 +128,7 @@ static void engine_forgets_blocks_released_by_reset(void **state)
 	assert_int_equal(r.corrupted_bytes, 0);
 	assert_int_equal(last_obs[3].live_bytes, 600);
 	assert_int_equal(last_obs[4].live_bytes, 100); /* 2 and 3 forgotten */
-	assert_int_equal(last_obs[5].addr, MEM_EWRAM + 100u); /* reused their space */
+	assert_int_equal(last_obs[5].addr, AGB_MEM_EWRAM + 100u); /* reused their space */
 	assert_int_equal(last_obs[6].outcome, AGB_OUTCOME_SKIPPED);
 	assert_int_equal(last_obs[6].live_bytes, 1100);
 

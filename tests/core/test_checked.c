@@ -32,7 +32,7 @@ static struct pool start(const char *name)
 	struct pool p = {agb_heap_core_find(name), 0, 0, 0};
 	assert_non_null(p.c);
 	int ewram = (p.c->arenas & AGB_ARENA_BIT(AGB_ARENA_EWRAM)) != 0;
-	p.base = ewram ? MEM_EWRAM : MEM_VRAM_OBJ;
+	p.base = ewram ? AGB_MEM_EWRAM : AGB_MEM_VRAM_OBJ;
 	p.bytes = ewram ? 65536u : 32768u;
 	p.unit = ewram ? 8u : 32u;
 	struct agb_heap_config cfg = {p.base, p.bytes, 0x03000000u, 0x4000u, 0};

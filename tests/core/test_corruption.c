@@ -35,8 +35,8 @@ static uint64_t state[AGB_HEAP_STATE_MAX / 8];
 static const struct agb_heap_core *core;
 
 #define META 0x03000000u
-static const struct agb_heap_config ewram4k = {MEM_EWRAM, 4096u, META, 0x4000u, 0};
-static const struct agb_heap_config objvram = {MEM_VRAM_OBJ, 32768u, META, 0x4000u, 0};
+static const struct agb_heap_config ewram4k = {AGB_MEM_EWRAM, 4096u, META, 0x4000u, 0};
+static const struct agb_heap_config objvram = {AGB_MEM_VRAM_OBJ, 32768u, META, 0x4000u, 0};
 
 static void start(const char *name, const struct agb_heap_config *cfg)
 {
@@ -152,7 +152,7 @@ static struct tags tags_state(const char *name)
  * disagrees with its block (set for a free one, clear for a used one) and one set where no
  * block starts (inside a used block, at the sentinel). */
 /* Sets (on != 0) or clears the starts bit of the grid position at b in the bitmap at `starts`
- * whose first position is `first` (src/core/tags.h). */
+ * whose first position is `first` (src/agbmem/common/tags.h). */
 static void starts_poke(uint32_t starts, uint32_t first, uint32_t b, int on)
 {
 	uint32_t half = starts + (((b - first) >> 6) & ~1u), bit = 1u << (((b - first) >> 3) & 15u);
@@ -350,7 +350,7 @@ static void buddy_damage(void **st)
 	damaged("buddy: free bitmap marks something other than free block starts");
 
 	s = buddy_state();
-	poke32(B->heads + 10u * 4u, MEM_EWRAM);
+	poke32(B->heads + 10u * 4u, AGB_MEM_EWRAM);
 	damaged("buddy: list of an order the pool cannot have");
 
 	s = buddy_state();
@@ -377,7 +377,7 @@ static void buddy_damage(void **st)
 static void slots_damage(void **st)
 {
 	(void)st;
-	static const struct agb_heap_config cfg = {MEM_EWRAM, 65536u, META, 0x4000u, 0};
+	static const struct agb_heap_config cfg = {AGB_MEM_EWRAM, 65536u, META, 0x4000u, 0};
 	agb_slots *S = (agb_slots *)state;
 	uint32_t x, head;
 
@@ -537,8 +537,8 @@ static void obj_fast_damage(void **st)
 
 	/* bitmap mode: blocks below 512 are not usable */
 	{
-		const struct agb_heap_config bm = {MEM_VRAM_OBJ, 32768u, META, 0x4000u,
-						   AGB_HEAP_FLAG_OBJ_BITMAP_MODE};
+		const struct agb_heap_config bm = {AGB_MEM_VRAM_OBJ, 32768u, META, 0x4000u,
+		                                   AGB_HEAP_FLAG_OBJ_BITMAP_MODE};
 		start("obj-fast", &bm);
 		intact();
 		poke32(F->free, 1u);
@@ -588,13 +588,15 @@ static void oam_damage(void **st)
 static void palstack_damage(void **st)
 {
 	(void)st;
-	static const struct agb_heap_config cfg = {MEM_PAL, PAL_SIZE, MEM_EWRAM, 0x10000u, 0};
+	static const struct agb_heap_config cfg = {AGB_MEM_PAL, AGB_PAL_SIZE, AGB_MEM_EWRAM,
+	                                           0x10000u, 0};
 	agb_palstack *P = (agb_palstack *)state;
 	uint32_t d = 0, saved;
 
 	start("palstack", &cfg);
-	assert_int_equal(core->pal_push(state, 0, 1, MEM_EWRAM + 0x8000u, 32, &d), AGB_VERB_DONE);
-	assert_int_equal(core->pal_load(state, 1, 2, MEM_EWRAM + 0x8000u, 16, &d), 15);
+	assert_int_equal(core->pal_push(state, 0, 1, AGB_MEM_EWRAM + 0x8000u, 32, &d),
+	                 AGB_VERB_DONE);
+	assert_int_equal(core->pal_load(state, 1, 2, AGB_MEM_EWRAM + 0x8000u, 16, &d), 15);
 	intact();
 
 	saved = peek32(P->stacks);
@@ -634,7 +636,8 @@ static uint32_t b8; /* the 8bpp tile's first block */
 
 static void tiles_state(void)
 {
-	static const struct agb_heap_config cfg = {MEM_VRAM_BG, VRAM_BG_SIZE, MEM_EWRAM, EWRAM_SIZE, 0};
+	static const struct agb_heap_config cfg = {AGB_MEM_VRAM_BG, AGB_VRAM_BG_SIZE, AGB_MEM_EWRAM,
+	                                           AGB_EWRAM_SIZE, 0};
 	agb_tiles *T = (agb_tiles *)state;
 	uint32_t d = 0;
 	start("tiles", &cfg);
@@ -740,7 +743,7 @@ struct bf {
 	uint32_t a, b, c, d, e, f, len_c, top;
 };
 
-static const struct agb_heap_config ewram64k = {MEM_EWRAM, 65536u, META, 0x4000u, 0};
+static const struct agb_heap_config ewram64k = {AGB_MEM_EWRAM, 65536u, META, 0x4000u, 0};
 
 static uint32_t bf_index(const struct bf *s, uint32_t addr)
 {
@@ -883,48 +886,60 @@ static void init_refusals(void **st)
 {
 	(void)st;
 	static const struct bad_init cases[] = {
-		{"tlsf", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"tlsf", {MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"tlsf", {MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"tlsf", {MEM_EWRAM, 880u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"firstfit", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"firstfit", {MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		/* the header's size bits (src/core/tags.h) */
-		{"firstfit", {MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		/* over 32767 blocks: a long run's length no longer fits its encoding */
-		{"tree", {MEM_EWRAM, 0x44000u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"buddy", {MEM_EWRAM + 8u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"buddy", {MEM_EWRAM, 8u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"buddy", {MEM_EWRAM, 0x40010u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"buddy", {MEM_EWRAM, 4096u, META, 16u, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"slots", {MEM_EWRAM + 8u, 65536u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"slots", {MEM_EWRAM, 4096u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"slots", {MEM_EWRAM, 65536u, META, 16u, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"slots", {MEM_EWRAM, 65536u, AGB_NULL, 0, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"slots", {MEM_EWRAM, 65536u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"bump", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"bump", {MEM_EWRAM, 64u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"bump", {MEM_EWRAM, 4096u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"stack2", {MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"stack2", {MEM_EWRAM, 64u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"obj", {MEM_VRAM_OBJ + 16u, 32768u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"obj", {MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"obj", {MEM_VRAM_OBJ, 8192u, META, 0x4000u, AGB_HEAP_FLAG_OBJ_BITMAP_MODE},
-		 AGB_HEAP_ARENA_TOO_SMALL},
-		{"obj", {MEM_VRAM_OBJ, 32768u, AGB_NULL, 0, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"obj-fast", {MEM_VRAM_OBJ, 32768u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"obj-fast", {MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"obj-fast", {MEM_VRAM_OBJ, 8192u, META, 0x4000u, AGB_HEAP_FLAG_OBJ_BITMAP_MODE},
-		 AGB_HEAP_ARENA_TOO_SMALL},
-		{"obj-fast", {MEM_VRAM_OBJ, 32768u, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"oam", {MEM_VRAM_OBJ, 32768u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"oam", {MEM_VRAM_OBJ, 32768u, META, 64u, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"oam", {MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"palbanks", {MEM_PAL, PAL_SIZE - 2u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
-		{"palbanks", {MEM_PAL, PAL_SIZE + 2u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
-		{"palbanks", {MEM_PAL + 2u, PAL_SIZE, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
-		{"palbanks", {MEM_PAL, PAL_SIZE, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
-		{"palstack", {MEM_PAL, PAL_SIZE, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"tlsf", {AGB_MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"tlsf", {AGB_MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        {"tlsf", {AGB_MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"tlsf", {AGB_MEM_EWRAM, 880u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"firstfit", {AGB_MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"firstfit", {AGB_MEM_EWRAM, 32u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        /* the header's size bits (src/agbmem/common/tags.h) */
+	        {"firstfit", {AGB_MEM_EWRAM, 1u << 19, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        /* over 32767 blocks: a long run's length no longer fits its encoding */
+	        {"tree", {AGB_MEM_EWRAM, 0x44000u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        {"buddy", {AGB_MEM_EWRAM + 8u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"buddy", {AGB_MEM_EWRAM, 8u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"buddy", {AGB_MEM_EWRAM, 0x40010u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        {"buddy", {AGB_MEM_EWRAM, 4096u, META, 16u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"slots", {AGB_MEM_EWRAM + 8u, 65536u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"slots", {AGB_MEM_EWRAM, 4096u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"slots", {AGB_MEM_EWRAM, 65536u, META, 16u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"slots", {AGB_MEM_EWRAM, 65536u, AGB_NULL, 0, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"slots", {AGB_MEM_EWRAM, 65536u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"bump", {AGB_MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"bump", {AGB_MEM_EWRAM, 64u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"bump", {AGB_MEM_EWRAM, 4096u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"stack2", {AGB_MEM_EWRAM + 2u, 4096u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"stack2", {AGB_MEM_EWRAM, 64u, AGB_NULL, 0, 0}, AGB_HEAP_ARENA_TOO_SMALL},
+	        {"obj", {AGB_MEM_VRAM_OBJ + 16u, 32768u, META, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"obj", {AGB_MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        {"obj",
+	         {AGB_MEM_VRAM_OBJ, 8192u, META, 0x4000u, AGB_HEAP_FLAG_OBJ_BITMAP_MODE},
+	         AGB_HEAP_ARENA_TOO_SMALL},
+	        {"obj", {AGB_MEM_VRAM_OBJ, 32768u, AGB_NULL, 0, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"obj-fast",
+	         {AGB_MEM_VRAM_OBJ, 32768u, META + 2u, 0x4000u, 0},
+	         AGB_HEAP_BAD_ALIGNMENT},
+	        {"obj-fast",
+	         {AGB_MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0},
+	         AGB_HEAP_ARENA_TOO_LARGE},
+	        {"obj-fast",
+	         {AGB_MEM_VRAM_OBJ, 8192u, META, 0x4000u, AGB_HEAP_FLAG_OBJ_BITMAP_MODE},
+	         AGB_HEAP_ARENA_TOO_SMALL},
+	        {"obj-fast", {AGB_MEM_VRAM_OBJ, 32768u, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"oam", {AGB_MEM_VRAM_OBJ, 32768u, META + 2u, 0x4000u, 0}, AGB_HEAP_BAD_ALIGNMENT},
+	        {"oam", {AGB_MEM_VRAM_OBJ, 32768u, META, 64u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"oam", {AGB_MEM_VRAM_OBJ, 65536u, META, 0x4000u, 0}, AGB_HEAP_ARENA_TOO_LARGE},
+	        {"palbanks",
+	         {AGB_MEM_PAL, AGB_PAL_SIZE - 2u, META, 0x4000u, 0},
+	         AGB_HEAP_ARENA_TOO_SMALL},
+	        {"palbanks",
+	         {AGB_MEM_PAL, AGB_PAL_SIZE + 2u, META, 0x4000u, 0},
+	         AGB_HEAP_ARENA_TOO_LARGE},
+	        {"palbanks",
+	         {AGB_MEM_PAL + 2u, AGB_PAL_SIZE, META, 0x4000u, 0},
+	         AGB_HEAP_BAD_ALIGNMENT},
+	        {"palbanks", {AGB_MEM_PAL, AGB_PAL_SIZE, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
+	        {"palstack", {AGB_MEM_PAL, AGB_PAL_SIZE, META, 8u, 0}, AGB_HEAP_META_TOO_SMALL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct agb_heap_core *c = agb_heap_core_find(cases[i].core);

@@ -56,7 +56,7 @@ static void aligned_requests_leave_the_head_free(void **state)
 	assert_int_equal(a % 1024u, 0);
 	struct agb_heap_stats s = zoo_stats(C);
 	assert_int_equal(s.free_runs, 2);
-	assert_int_equal(zoo_alloc(C, 10, 1), MEM_EWRAM + 8u); /* the head is reused first */
+	assert_int_equal(zoo_alloc(C, 10, 1), AGB_MEM_EWRAM + 8u); /* the head is reused first */
 }
 
 static void realloc_paths(void **state)
@@ -89,9 +89,10 @@ static void starts_bitmap_placement(void **state)
 {
 	(void)state;
 	agb_firstfit *f = (agb_firstfit *)(void *)STATE;
-	const uint32_t small[][2] = {{MEM_IWRAM + 0x4000u, AGB_FIRSTFIT_META_BYTES(16384u) - 4u},
-				     {AGB_NULL, 0},
-				     {MEM_IWRAM + 0x4002u, 0x1000u}};
+	const uint32_t small[][2] = {
+	        {AGB_MEM_IWRAM + 0x4000u, AGB_FIRSTFIT_META_BYTES(16384u) - 4u},
+	        {AGB_NULL, 0},
+	        {AGB_MEM_IWRAM + 0x4002u, 0x1000u}};
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
 		struct agb_heap_config c = zoo_config(16384);
 		c.meta_addr = small[i][0];

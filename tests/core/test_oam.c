@@ -13,7 +13,7 @@
 #include "agb/machine.h"
 #include "agb/oam.h"
 #include "agb/obj.h"
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 
 struct oamt {
 	agb_machine *m;
@@ -23,7 +23,7 @@ struct oamt {
 static struct oamt *oamt_new(void)
 {
 	struct oamt *t = calloc(1, sizeof *t);
-	struct agb_heap_config cfg = {MEM_VRAM_OBJ, 0x8000u, MEM_EWRAM, 0x10000u, 0};
+	struct agb_heap_config cfg = {AGB_MEM_VRAM_OBJ, 0x8000u, AGB_MEM_EWRAM, 0x10000u, 0};
 	assert_non_null(t);
 	t->m = malloc(sizeof *t->m);
 	assert_non_null(t->m);
@@ -54,7 +54,7 @@ static void tag(struct oamt *t, uint32_t slot)
 
 static uint32_t hw_attr(struct oamt *t, uint32_t entry, uint32_t half)
 {
-	return AGB_PEEK16(t->m, MEM_OAM + 8u * entry + 2u * half);
+	return AGB_PEEK16(t->m, AGB_MEM_OAM + 8u * entry + 2u * half);
 }
 
 static void copy_is_in_z_order(void **state)
@@ -177,10 +177,10 @@ static void table_verbs(void **state)
 	{
 		uint32_t g, a = agb_oam_core.alloc(&t->o, 32, 1, &g);
 		uint32_t b = agb_oam_core.alloc(&t->o, 64, 1, &g);
-		assert_int_equal(a, MEM_VRAM_OBJ);
-		assert_int_equal(b, MEM_VRAM_OBJ + 64u);
+		assert_int_equal(a, AGB_MEM_VRAM_OBJ);
+		assert_int_equal(b, AGB_MEM_VRAM_OBJ + 64u);
 		agb_oam_core.free(&t->o, a);
-		assert_int_equal(agb_oam_core.alloc(&t->o, 64, 1, &g), MEM_VRAM_OBJ);
+		assert_int_equal(agb_oam_core.alloc(&t->o, 64, 1, &g), AGB_MEM_VRAM_OBJ);
 	}
 	check(t);
 	oamt_done(t);

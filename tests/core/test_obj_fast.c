@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <stdio.h>
 
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 #include "core/obj_cases.h"
 #include "trace/trace_load.h"
 
@@ -137,7 +137,7 @@ static void differential_random(void **state)
 		uint32_t seed = 0xC0FFEEu + round * 7919u, live[512], n = 0;
 		uint32_t flags = round % 4u == 3u ? AGB_HEAP_FLAG_OBJ_BITMAP_MODE : 0u;
 		uint32_t arena = round % 5u == 4u ? 0x6000u + 32u * round : 0x8000u;
-		pair_init(&p, arena, flags, round % 2u ? MEM_IWRAM : MEM_EWRAM);
+		pair_init(&p, arena, flags, round % 2u ? AGB_MEM_IWRAM : AGB_MEM_EWRAM);
 		for (uint32_t i = 0; i < 20000; i++) {
 			/* Phases of growth and shrinkage so the map is seen nearly full and fragmented. */
 			uint32_t free_odds = (i / 2000u) % 2u ? 2u : 5u;
@@ -175,7 +175,8 @@ static void differential_strips(void **state)
 		struct pair p;
 		uint32_t seed = 0x5EEDu + round * 104729u, live[512], n = 0, used = 0;
 		uint32_t blocks[512];
-		pair_init(&p, round == 3 ? 0x6000u : 0x8000u, 0, round % 2u ? MEM_IWRAM : MEM_EWRAM);
+		pair_init(&p, round == 3 ? 0x6000u : 0x8000u, 0,
+		          round % 2u ? AGB_MEM_IWRAM : AGB_MEM_EWRAM);
 		for (uint32_t i = 0; i < 12000; i++) {
 			if (n > 0 && (n == 512 || used > 900u || xs32(&seed) % 3u == 0)) {
 				uint32_t k = xs32(&seed) % n;
@@ -365,7 +366,7 @@ static void worst_case_alloc_cost(void **state)
 	(void)state;
 	uint32_t addr[1024], worst[2] = {0, 0};
 	for (uint32_t meta = 0; meta < 2; meta++) {
-		uint32_t meta_addr = meta ? MEM_IWRAM : MEM_EWRAM;
+		uint32_t meta_addr = meta ? AGB_MEM_IWRAM : AGB_MEM_EWRAM;
 		/* Fit only at the very end (obj scans the whole map), or no fit at all. */
 		for (uint32_t last = 1020; last < 1024; last++) {
 			struct pair p;
@@ -413,7 +414,7 @@ static void worst_case_alloc_cost_general(void **state)
 	uint32_t worst[2] = {0, 0};
 	for (uint32_t round = 0; round < 8; round++) {
 		struct pair p;
-		pair_init(&p, 0x8000u, 0, MEM_EWRAM);
+		pair_init(&p, 0x8000u, 0, AGB_MEM_EWRAM);
 		pair_churn(&p, 501u + round, random_request);
 		note_worst(&p, worst, 0);
 	}
@@ -421,7 +422,7 @@ static void worst_case_alloc_cost_general(void **state)
 	{
 		struct pair p;
 		uint32_t addr[1024];
-		pair_init(&p, 0x8000u, 0, MEM_EWRAM);
+		pair_init(&p, 0x8000u, 0, AGB_MEM_EWRAM);
 		fill_singles(&p, addr, keep_one_per_chunk, 1);
 		pair_alloc(&p, 96, 1);
 		note_worst(&p, worst, 0);

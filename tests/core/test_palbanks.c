@@ -86,7 +86,7 @@ static void init_refuses_other_arenas(void **state)
 	c.arena_bytes = 512;
 	assert_int_equal(agb_palbanks_init(&P, M, &c), AGB_HEAP_ARENA_TOO_SMALL);
 	c = pal_config(1);
-	c.arena_addr = MEM_EWRAM;
+	c.arena_addr = AGB_MEM_EWRAM;
 	assert_int_equal(agb_palbanks_init(&P, M, &c), AGB_HEAP_BAD_ALIGNMENT);
 	c = pal_config(1);
 	c.meta_bytes = AGB_PALBANKS_META_BYTES - 4u;

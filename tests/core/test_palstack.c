@@ -41,12 +41,12 @@ static void identical_loads_are_copied_twice(void **state)
 static void push_saves_and_pop_restores(void **state)
 {
 	(void)state;
-	uint8_t before[PAL_SIZE];
+	uint8_t before[AGB_PAL_SIZE];
 	uint32_t d, bytes;
 	init(0);
 	agb_palstack_load(&P, 0, 3, pal_src(3), 16, &d);
 	agb_palstack_load(&P, 0, 4, pal_src(4), 32, &d);
-	memcpy(before, agb_machine_host(M, MEM_PAL, PAL_SIZE), PAL_SIZE);
+	memcpy(before, agb_machine_host(M, AGB_MEM_PAL, AGB_PAL_SIZE), AGB_PAL_SIZE);
 	assert_int_equal(agb_palstack_push(&P, 0, 9, pal_src(9), 256, &bytes), AGB_VERB_DONE);
 	assert_int_equal(bytes, 16u * 32u + 4u);
 	assert_true(pal_bank_holds(0, 0, 9, 0, 16));
@@ -63,7 +63,8 @@ static void push_saves_and_pop_restores(void **state)
 	assert_int_equal(bytes, 36);
 	assert_true(pal_bank_holds(0, 0, 9, 0, 16));
 	assert_int_equal(agb_palstack_pop(&P, 0, &bytes), AGB_VERB_DONE);
-	assert_memory_equal(before, agb_machine_host(M, MEM_PAL, PAL_SIDE_BYTES), PAL_SIDE_BYTES);
+	assert_memory_equal(before, agb_machine_host(M, AGB_MEM_PAL, AGB_PAL_SIDE_BYTES),
+	                    AGB_PAL_SIDE_BYTES);
 	assert_int_equal(agb_palstack_pop(&P, 0, &bytes), AGB_VERB_BAD);
 	assert_int_equal(agb_palstack_load(&P, 0, 5, pal_src(5), 16, &d), 14);
 	check_ok();
@@ -107,7 +108,7 @@ static void the_buffer_bounds_the_stack(void **state)
 static void random_stack_restores_palette_ram(void **state)
 {
 	(void)state;
-	static uint8_t saved[64][PAL_SIDE_BYTES];
+	static uint8_t saved[64][AGB_PAL_SIDE_BYTES];
 	uint32_t depth[2] = {0, 0}, sides[64], banks[64][2], nlive = 0, top = 0;
 	struct agb_mt mt;
 	for (int iwram = 0; iwram < 2; iwram++) {
@@ -133,9 +134,10 @@ static void random_stack_restores_palette_ram(void **state)
 				banks[i][1] = banks[nlive][1];
 			} else if (r < 9 && top < 64) {
 				uint32_t colors = 1 + agb_mt_below(&mt, 256);
-				memcpy(saved[top], agb_machine_host(M, MEM_PAL + side * PAL_SIDE_BYTES,
-								    PAL_SIDE_BYTES),
-				       PAL_SIDE_BYTES);
+				memcpy(saved[top],
+				       agb_machine_host(M, AGB_MEM_PAL + side * AGB_PAL_SIDE_BYTES,
+				                        AGB_PAL_SIDE_BYTES),
+				       AGB_PAL_SIDE_BYTES);
 				if (agb_palstack_push(&P, side, key, pal_src(key), colors, &bytes) ==
 				    AGB_VERB_DONE) {
 					sides[top++] = side;
@@ -147,10 +149,11 @@ static void random_stack_restores_palette_ram(void **state)
 				depth[s]--;
 				/* Pops come in global LIFO order and loads never touch covered
 				 * banks, so the banks the frame saved are back exactly. */
-				assert_memory_equal(saved[top],
-						    agb_machine_host(M, MEM_PAL + s * PAL_SIDE_BYTES,
-								     PAL_SIDE_BYTES),
-						    bytes - 4u);
+				assert_memory_equal(
+				        saved[top],
+				        agb_machine_host(M, AGB_MEM_PAL + s * AGB_PAL_SIDE_BYTES,
+				                         AGB_PAL_SIDE_BYTES),
+				        bytes - 4u);
 			}
 			assert_int_equal(agb_palstack_depth(&P, 0), depth[0]);
 			assert_int_equal(agb_palstack_depth(&P, 1), depth[1]);

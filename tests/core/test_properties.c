@@ -29,7 +29,7 @@
 
 #include "machine_fixture.h"
 static _Alignas(8) uint8_t STATE[AGB_HEAP_STATE_MAX];
-static uint16_t owner[EWRAM_SIZE]; /* 0 free, else live index + 1 */
+static uint16_t owner[AGB_EWRAM_SIZE]; /* 0 free, else live index + 1 */
 
 struct blk {
 	uint32_t addr, size, id;
@@ -132,11 +132,11 @@ static void after_op(const struct agb_heap_core *core, uint32_t bytes, uint32_t 
 
 static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32_t bytes)
 {
-	struct agb_heap_config c = {MEM_EWRAM, bytes, MEM_IWRAM + IWRAM_SIZE / 2u,
-				    IWRAM_SIZE / 2u - 0x400u, 0};
+	struct agb_heap_config c = {AGB_MEM_EWRAM, bytes, AGB_MEM_IWRAM + AGB_IWRAM_SIZE / 2u,
+	                            AGB_IWRAM_SIZE / 2u - 0x400u, 0};
 	uint32_t next_id = 1, fails = 0;
 	memset(M->ewram, 0, sizeof M->ewram);
-	memset(M->iwram + IWRAM_SIZE / 2u, 0, IWRAM_SIZE / 2u);
+	memset(M->iwram + AGB_IWRAM_SIZE / 2u, 0, AGB_IWRAM_SIZE / 2u);
 	memset(owner, 0, sizeof owner);
 	nlive = 0;
 	rng = seed * 2891336453u + 1u;
@@ -154,7 +154,7 @@ static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32
 			uint32_t k = rnd() % nlive, g = 0, to, ns = pick_size(bytes / 8u);
 			struct blk *b = &live[k];
 			verify(core->name, b, b->size, b->addr);
-			release(MEM_EWRAM, b);
+			release(AGB_MEM_EWRAM, b);
 			if (core->realloc != NULL) {
 				to = core->realloc(STATE, b->addr, ns, &g);
 			} else {
@@ -169,7 +169,7 @@ static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32
 			}
 			if (to == AGB_NULL) {
 				fails++;
-				claim(core->name, MEM_EWRAM, bytes, b, 1, (uint16_t)(k + 1u));
+				claim(core->name, AGB_MEM_EWRAM, bytes, b, 1, (uint16_t)(k + 1u));
 				verify(core->name, b, b->size, b->addr); /* untouched on failure */
 			} else {
 				struct blk nb = {to, ns, b->id};
@@ -177,7 +177,7 @@ static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32
 					fail_msg("%s: realloc granted %u < %u", core->name, g, ns);
 				verify(core->name, b, b->size < ns ? b->size : ns, to);
 				*b = nb;
-				claim(core->name, MEM_EWRAM, bytes, b, 1, (uint16_t)(k + 1u));
+				claim(core->name, AGB_MEM_EWRAM, bytes, b, 1, (uint16_t)(k + 1u));
 				fill(b);
 			}
 		} else if (nlive == 0 || (r < p_alloc && nlive < MAX_LIVE)) {
@@ -190,7 +190,8 @@ static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32
 				*b = (struct blk){a, size, next_id++};
 				if (g < size)
 					fail_msg("%s: granted %u < %u", core->name, g, size);
-				claim(core->name, MEM_EWRAM, bytes, b, align, (uint16_t)(nlive + 1u));
+				claim(core->name, AGB_MEM_EWRAM, bytes, b, align,
+				      (uint16_t)(nlive + 1u));
 				fill(b);
 				nlive++;
 			}
@@ -198,13 +199,14 @@ static uint32_t run_core(const struct agb_heap_core *core, uint32_t seed, uint32
 			uint32_t k = rnd() % nlive;
 			struct blk *b = &live[k];
 			verify(core->name, b, b->size, b->addr);
-			release(MEM_EWRAM, b);
+			release(AGB_MEM_EWRAM, b);
 			core->free(STATE, b->addr);
 			/* Keep live[] dense: move the last block into the hole, re-own its bytes. */
 			if (k != nlive - 1u) {
 				live[k] = live[nlive - 1u];
 				for (uint32_t i = 0; i < live[k].size; i++)
-					owner[live[k].addr - MEM_EWRAM + i] = (uint16_t)(k + 1u);
+					owner[live[k].addr - AGB_MEM_EWRAM + i] =
+					        (uint16_t)(k + 1u);
 			}
 			nlive--;
 		}

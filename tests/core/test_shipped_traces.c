@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "agb/cores.h"
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 #include "trace/trace_load.h"
 
 #ifndef AGB_SOURCE_DIR

@@ -15,7 +15,7 @@ static void layout_follows_the_rule(void **state)
 	zoo_check(C);
 	for (int k = 0; k < 9; k++)
 		assert_int_equal(s->count[k], expect[k]);
-	assert_int_equal(s->base[8], MEM_EWRAM); /* largest first */
+	assert_int_equal(s->base[8], AGB_MEM_EWRAM); /* largest first */
 	struct zoo_walk w = zoo_walk(C, &c);
 	assert_int_equal(w.free_runs, 1820 + 910 + 455 + 227 + 113 + 56 + 28 + 14 + 7);
 	assert_int_equal(C->overhead_bytes(STATE), s->meta_bytes + w.meta_bytes);

@@ -2,7 +2,7 @@
  * engine dropping blocks a high-side reset releases. */
 #include "zoo_helpers.h"
 
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 #include "agb/stack2.h"
 
 static const struct agb_heap_core *C = &agb_stack2_core;
@@ -15,11 +15,11 @@ static void two_sides_meet_in_the_middle(void **state)
 	assert_null(C->free);
 	assert_int_equal(zoo_init(C, &c), AGB_HEAP_OK);
 	uint32_t lo = zoo_alloc(C, 1000, 1);
-	assert_int_equal(lo, MEM_EWRAM);
+	assert_int_equal(lo, AGB_MEM_EWRAM);
 	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
 	uint32_t hi = C->alloc(STATE, 999, 1, &g);
 	assert_int_equal(g, 1000);
-	assert_int_equal(hi, MEM_EWRAM + 4096u - 1000u);
+	assert_int_equal(hi, AGB_MEM_EWRAM + 4096u - 1000u);
 	uint32_t hi2 = zoo_alloc(C, 10, 256);
 	assert_int_equal(hi2 % 256u, 0);
 	assert_true(hi2 + 10u <= hi);
@@ -98,7 +98,7 @@ static void realloc_moves_to_the_current_side(void **state)
 	uint32_t b = zoo_alloc(C, 64, 1);
 	AGB_ST32(M, b, 0xA5A5A5A5u);
 	uint32_t b2 = C->realloc(STATE, b, 128, &g); /* high blocks always move */
-	assert_int_equal(b2, MEM_EWRAM + 4096u - 64u - 128u);
+	assert_int_equal(b2, AGB_MEM_EWRAM + 4096u - 64u - 128u);
 	assert_int_equal(AGB_LD32(M, b2), 0xA5A5A5A5u);
 	/* The last low block grows in place whatever the current side. */
 	assert_int_equal(C->realloc(STATE, a, 256, &g), a);
@@ -106,7 +106,7 @@ static void realloc_moves_to_the_current_side(void **state)
 	zoo_alloc(C, 4, 1);
 	assert_int_equal(zoo_verb(C, AGB_OP_SIDE, 1), AGB_VERB_DONE);
 	uint32_t a2 = C->realloc(STATE, a, 300, &g); /* no longer last: moves to the high side */
-	assert_true(a2 > MEM_EWRAM + 2048u);
+	assert_true(a2 > AGB_MEM_EWRAM + 2048u);
 	assert_int_equal(AGB_LD32(M, a2), 0x5A5A5A5Au);
 	assert_int_equal(C->realloc(STATE, a2, 5000, &g), AGB_NULL);
 	zoo_check(C);

@@ -14,15 +14,15 @@
 
 #include "agb/cores.h"
 #include "agb/machine.h"
-#include "agb/metrics.h"
-#include "agb/replay.h"
+#include "agbsim/metrics.h"
+#include "agbsim/replay.h"
 #include "agb/tiles.h"
 
 static agb_machine *M;
 static uint8_t *ROM; /* tile data with a recognisable pattern per (tile, depth) */
 #define ROM_BYTES 0x40000u
-#define ROM4 MEM_ROM            /* 4bpp set: tile t at ROM4 + 32 t (tiles < 2048) */
-#define ROM8 (MEM_ROM + 0x10000u) /* 8bpp set: tile t at ROM8 + 64 t (tiles < 3072) */
+#define ROM4      AGB_MEM_ROM              /* 4bpp set: tile t at ROM4 + 32 t (tiles < 2048) */
+#define ROM8      (AGB_MEM_ROM + 0x10000u) /* 8bpp set: tile t at ROM8 + 64 t (tiles < 3072) */
 
 static uint64_t state_words[AGB_HEAP_STATE_MAX / 8u];
 static void *const S = state_words;
@@ -61,9 +61,9 @@ static int group_teardown(void **state)
 /* A fresh manager: `arena` bytes of BG VRAM, meta in EWRAM. */
 static void start(uint32_t arena, uint32_t flags)
 {
-	struct agb_heap_config c = {MEM_VRAM_BG, arena, MEM_EWRAM, EWRAM_SIZE, flags};
-	memset(agb_machine_host(M, MEM_VRAM_BG, VRAM_BG_SIZE), 0xAA, VRAM_BG_SIZE);
-	memset(agb_machine_host(M, MEM_EWRAM, EWRAM_SIZE), 0x55, EWRAM_SIZE);
+	struct agb_heap_config c = {AGB_MEM_VRAM_BG, arena, AGB_MEM_EWRAM, AGB_EWRAM_SIZE, flags};
+	memset(agb_machine_host(M, AGB_MEM_VRAM_BG, AGB_VRAM_BG_SIZE), 0xAA, AGB_VRAM_BG_SIZE);
+	memset(agb_machine_host(M, AGB_MEM_EWRAM, AGB_EWRAM_SIZE), 0x55, AGB_EWRAM_SIZE);
 	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_OK);
 	agb_tiles_set_rom(S, ROM4, ROM8);
 }
@@ -85,7 +85,7 @@ static uint32_t ref(uint32_t tile, uint32_t bpp, uint32_t *up)
 /* The VRAM tile at `block` holds ROM tile `tile` of depth bpp. */
 static void assert_holds(uint32_t block, uint32_t tile, uint32_t bpp)
 {
-	const uint8_t *v = agb_machine_host(M, MEM_VRAM_BG + block * 32u, bpp * 8u);
+	const uint8_t *v = agb_machine_host(M, AGB_MEM_VRAM_BG + block * 32u, bpp * 8u);
 	for (uint32_t i = 0; i < bpp * 8u; i++)
 		if (v[i] != rom_byte(tile, bpp, i))
 			fail_msg("block %u byte %u: %u, want tile %u at %ubpp", block, i, v[i], tile, bpp);
@@ -93,7 +93,7 @@ static void assert_holds(uint32_t block, uint32_t tile, uint32_t bpp)
 
 static void assert_transparent(void)
 {
-	const uint8_t *v = agb_machine_host(M, MEM_VRAM_BG, 64);
+	const uint8_t *v = agb_machine_host(M, AGB_MEM_VRAM_BG, 64);
 	for (uint32_t i = 0; i < 64u; i++)
 		assert_int_equal(v[i], 0);
 }
@@ -104,7 +104,7 @@ static void transparent_tile_is_never_allocated(void **state)
 	(void)state;
 	uint32_t up = 1;
 	uint32_t n = 0, b;
-	start(VRAM_BG_SIZE, 0);
+	start(AGB_VRAM_BG_SIZE, 0);
 	assert_transparent();
 	agb_machine_reset_counters(M);
 	assert_int_equal(ref(0, 4, &up), 0);
@@ -219,7 +219,7 @@ static void reference_counting(void **state)
 {
 	(void)state;
 	uint32_t up = 0;
-	start(VRAM_BG_SIZE, 0);
+	start(AGB_VRAM_BG_SIZE, 0);
 	assert_int_equal(ref(77, 4, &up), 2);
 	assert_int_equal(up, 1);
 	assert_holds(2, 77, 4);
@@ -255,7 +255,7 @@ static void eight_bpp_uses_second_region_first(void **state)
 {
 	(void)state;
 	uint32_t b;
-	start(VRAM_BG_SIZE, 0); /* 56 KiB: blocks 1024-1791 are 8bpp-only: 384 pairs */
+	start(AGB_VRAM_BG_SIZE, 0); /* 56 KiB: blocks 1024-1791 are 8bpp-only: 384 pairs */
 	for (uint32_t i = 0; i < 384u; i++) {
 		b = ref(100 + i, 8, NULL);
 		assert_int_equal(b, 1024u + 2u * i);
@@ -282,7 +282,7 @@ static void eight_bpp_uses_second_region_first(void **state)
 static void layout_and_overhead(void **state)
 {
 	(void)state;
-	struct agb_heap_config c = {MEM_VRAM_BG, VRAM_BG_SIZE, MEM_IWRAM, 0x3C00, 0};
+	struct agb_heap_config c = {AGB_MEM_VRAM_BG, AGB_VRAM_BG_SIZE, AGB_MEM_IWRAM, 0x3C00, 0};
 	struct agb_heap_stats st;
 	/* Default: 24576 ROM tiles per depth need 105 KiB of maps: not in 15 KiB of IWRAM. */
 	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_META_TOO_SMALL);
@@ -302,7 +302,7 @@ static void layout_and_overhead(void **state)
 	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_OK);
 	agb_tiles_core.stats(S, &st);
 	assert_int_equal(st.free_bytes, 60u * 1024u - 64u);
-	c.arena_addr = MEM_VRAM_BG + 0x100;
+	c.arena_addr = AGB_MEM_VRAM_BG + 0x100;
 	assert_int_equal(agb_tiles_core.init(S, M, &c), AGB_HEAP_BAD_ALIGNMENT);
 }
 
@@ -326,13 +326,13 @@ static void walk_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_kind 
 static void walk_covers_the_arena(void **state)
 {
 	(void)state;
-	struct walk_acc w = {MEM_VRAM_BG, 0, 0, 0};
-	start(VRAM_BG_SIZE, 0);
+	struct walk_acc w = {AGB_MEM_VRAM_BG, 0, 0, 0};
+	start(AGB_VRAM_BG_SIZE, 0);
 	ref(5, 4, NULL);
 	ref(6, 8, NULL);
 	ref(7, 4, NULL);
 	agb_tiles_core.walk(S, walk_fn, &w);
-	assert_int_equal(w.next, MEM_VRAM_BG + VRAM_BG_SIZE);
+	assert_int_equal(w.next, AGB_MEM_VRAM_BG + AGB_VRAM_BG_SIZE);
 	assert_int_equal(w.meta, 4u * 2048u); /* the screen maps */
 	assert_int_equal(w.used, 64u + 32u + 64u + 32u);
 }
@@ -341,7 +341,7 @@ static void walk_covers_the_arena(void **state)
 static void costs(void **state)
 {
 	(void)state;
-	start(VRAM_BG_SIZE, 0);
+	start(AGB_VRAM_BG_SIZE, 0);
 	ref(9, 4, NULL);
 	agb_machine_reset_counters(M);
 	ref(9, 4, NULL);
@@ -363,7 +363,7 @@ static void count_limit(void **state)
 {
 	(void)state;
 	uint32_t up = 0, b;
-	start(VRAM_BG_SIZE, 0);
+	start(AGB_VRAM_BG_SIZE, 0);
 	b = ref(7, 4, &up);
 	assert_int_equal(up, AGB_VERB_UPLOADED);
 	for (uint32_t i = 1; i < AGB_TILES_COUNT_MAX; i++)
@@ -471,8 +471,8 @@ static void free_map_fn(void *ctx, uint32_t addr, uint32_t bytes, enum agb_run_k
 	if (kind != AGB_RUN_FREE)
 		return;
 	for (uint32_t a = addr; a < addr + bytes; a += 32u)
-		if ((a - MEM_VRAM_BG) / 32u < 2048u)
-			walk_free[(a - MEM_VRAM_BG) / 32u] = 1;
+		if ((a - AGB_MEM_VRAM_BG) / 32u < 2048u)
+			walk_free[(a - AGB_MEM_VRAM_BG) / 32u] = 1;
 }
 
 /* A ref fails only when no slot its depth can use is free or unreferenced. */

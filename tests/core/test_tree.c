@@ -96,28 +96,28 @@ static void init_sizes(void **state)
 	(void)state;
 	agb_tree t;
 	struct runs r = {0};
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 0), AGB_HEAP_ARENA_TOO_SMALL);
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 16), AGB_HEAP_ARENA_TOO_SMALL);
-	assert_int_equal(tree_init(&t, MEM_EWRAM + 4, 4096), AGB_HEAP_BAD_ALIGNMENT);
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 24), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 0), AGB_HEAP_ARENA_TOO_SMALL);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 16), AGB_HEAP_ARENA_TOO_SMALL);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM + 4, 4096), AGB_HEAP_BAD_ALIGNMENT);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 24), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 1);
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 64), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 64), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 6);
 	assert_int_equal(agb_tree_overhead_bytes(&t), 16);
 
 	/* 256 KiB: 1 header block + 993 map blocks + 31774 blocks; overhead 7952 B = 3.03%. */
-	assert_int_equal(tree_init(&t, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, AGB_EWRAM_SIZE), AGB_HEAP_OK);
 	assert_int_equal(t.nblocks, 31774);
 	assert_int_equal(agb_tree_overhead_bytes(&t), 7952);
-	assert_true(agb_tree_overhead_bytes(&t) * 1000u <= 32u * EWRAM_SIZE);
+	assert_true(agb_tree_overhead_bytes(&t) * 1000u <= 32u * AGB_EWRAM_SIZE);
 	assert_ok(&t);
-	assert_walk_consistent(&t, MEM_EWRAM, EWRAM_SIZE, &r);
+	assert_walk_consistent(&t, AGB_MEM_EWRAM, AGB_EWRAM_SIZE, &r);
 
 	/* Every size from 24 bytes up: a valid empty pool whose whole free space is one request. */
 	for (uint32_t bytes = 24; bytes <= 4096; bytes += 8) {
-		assert_int_equal(tree_init(&t, MEM_IWRAM, bytes), AGB_HEAP_OK);
+		assert_int_equal(tree_init(&t, AGB_MEM_IWRAM, bytes), AGB_HEAP_OK);
 		assert_ok(&t);
-		assert_walk_consistent(&t, MEM_IWRAM, bytes, &r);
+		assert_walk_consistent(&t, AGB_MEM_IWRAM, bytes, &r);
 		uint32_t g;
 		uint32_t p = agb_tree_alloc(&t, t.nblocks * 8u, 1, &g);
 		assert_int_equal(p, t.blocks);
@@ -126,11 +126,11 @@ static void init_sizes(void **state)
 		assert_ok(&t);
 		agb_tree_free(&t, p);
 		assert_ok(&t);
-		assert_walk_consistent(&t, MEM_IWRAM, bytes, &r);
+		assert_walk_consistent(&t, AGB_MEM_IWRAM, bytes, &r);
 	}
 	/* A tail that is not a whole block is reported, not lost. */
-	assert_int_equal(tree_init(&t, MEM_IWRAM, 1003), AGB_HEAP_OK);
-	assert_walk_consistent(&t, MEM_IWRAM, 1003, &r);
+	assert_int_equal(tree_init(&t, AGB_MEM_IWRAM, 1003), AGB_HEAP_OK);
+	assert_walk_consistent(&t, AGB_MEM_IWRAM, 1003, &r);
 	free(r.v);
 }
 
@@ -138,7 +138,7 @@ static void exact_fits_and_full(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 1024), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 1024), AGB_HEAP_OK);
 	uint32_t n = t.nblocks;
 	uint32_t addr[128];
 	for (uint32_t i = 0; i < n; i++) {
@@ -164,7 +164,7 @@ static void best_fit_choice(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 4096), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 4096), AGB_HEAP_OK);
 	/* holes of 5, 3 and 8 blocks separated by used blocks, then a large tail */
 	uint32_t a = agb_tree_alloc(&t, 40, 1, NULL);
 	uint32_t s1 = agb_tree_alloc(&t, 8, 1, NULL);
@@ -191,7 +191,7 @@ static void coalescing(void **state)
 	(void)state;
 	agb_tree t;
 	struct agb_heap_stats st;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 8192), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 8192), AGB_HEAP_OK);
 	uint32_t p[6];
 	for (int i = 0; i < 6; i++)
 		p[i] = agb_tree_alloc(&t, 8u * (uint32_t)(i + 1) + 100u, 1, NULL);
@@ -221,7 +221,7 @@ static void alignment(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(tree_init(&t, MEM_EWRAM + 0x100, 65536), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM + 0x100, 65536), AGB_HEAP_OK);
 	uint32_t live[32];
 	int k = 0;
 	for (uint32_t align = 1; align <= 4096; align <<= 1) {
@@ -271,7 +271,7 @@ static void realloc_in_place_and_move(void **state)
 	(void)state;
 	agb_tree t;
 	uint32_t g;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 16384), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 16384), AGB_HEAP_OK);
 	uint32_t p = agb_tree_alloc(&t, 300, 1, NULL);
 	fill(p, 300, 1);
 	assert_int_equal(agb_tree_realloc(&t, p, 100, &g), p); /* shrink, long -> short */
@@ -305,7 +305,7 @@ static void granted_is_size_rounded_to_blocks(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, 65536), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, 65536), AGB_HEAP_OK);
 	for (uint32_t size = 1; size <= 3000; size++) {
 		uint32_t g;
 		uint32_t p = agb_tree_alloc(&t, size, 1, &g);
@@ -320,7 +320,7 @@ static void free_cost_is_independent_of_size(void **state)
 {
 	(void)state;
 	agb_tree t;
-	assert_int_equal(tree_init(&t, MEM_EWRAM, EWRAM_SIZE), AGB_HEAP_OK);
+	assert_int_equal(tree_init(&t, AGB_MEM_EWRAM, AGB_EWRAM_SIZE), AGB_HEAP_OK);
 	uint32_t big = agb_tree_alloc(&t, 200000, 1, NULL);
 	uint32_t small = agb_tree_alloc(&t, 24, 1, NULL);
 	uint32_t guard = agb_tree_alloc(&t, 8, 1, NULL);
@@ -344,7 +344,7 @@ static void core_table(void **state)
 	assert_true(c->state_bytes <= AGB_HEAP_STATE_MAX);
 	assert_int_equal(c->unit, 8);
 	_Alignas(8) unsigned char st[AGB_HEAP_STATE_MAX];
-	struct agb_heap_config cfg = {MEM_VRAM_OBJ, VRAM_OBJ_SIZE, AGB_NULL, 0, 0};
+	struct agb_heap_config cfg = {AGB_MEM_VRAM_OBJ, AGB_VRAM_OBJ_SIZE, AGB_NULL, 0, 0};
 	assert_int_equal(c->init(st, M, &cfg), AGB_HEAP_OK);
 	agb_machine_reset_counters(M);
 	uint32_t g;
@@ -360,7 +360,7 @@ static void core_table(void **state)
 	struct agb_heap_stats s;
 	c->stats(st, &s);
 	assert_int_equal(s.free_runs, 1);
-	assert_int_equal(s.free_bytes + c->overhead_bytes(st), VRAM_OBJ_SIZE);
+	assert_int_equal(s.free_bytes + c->overhead_bytes(st), AGB_VRAM_OBJ_SIZE);
 	/* VRAM drops or widens byte stores: the core never issues any. */
 	assert_int_equal(M->quirk_stores, 0);
 	for (int r = 0; r < AGB_REGION_COUNT; r++) {
@@ -595,20 +595,20 @@ static void random_run(uint32_t arena, uint32_t bytes, uint64_t seed, unsigned o
 static void random_ewram(void **state)
 {
 	(void)state;
-	random_run(MEM_EWRAM, 65536, 1, 70000, 120);
-	random_run(MEM_EWRAM + 0x208, 40008, 2, 50000, 60); /* odd base phase for alignment */
+	random_run(AGB_MEM_EWRAM, 65536, 1, 70000, 120);
+	random_run(AGB_MEM_EWRAM + 0x208, 40008, 2, 50000, 60); /* odd base phase for alignment */
 }
 
 static void random_vram(void **state)
 {
 	(void)state;
-	random_run(MEM_VRAM_OBJ, VRAM_OBJ_SIZE, 3, 50000, 50);
+	random_run(AGB_MEM_VRAM_OBJ, AGB_VRAM_OBJ_SIZE, 3, 50000, 50);
 }
 
 static void random_full_ewram(void **state)
 {
 	(void)state;
-	random_run(MEM_EWRAM, EWRAM_SIZE, 4, 40000, 400);
+	random_run(AGB_MEM_EWRAM, AGB_EWRAM_SIZE, 4, 40000, 400);
 }
 
 int main(void)

@@ -14,7 +14,7 @@
 
 #include "agb/cores.h"
 #include "agb/machine.h"
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 
 #include "machine_fixture.h"
 
@@ -25,8 +25,8 @@ static _Alignas(8) uint8_t STATE[AGB_HEAP_STATE_MAX];
 /* An EWRAM pool of `bytes` with the engine's default meta area (upper IWRAM half). */
 static inline struct agb_heap_config zoo_config(uint32_t bytes)
 {
-	struct agb_heap_config c = {MEM_EWRAM, bytes, MEM_IWRAM + IWRAM_SIZE / 2u,
-				    IWRAM_SIZE / 2u - 0x400u, 0};
+	struct agb_heap_config c = {AGB_MEM_EWRAM, bytes, AGB_MEM_IWRAM + AGB_IWRAM_SIZE / 2u,
+	                            AGB_IWRAM_SIZE / 2u - 0x400u, 0};
 	return c;
 }
 
@@ -140,10 +140,10 @@ static inline uint32_t zoo_linear_in_arena_table(const struct agb_heap_core *cor
 						  struct agb_heap_config *c, uint32_t table)
 {
 	uint32_t g = 0, a;
-	*c = (struct agb_heap_config){MEM_EWRAM, 4096, AGB_NULL, 0, 0};
+	*c = (struct agb_heap_config){AGB_MEM_EWRAM, 4096, AGB_NULL, 0, 0};
 	assert_int_equal(zoo_init(core, c), AGB_HEAP_OK);
 	a = core->realloc(STATE, AGB_NULL, 100, &g);
-	assert_int_equal(a, MEM_EWRAM + table);
+	assert_int_equal(a, AGB_MEM_EWRAM + table);
 	assert_int_equal(g, 100);
 	assert_int_equal(zoo_walk(core, c).meta_bytes, table);
 	return a;

@@ -232,9 +232,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.p = data + 1;
 	r.end = data + size;
 	if ((r.c->arenas & AGB_ARENA_BIT(AGB_ARENA_EWRAM)) != 0)
-		r.cfg = (struct agb_heap_config){MEM_EWRAM, 65536u, MEM_IWRAM, 0x4000u, 0};
+		r.cfg = (struct agb_heap_config){AGB_MEM_EWRAM, 65536u, AGB_MEM_IWRAM, 0x4000u, 0};
 	else
-		r.cfg = (struct agb_heap_config){MEM_VRAM_OBJ, 32768u, MEM_IWRAM, 0x4000u, 0};
+		r.cfg = (struct agb_heap_config){AGB_MEM_VRAM_OBJ, 32768u, AGB_MEM_IWRAM, 0x4000u,
+		                                 0};
 	agb_machine_init(m, AGB_WAITCNT_DEFAULT);
 	if (r.c->init(r.state, m, &r.cfg) != AGB_HEAP_OK)
 		abort();

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agb/trace.h"
+#include "agbsim/trace.h"
 #include "fuzz_replay.h"
 
 /* Events per input: the checker runs after each (O(arena)) and canaries fill every block through

@@ -1,4 +1,4 @@
-/* Fuzz target: the baseline parser and comparison of the regression gate (src/cli/gate.c).
+/* Fuzz target: the baseline parser and comparison of the regression gate (src/gate/gate.c).
  *
  * The input is written to a scratch file and compared, as `agbsim bench --baseline` does, with
  * one synthetic run (trace "fuzz" on the first core, zero metrics), so a baseline naming that
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/agbsim.h"
-#include "cli/gate.h"
+#include "gate/gate.h"
 
 static char scratch[] = "/tmp/agbsim-fuzz-gate-XXXXXX";
 static int scratch_fd = -1;

@@ -11,7 +11,7 @@
 
 #include "agb/heap.h"
 #include "agb/machine.h"
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 
 /* One machine per fuzz process (about 600 KiB: too big for the stack, reset by each replay). */
 static agb_machine *fuzz_machine(void)

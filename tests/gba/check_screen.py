@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_screen.py PNG — the bench ROM's frame shows a memory map: the map rows (y 18..113, see
-src/gba/bench.c) are not blank (some non-black pixels, at least two colours: used and free), and
+src/gba/roms/bench.c) are not blank (some non-black pixels, at least two colours: used and free), and
 the figures area below has text. Stdlib only: decodes 8-bit RGB PNGs (what the runner writes)."""
 import struct
 import sys

@@ -3,7 +3,7 @@
 
     record_check.py heap|obj|bg TRACE.json GAME.log
 
-The game (src/gba/record_game.c) logs, through mGBA's debug registers, every allocator call with
+The game (src/gba/roms/record_game.c) logs, through mGBA's debug registers, every allocator call with
 its result, every OBJ VRAM block its own manager hands out or takes back, every screen-map cell
 that enters or leaves the view (ROM tile numbers, with each tile's FNV-1a 64 hash), and a
 "rec frame" line before each VBlank wait. This script turns that log into the events the trace
@@ -127,7 +127,10 @@ def main():
     for w in lines:
         if w[1] == "overrun":
             fail("the game ran late (%s): its log cannot be compared frame by frame" % " ".join(w))
-    events = trace["events"]
+    # A frame's kind (["frame", "load"]) and an event's options object (its call site) are
+    # what the recorder adds to what the game logs; the ops and arguments must be the same.
+    events = [["frame"] if e[0] == "frame" else [x for x in e if not isinstance(x, dict)]
+              for e in trace["events"]]
     if mode == "heap":
         want = heap_events(lines)
     elif mode == "obj":

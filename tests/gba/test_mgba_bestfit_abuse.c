@@ -2,8 +2,8 @@
  *
  *   test_mgba_bestfit_abuse ROM.gba [ROM-iwram.gba]
  *
- * Boots each ROM (src/gba/bestfit_abuse.c: the core as hand-written Thumb in ROM, and as ARM in
- * IWRAM) in libmgba. The ROM runs src/gba/bestfit_abuse_seq.h: interior addresses of short and
+ * Boots each ROM (src/gba/roms/bestfit_abuse.c: the core as hand-written Thumb in ROM, and as ARM in
+ * IWRAM) in libmgba. The ROM runs src/gba/roms/bestfit_abuse_seq.h: interior addresses of short and
  * long used runs, addresses past a block and in the top run, double frees, an address inside a
  * free run, off the grid, below and above the pool, each to free and to realloc. Asserts, per
  * include/agb/bestfit.h ("Abuse"): every realloc returned AGB_NULL, agb_bestfit_check passed

@@ -4,7 +4,7 @@
  *
  *   test_mgba_smoke SMOKE.gba BENCH.gba
  *
- * Expected cycle counts. The loops are fixed assembly (src/gba/smoke_loops.s):
+ * Expected cycle counts. The loops are fixed assembly (src/gba/roms/smoke_loops.s):
  *   Thumb, in ROM:   ldr r3,[r1] (IWRAM) ; adds ; subs ; bne
  *   ARM, in IWRAM:   ldr r3,[r1]         ; add  ; subs ; bne
  * Per-iteration cost from the ARM7TDMI's cycle timings (docs/design.md, "The machine and its bus model"; ARM7TDMI: LDR 1S+1N+1I, ALU 1S, B 2S+1N; code cycles
@@ -37,7 +37,7 @@
 #include "mgba_runner.h"
 #include "smoke_abi.h"
 #include "lz77_sample.h"
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 
 static const char *smoke_rom;
 static const char *bench_rom;
@@ -182,7 +182,7 @@ static void test_timer_cycles(void **state)
     near(PER_K(AGB_SMOKE_ARM_IWRAM_ROM), 13000, 50, "ARM IWRAM loop, ROM data 4317h");
 }
 
-/* The resource cache's load costs (agb/metrics.h) are these measurements: both decompressions
+/* The resource cache's load costs (agbsim/metrics.h) are these measurements: both decompressions
  * produce the sample's bytes, and the constants stay within 1% of what the ROM measures. */
 static void test_load_costs(void **state)
 {

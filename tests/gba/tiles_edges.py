@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tiles_edges.py AGBSIM EQUIVALENCE_SH — the paths of `tiles` the shipped BG traces never take,
 on the GBA and the host alike. The ROM build runs the upload, and the evictions of a tile of the
-same depth, in hand-written Thumb (src/core/tiles_thumb.S), which hands the rarer cases to the
+same depth, in hand-written Thumb (src/agbmem/core/tiles_thumb.S), which hands the rarer cases to the
 C; the shipped traces have no transparent tile, never fill VRAM with referenced tiles and never
 unref a tile whose ref failed. This writes a trace that does all of that (tile 0 at both depths;
 VRAM filled with 8bpp tiles until refs fail, then 4bpp ones; released tiles evicted by uploads of

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "agb/cores.h"
-#include "agb/replay.h"
+#include "agbsim/replay.h"
 #include "platform/platform.h"
 #include "trace/gen.h"
 #include "trace/trace_load.h"

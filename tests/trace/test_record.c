@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "trace/record.h"
+#include "trace/trace_load.h"
 
 #define EW 0x02000000u
 
@@ -23,6 +24,50 @@ static void assert_event(const struct agb_rec_events *e, size_t i, enum agb_op o
 	assert_int_equal(e->ev[i].id, id);
 	assert_int_equal(e->ev[i].size, size);
 	assert_int_equal(e->ev[i].align, align);
+}
+
+/* ---- frames -------------------------------------------------------------------------------- */
+/* The loading-frame rule (docs/recording.md): forced blank at the frame's end or line 0, or no
+ * layer on at line 0; a frame without a line 0 is judged by its end only. */
+static void test_loading_frames(void **state)
+{
+	struct agb_rec_events e = {0};
+	(void)state;
+	assert_false(agb_rec_is_loading_frame(0x1100u, 0x1100u, 1)); /* BG0 + OBJ shown */
+	assert_true(agb_rec_is_loading_frame(0x1100u, 0x1180u, 1));  /* blanked before VBlank */
+	assert_true(agb_rec_is_loading_frame(0x0180u, 0x1100u, 1));  /* blank at line 0 */
+	assert_true(agb_rec_is_loading_frame(0x0000u, 0x1100u, 1));  /* no layer: display off */
+	assert_false(agb_rec_is_loading_frame(0x0000u, 0x1100u, 0)); /* no line 0 seen */
+	assert_false(agb_rec_is_loading_frame(0x0403u, 0x0403u, 1)); /* mode 3, BG2 on */
+	agb_rec_frame_kind(&e, 1);
+	agb_rec_frame(&e);
+	assert_int_equal(e.frames, 2);
+	assert_int_equal(e.load_frames, 1);
+	assert_event(&e, 0, AGB_OP_FRAME, 0, AGB_FRAME_LOAD, 0);
+	assert_event(&e, 1, AGB_OP_FRAME, 0, 0, 0);
+	agb_rec_events_release(&e);
+}
+
+/* The loader keeps each event's {"site": S} and finds it from the agb_trace (a copy too). */
+static void test_loaded_sites(void **state)
+{
+	static const char text[] =
+	        "{\"version\":1,\"arena\":\"ewram\",\"events\":[[\"alloc\",1,24,{\"site\":\"spawn+0x6\"}],"
+	        "[\"frame\"],[\"alloc\",2,8,{\"site\":\"main+0x10\",\"x\":1}],"
+	        "[\"free\",1,{\"site\":\"spawn+0x6\"}],[\"free\",2]]}";
+	struct agb_loaded_trace t;
+	struct agb_diag d;
+	(void)state;
+	assert_int_equal(agb_trace_load_buffer("t.json", text, sizeof text - 1u, &t, &d), AGB_LOAD_OK);
+	struct agb_trace copy = t.trace;
+	assert_string_equal(agb_trace_event_site(&copy, 0), "spawn+0x6");
+	assert_null(agb_trace_event_site(&copy, 1));
+	assert_string_equal(agb_trace_event_site(&copy, 2), "main+0x10");
+	assert_string_equal(agb_trace_event_site(&copy, 3), "spawn+0x6");
+	assert_null(agb_trace_event_site(&copy, 4));
+	assert_int_equal(t.site_count, 2);
+	agb_trace_release(&t);
+	assert_null(agb_trace_event_site(&copy, 0));
 }
 
 /* ---- heap ---------------------------------------------------------------------------------- */
@@ -261,7 +306,8 @@ int main(void)
 	        cmocka_unit_test(test_heap_calls), cmocka_unit_test(test_heap_not_events),
 	        cmocka_unit_test(test_heap_many),  cmocka_unit_test(test_heap_arena),
 	        cmocka_unit_test(test_obj),        cmocka_unit_test(test_bg),
-	        cmocka_unit_test(test_bg_affine),
+	        cmocka_unit_test(test_bg_affine),  cmocka_unit_test(test_loading_frames),
+	        cmocka_unit_test(test_loaded_sites),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

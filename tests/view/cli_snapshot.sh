@@ -33,7 +33,11 @@ if [ "$rc" -ne 2 ] || ! grep -q "small-palstack.json:[0-9]*:[0-9]*: event 2 (pal
 	exit 1
 fi
 test ! -e "$work/bad-pal.png"
-for bad in 8 frame:3 frame:0 -1 soon; do
+# small-obj: 2 frame events, then a stretch of events (frame 3, which replay can name): frame:4
+# is beyond the trace.
+"$agbsim" view "$data/small-obj.json" --snapshot "$work/frame-3.png" --at frame:3 ||
+	{ echo "--at frame:3 (the stretch after the last frame event) failed"; exit 1; }
+for bad in 8 frame:4 frame:0 -1 soon; do
 	rc=0
 	"$agbsim" view "$data/small-obj.json" --snapshot "$work/bad.png" --at "$bad" 2>/dev/null || rc=$?
 	if [ "$rc" -ne 2 ]; then

@@ -20,7 +20,7 @@
 
 #include "agb/heap.h"
 #include "agb/machine.h"
-#include "agb/metrics.h"
+#include "agbsim/metrics.h"
 #include "trace/trace_load.h"
 #include "view/view.h"
 #include "snapshot_util.h"

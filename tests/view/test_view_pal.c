@@ -32,7 +32,7 @@
 #include "snapshot_util.h"
 #include "view/view_model.h"
 
-#define OBJ(bank) (PAL_BANKS + (bank))
+#define OBJ(bank) (AGB_PAL_BANKS + (bank))
 
 /* ---- the model, event by event --------------------------------------------------------------- */
 
@@ -219,18 +219,19 @@ static void check_event(struct run *r, const struct agb_replay_obs *o)
 	(void)o;
 	for (uint32_t k = 0; k < VIEW_PAL_BANKS; k++) {
 		const struct view_pal_bank *b = bank(r, k);
-		uint32_t in_bank = b->colors - (k % PAL_BANKS - b->first) * 16u;
+		uint32_t in_bank = b->colors - (k % AGB_PAL_BANKS - b->first) * 16u;
 		if ((r->vm.kind[k * 16u] == VK_USED) != (b->live != 0))
 			fail_msg("event %u bank %u: walk says %s, model %s", o->index, k,
 				 r->vm.kind[k * 16u] == VK_USED ? "used" : "free",
 				 b->live ? "live" : "empty");
 		if (!b->live)
 			continue;
-		expect_colours(r, k, b->key, (k % PAL_BANKS - b->first) * 16u,
-			       in_bank < 16u ? in_bank : 16u);
-		if (r->cfg.core == &agb_palbanks_core && b->level == 0 && k % PAL_BANKS == b->first)
-			assert_int_equal(b->refs, agb_palbanks_refs(r->vm.state, k / PAL_BANKS,
-								    k % PAL_BANKS));
+		expect_colours(r, k, b->key, (k % AGB_PAL_BANKS - b->first) * 16u,
+		               in_bank < 16u ? in_bank : 16u);
+		if (r->cfg.core == &agb_palbanks_core && b->level == 0 &&
+		    k % AGB_PAL_BANKS == b->first)
+			assert_int_equal(b->refs, agb_palbanks_refs(r->vm.state, k / AGB_PAL_BANKS,
+			                                            k % AGB_PAL_BANKS));
 	}
 }
 
@@ -266,7 +267,8 @@ static SDL_Surface *snapshot(const char *trace, const char *core, uint32_t at)
 static uint32_t swatch(SDL_Surface *s, uint32_t k, uint32_t i)
 {
 	int x, y;
-	assert_int_equal(agb_view_unit_centre(AGB_ARENA_PAL_RAM, PAL_SIZE, k * 16u + i, &x, &y), 0);
+	assert_int_equal(agb_view_unit_centre(AGB_ARENA_PAL_RAM, AGB_PAL_SIZE, k * 16u + i, &x, &y),
+	                 0);
 	return pixel(s, x, y);
 }
 

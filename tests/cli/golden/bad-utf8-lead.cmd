@@ -1,0 +1,1 @@
+replay tests/cli/data/bad-utf8-lead.json

@@ -1,0 +1,1 @@
+budget game.elf --frames 0

@@ -1,0 +1,1 @@
+budget game.elf --limit 'stack.peak=<6144'

@@ -1,0 +1,1 @@
+budget tests/cli/data/no-such-game.elf

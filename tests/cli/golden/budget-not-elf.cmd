@@ -1,0 +1,1 @@
+budget tests/cli/data/bad-cache-size.json

@@ -1,0 +1,1 @@
+convert --caller-exclude=0x10-0x2z tests/cli/data/no-such.mtrace -o -

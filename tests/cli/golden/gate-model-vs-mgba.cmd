@@ -1,0 +1,1 @@
+bench tests/cli/data/small.json --allocator=tree -j 1 --baseline tests/cli/data/gate-small-mgba.json

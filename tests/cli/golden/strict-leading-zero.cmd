@@ -1,0 +1,1 @@
+replay tests/cli/data/leading-zero.json

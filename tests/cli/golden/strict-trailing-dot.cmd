@@ -1,0 +1,1 @@
+replay tests/cli/data/trailing-dot.json

@@ -1,0 +1,1 @@
+view tests/cli/data/no-frames.json --at frame:1 --snapshot=/dev/null
