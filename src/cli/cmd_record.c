@@ -989,7 +989,8 @@ static void stem(const char *path, char *buf, size_t n)
  * button script's name. "record-game-heap-200f-record_start". */
 static void default_name(const struct record_args *a, char *buf, size_t n)
 {
-	char game[128], what[128] = "heap", input[96] = "";
+	/* Sized so the joined name always fits the caller's 256 bytes. */
+	char game[96], what[64] = "heap", input[80] = "";
 	stem(a->game, game, sizeof game);
 	if (a->mode == MODE_OBJ || a->mode == MODE_BG)
 		snprintf(what, sizeof what, "%s", a->mode == MODE_OBJ ? "obj" : "bg");
@@ -1002,7 +1003,7 @@ static void default_name(const struct record_args *a, char *buf, size_t n)
 		}
 	}
 	if (a->input != NULL) {
-		char st[80];
+		char st[72];
 		stem(a->input, st, sizeof st);
 		snprintf(input, sizeof input, "-%s", st);
 	}
