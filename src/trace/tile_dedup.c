@@ -70,6 +70,77 @@ int agb_png_read(const char *path, struct agb_image *img, struct agb_diag *diag)
 	return agb_png_read_max(path, MAX_IMAGE_PIXELS, img, diag);
 }
 
+/* Whether libpng needs chunk `type` to decode the pixels as RGBA: the image, its palette and
+ * transparency, and what its colour conversion reads. The others (text, ICC profiles, private
+ * chunks) can be large or compressed and change no pixel. */
+static int pixel_chunk(const unsigned char *type)
+{
+	static const char keep[][5] = {"IHDR", "PLTE", "IDAT", "IEND", "tRNS",
+	                               "gAMA", "sRGB", "cHRM", "sBIT"};
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		if (memcmp(type, keep[i], 4) == 0)
+			return 1;
+	return 0;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* Checks that every chunk of the PNG in buf[0..*n) lies inside it and drops, in place, the
+ * chunks pixel_chunk() does not keep: libpng then never allocates what a chunk merely declares
+ * or inflates a text or profile chunk. *n becomes the kept length. Returns 0 (also for a file
+ * without the signature, left to libpng), or -1 with why. */
+static int keep_pixel_chunks(unsigned char *buf, size_t *n, char *why, size_t why_size)
+{
+	static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	size_t at = 8, out = 8;
+	if (*n < 8 || memcmp(buf, signature, 8) != 0)
+		return 0; /* not a PNG: libpng says so in its words */
+	while (at < *n) {
+		if (*n - at < 12) {
+			snprintf(why, why_size, "a chunk header cut at byte %zu", at);
+			return -1;
+		}
+		uint32_t len = be32(buf + at);
+		const unsigned char *type = buf + at + 4;
+		if (len > 0x7FFFFFFFu || len > *n - at - 12) {
+			snprintf(why, why_size,
+			         "chunk at byte %zu declares %u bytes, past the end of the file", at,
+			         (unsigned)len);
+			return -1;
+		}
+		size_t whole = 12u + len;
+		int end = memcmp(type, "IEND", 4) == 0;
+		if (pixel_chunk(type)) {
+			memmove(buf + out, buf + at, whole);
+			out += whole;
+		}
+		at += whole;
+		if (end)
+			break;
+	}
+	*n = out;
+	return 0;
+}
+
+/* The file's bytes (at most MAX_IMAGE_FILE, already checked), or NULL with *err_no set. */
+static unsigned char *read_file_bytes(const char *path, size_t size, int *err_no)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = f != NULL ? malloc(size > 0 ? size : 1) : NULL;
+	*err_no = f == NULL ? errno : ENOMEM;
+	if (buf != NULL && fread(buf, 1, size, f) != size) {
+		*err_no = EIO;
+		free(buf);
+		buf = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	return buf;
+}
+
 int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *img,
 		     struct agb_diag *diag)
 {
@@ -88,11 +159,24 @@ int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *im
 		return diag_set(diag, path, "not a regular file");
 	if (st.st_size > MAX_IMAGE_FILE)
 		return diag_set(diag, path, "PNG file larger than %ld MiB", MAX_IMAGE_FILE >> 20);
+	int err_no;
+	size_t bytes = (size_t)st.st_size;
+	unsigned char *file = read_file_bytes(path, bytes, &err_no);
+	if (file == NULL)
+		return err_no == ENOMEM ? oom(diag, path)
+		                        : diag_set(diag, path, "cannot read: %s", strerror(err_no));
+	char why[96];
+	if (keep_pixel_chunks(file, &bytes, why, sizeof why) != 0) {
+		free(file);
+		return diag_set(diag, path, "not a readable PNG image (%s)", why);
+	}
 	memset(&pi, 0, sizeof pi);
 	pi.version = PNG_IMAGE_VERSION;
-	if (!png_image_begin_read_from_file(&pi, path)) {
+	int began = png_image_begin_read_from_memory(&pi, file, bytes);
+	if (!began) {
 		diag_set(diag, path, "not a readable PNG image (%s)", pi.message);
 		png_image_free(&pi);
+		free(file);
 		return AGB_LOAD_BAD_INPUT;
 	}
 	if (pi.width == 0 || pi.height == 0 || pi.width > MAX_IMAGE_SIDE ||
@@ -100,6 +184,7 @@ int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *im
 		diag_set(diag, path, "image is %ux%u px: at most %u pixels, %u a side, are read",
 			 pi.width, pi.height, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE);
 		png_image_free(&pi);
+		free(file);
 		return AGB_LOAD_BAD_INPUT;
 	}
 	if ((uint64_t)pi.width * pi.height > max_pixels) {
@@ -108,6 +193,7 @@ int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *im
 			 "pixels (limit of this converter)",
 			 pi.width, pi.height, MAX_MAP_IMAGE_PIXELS);
 		png_image_free(&pi);
+		free(file);
 		return AGB_LOAD_BAD_INPUT;
 	}
 	pi.format = PNG_FORMAT_RGBA;
@@ -115,14 +201,17 @@ int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *im
 	img->px = malloc(n * sizeof *img->px);
 	if (img->px == NULL) {
 		png_image_free(&pi);
+		free(file);
 		return oom(diag, path);
 	}
 	if (!png_image_finish_read(&pi, NULL, img->px, 0, NULL)) {
 		diag_set(diag, path, "not a readable PNG image (%s)", pi.message);
 		png_image_free(&pi);
+		free(file);
 		agb_image_release(img);
 		return AGB_LOAD_BAD_INPUT;
 	}
+	free(file); /* png_image_finish_read freed libpng's state */
 	/* R, G, B, A bytes into one value each, in place (the same 4 bytes), whatever the host's
 	 * byte order; an invisible pixel becomes 0 whatever its colour. */
 	for (size_t i = 0; i < n; i++) {

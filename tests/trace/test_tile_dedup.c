@@ -343,12 +343,57 @@ static void png_reader(void **state)
 	assert_string_equal(diag.message, "not a regular file");
 }
 
+/* ts.png with `extra` (whole chunks, or a chunk header alone) inserted after IHDR, at path. */
+static void write_with_chunk(const char *path, const unsigned char *extra, size_t extra_n)
+{
+	char src[300];
+	static unsigned char png[1 << 16];
+	snprintf(src, sizeof src, "%s/ts.png", dir);
+	FILE *f = fopen(src, "rb");
+	assert_non_null(f);
+	size_t n = fread(png, 1, sizeof png, f);
+	fclose(f);
+	assert_true(n > 33u && n < sizeof png);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(png, 1, 33, f), 33); /* signature + IHDR (13 bytes of data) */
+	assert_int_equal(fwrite(extra, 1, extra_n, f), extra_n);
+	assert_int_equal(fwrite(png + 33, 1, n - 33, f), n - 33);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Only the chunks that decide pixels reach libpng: a text chunk declaring 1 GiB is refused
+ * before anything is allocated for it, and chunks that fit but change no pixel are skipped. */
+static void png_chunks(void **state)
+{
+	struct agb_image img;
+	struct agb_diag diag;
+	char path[300];
+	(void)state;
+	snprintf(path, sizeof path, "%s/huge-text.png", dir);
+	static const unsigned char huge[8] = {0x40, 0, 0, 0, 't', 'E', 'X', 't'};
+	write_with_chunk(path, huge, sizeof huge);
+	assert_int_equal(agb_png_read(path, &img, &diag), AGB_LOAD_BAD_INPUT);
+	assert_null(img.px);
+	assert_non_null(strstr(diag.message, "declares 1073741824 bytes, past the end of the file"));
+
+	/* tEXt "k\0v" and a private chunk, CRCs wrong on purpose: they are not read at all. */
+	static const unsigned char fits[] = {0, 0, 0, 3, 't', 'E', 'X', 't', 'k', 0, 'v', 1, 2, 3, 4,
+	                                     0, 0, 0, 1, 'p', 'r', 'V', 't', 7, 9, 9, 9, 9};
+	snprintf(path, sizeof path, "%s/with-text.png", dir);
+	write_with_chunk(path, fits, sizeof fits);
+	assert_int_equal(agb_png_read(path, &img, &diag), AGB_LOAD_OK);
+	assert_int_equal(img.width, SIDE);
+	assert_int_equal(img.px[1u * SIDE + 1u], 0xFF0A0000u);
+	agb_image_release(&img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(canonical_ids), cmocka_unit_test(stream_by_content),
 		cmocka_unit_test(image_missing), cmocka_unit_test(bad_input),
-		cmocka_unit_test(png_reader),
+		cmocka_unit_test(png_reader), cmocka_unit_test(png_chunks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
