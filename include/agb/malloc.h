@@ -57,6 +57,10 @@ void *agb_malloc_meta_area(uint32_t *bytes);     /* NULL: metadata at the pool h
 	{                                                                                          \
 		return (uint32_t)(n);                                                              \
 	}
+/* stats' peak_used as a symbol, for tools that read the game's RAM (agbsim budget's
+ * ewram.heap_peak). Read-only for the game. */
+extern uint32_t agb_malloc_peak_used;
+
 #define AGB_MALLOC_META_IN_POOL()                                                                  \
 	void *agb_malloc_meta_area(uint32_t *bytes)                                                \
 	{                                                                                          \

@@ -360,7 +360,10 @@ static void write_text(FILE *out, int md, const struct budget_report *r,
 	do {                                                                                       \
 		snprintf(b, sizeof b, "%u", (unsigned)(cap));                                      \
 		snprintf(c, sizeof c, "%u", (unsigned)(used));                                     \
-		snprintf(d, sizeof d, "%u", (unsigned)((cap) - (used)));                           \
+		if ((used) > (cap)) /* an overflowed stack: say so, do not wrap */                 \
+			snprintf(d, sizeof d, "over by %u", (unsigned)((used) - (cap)));           \
+		else                                                                               \
+			snprintf(d, sizeof d, "%u", (unsigned)((cap) - (used)));                   \
 		row(out, md, name, b, c, d);                                                       \
 	} while (0)
 	uint32_t iw_used = 32768u - fig(r, "iwram.free");

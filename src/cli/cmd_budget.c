@@ -661,9 +661,16 @@ static void measured(const struct game_image *g, struct agb_budget *b, struct bu
 	/* The heap: newlib's own peak when it is there, else the highest EWRAM word written
 	 * above the static sections (where an _sbrk heap grows). */
 	static const char *const newlib_peak[] = {"__malloc_max_sbrked_mem", NULL};
+	static const char *const dropin_peak[] = {"agb_malloc_peak_used", NULL};
 	uint32_t at = symbol_value(g, newlib_peak), heap;
+	uint32_t dropin = symbol_value(g, dropin_peak);
 	uint32_t top = agb_budget_written_top(b, r->ewram_static_end, EWRAM_HI);
-	if (at != 0u) {
+	if (dropin != 0u) {
+		/* The drop-in heap's pool is all free EWRAM and its end sentinel is written at
+		 * start-up: the highest word written says nothing of its use. */
+		heap = agb_budget_read32(b, dropin);
+		r->heap_source = "agbmem's drop-in heap (agb_malloc_peak_used)";
+	} else if (at != 0u) {
 		heap = agb_budget_read32(b, at);
 		r->heap_source = "newlib's __malloc_max_sbrked_mem";
 	} else {

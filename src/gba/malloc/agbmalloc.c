@@ -25,7 +25,9 @@ extern uint8_t __agb_ewram_end[];
 
 static agb_firstfit heap;
 static int ready;
-static uint32_t used_bytes, peak_used, live_blocks, refused_frees, pool_bytes;
+static uint32_t used_bytes, live_blocks, refused_frees, pool_bytes;
+/* Global and kept through LTO and --gc-sections: agbsim budget reads it from the game's RAM. */
+__attribute__((used, externally_visible)) uint32_t agb_malloc_peak_used;
 static agb_malloc_oom_fn oom_hook;
 static uint32_t meta_iwram[AGB_FIRSTFIT_META_BYTES(MAX_POOL) / 4u];
 
@@ -80,7 +82,7 @@ void agb_malloc_stats(struct agb_malloc_stats *s)
 	s->used_bytes = used_bytes;
 	s->free_bytes = hs.free_bytes;
 	s->largest_free = hs.largest_free;
-	s->peak_used = peak_used;
+	s->peak_used = agb_malloc_peak_used;
 	s->live_blocks = live_blocks;
 	s->refused_frees = refused_frees;
 }
@@ -106,8 +108,8 @@ static void count_alloc(uint32_t granted)
 {
 	used_bytes += granted;
 	live_blocks++;
-	if (used_bytes > peak_used)
-		peak_used = used_bytes;
+	if (used_bytes > agb_malloc_peak_used)
+		agb_malloc_peak_used = used_bytes;
 }
 
 static void *alloc_aligned(struct _reent *r, size_t n, size_t align)
@@ -167,8 +169,8 @@ void *_realloc_r(struct _reent *r, void *p, size_t n)
 		return NULL;
 	}
 	used_bytes = used_bytes - old + got;
-	if (used_bytes > peak_used)
-		peak_used = used_bytes;
+	if (used_bytes > agb_malloc_peak_used)
+		agb_malloc_peak_used = used_bytes;
 	return (void *)(uintptr_t)to;
 }
 
