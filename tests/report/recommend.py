@@ -6,15 +6,16 @@ guide says to avoid fit" and the pool to reserve. Cases: every shipped EWRAM tra
 pool, at 64 KiB and at 8 KiB; two traces at once (the largest need counts); a pool nothing
 fits; the same trace with mGBA cycles when this build has them (the answer is the same core).
 
-usage: recommend.py AGBSIM REPO_ROOT"""
+usage: recommend.py REPO_ROOT AGBSIM...  (AGBSIM: the binary, after an emulator if it needs one)"""
 import glob
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
-agbsim, root = sys.argv[1], sys.argv[2]
+root, agbsim = sys.argv[1], sys.argv[2:]
 os.chdir(root)
 AVOID = {"buddy", "slots", "firstfit"}      # the guide's "rarely" row
 REFERENCE = {"newlib", "newlib-nano"}       # GBA-only references, never chosen
@@ -31,8 +32,13 @@ def check(name, cond, detail=""):
 
 
 def bench(*args):
-    p = subprocess.run([agbsim, "bench", *args], capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+    # Files, not pipes: under Wine, its background processes inherit a pipe and hold it open
+    # long after agbsim.exe exits.
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        rc = subprocess.run([*agbsim, "bench", *args], stdout=out, stderr=err).returncode
+        out.seek(0)
+        err.seek(0)
+        return rc, out.read(), err.read()
 
 
 def expected(runs):
