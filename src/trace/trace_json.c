@@ -1221,6 +1221,8 @@ struct life {
 	struct u32map pals;    /* live palette id + 1 -> its pal_load/pal_push event index */
 	struct u32map marks;   /* marker + 1 -> 1 once a mark set it (a sync needs one) */
 	struct u32map keys;    /* cache key + 1 -> its index in key_info (handle, size, locks) */
+	struct u32map sites;   /* FNV-1a of a site name (0 read as 1) -> first such site's index + 1 */
+	size_t site_names_cap; /* entries allocated in out->site_names */
 	struct key_info {
 		uint32_t handle, size, locks;
 	} *key_info;
@@ -1241,6 +1243,7 @@ static void life_free(struct life *lf)
 	free(lf->pals.cells);
 	free(lf->marks.cells);
 	free(lf->keys.cells);
+	free(lf->sites.cells);
 	free(lf->key_info);
 	free(lf->pal_stack[0]);
 	free(lf->pal_stack[1]);
@@ -1581,12 +1584,50 @@ static int apply_cache(struct loader *L, size_t n, enum agb_op op, const uint32_
 	return AGB_LOAD_OK;
 }
 
-/* Validates event node E as event N and stores it in out->events[N]. */
+static uint32_t site_hash(const char *name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *name != '\0'; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h != 0u ? h : 1u; /* the map's key 0 marks an empty cell */
+}
+
+/* The index of site NAME in out->site_names, added when new; (size_t)-1 when out of memory.
+ * O(1) expected: a hash finds the name; names whose hashes collide are searched in turn. */
+static size_t intern_site(struct agb_loaded_trace *out, struct life *lf, const char *name)
+{
+	uint32_t key = site_hash(name);
+	uint32_t *first = map_get(&lf->sites, key, 0u);
+	if (first == NULL)
+		return (size_t)-1;
+	if (*first != 0u) {
+		if (strcmp(out->site_names[*first - 1u], name) == 0)
+			return *first - 1u;
+		for (size_t i = *first; i < out->site_count; i++) /* a collision: rare */
+			if (strcmp(out->site_names[i], name) == 0)
+				return i;
+	}
+	if (out->site_count == lf->site_names_cap) {
+		size_t cap = lf->site_names_cap != 0 ? lf->site_names_cap * 2u : 16u;
+		char **names = realloc(out->site_names, cap * sizeof *names);
+		if (names == NULL)
+			return (size_t)-1;
+		out->site_names = names;
+		lf->site_names_cap = cap;
+	}
+	char *copy = dup_string(name);
+	if (copy == NULL)
+		return (size_t)-1;
+	if (*first == 0u)
+		*first = (uint32_t)out->site_count + 1u;
+	out->site_names[out->site_count] = copy;
+	return out->site_count++;
+}
+
 /* An event's call site: the string "site" of its trailing options object, interned into
- * out->site_names (a short linear search from the most recent name: a recording's sites repeat).
- * O(distinct sites) worst case per event. */
+ * out->site_names. O(1) expected per event. */
 static int keep_site(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
-		     const struct life *lf)
+		     struct life *lf)
 {
 	const cJSON *last = e->child;
 	while (last != NULL && last->next != NULL)
@@ -1604,23 +1645,14 @@ static int keep_site(struct loader *L, const cJSON *e, size_t n, struct agb_load
 		out->site_of = g;
 		out->site_cap = lf->cap;
 	}
-	size_t i = out->site_count;
-	while (i-- > 0 && strcmp(out->site_names[i], site->valuestring) != 0)
-		;
-	if (i == (size_t)-1) {
-		char **names = realloc(out->site_names, (out->site_count + 1u) * sizeof *names);
-		if (names == NULL)
-			return oom(L);
-		out->site_names = names;
-		names[out->site_count] = dup_string(site->valuestring);
-		if (names[out->site_count] == NULL)
-			return oom(L);
-		i = out->site_count++;
-	}
+	size_t i = intern_site(out, lf, site->valuestring);
+	if (i == (size_t)-1)
+		return oom(L);
 	out->site_of[n] = (uint32_t)i + 1u;
 	return AGB_LOAD_OK;
 }
 
+/* Validates event node E as event N and stores it in out->events[N]. */
 static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loaded_trace *out,
 		      struct life *lf)
 {
@@ -2100,7 +2132,8 @@ static int load_text(const char *name, const char *text, size_t len, struct agb_
 	if (r != AGB_LOAD_OK)
 		return r;
 	if (!map_init(&lf.ids, 1024) || !map_init(&lf.tiles, 64) || !map_init(&lf.sprites, 64) ||
-	    !map_init(&lf.pals, 64) || !map_init(&lf.marks, 16) || !map_init(&lf.keys, 64)) {
+	    !map_init(&lf.pals, 64) || !map_init(&lf.marks, 16) || !map_init(&lf.keys, 64) ||
+	    !map_init(&lf.sites, 64)) {
 		life_free(&lf);
 		return oom(&L);
 	}
