@@ -706,6 +706,31 @@ static int find_image(struct prep *p, const struct agb_tilemap *map, uint32_t i,
 	return p->paths[i] != NULL ? AGB_LOAD_OK : oom(diag, map_path);
 }
 
+/* A PNG reader's message about tileset i's image, moved to the map: FILE is the map, at the
+ * tileset's "image" member (LINE:COL in a JSON map; a TMX map is named without a position), and
+ * the message names the tileset and the image. */
+static void at_tileset_image(const struct agb_tilemap *map, uint32_t i, const char *map_path,
+                             const char *text, size_t len, const char *image,
+                             struct agb_diag *diag)
+{
+	char was[sizeof diag->message], where[32];
+	snprintf(was, sizeof was, "%s", diag->message);
+	memset(diag, 0, sizeof *diag);
+	snprintf(diag->file, sizeof diag->file, "%s", map_path);
+	size_t first = 0;
+	while (text != NULL && first < len && strchr(" \t\r\n", text[first]) != NULL)
+		first++;
+	if (text != NULL && first < len && text[first] == '{') {
+		snprintf(where, sizeof where, "tilesets/%u/image", (unsigned)i);
+		agb_json_locate(text, len, where, diag);
+	}
+	/* Long names are cut, not the reason (the return value read: a cut is meant). */
+	int w = snprintf(diag->message, sizeof diag->message, "tileset \"%.40s\", image %.120s: %s",
+	                 map->tilesets[i].name != NULL ? map->tilesets[i].name : "", image, was);
+	if (w < 0)
+		snprintf(diag->message, sizeof diag->message, "%s", was);
+}
+
 int agb_tile_dedup_prepare(const struct agb_tilemap *map, const char *map_path, const char *text,
 			   size_t len, enum agb_dedup_mode mode, const char *images_dir,
 			   struct agb_tile_ids **out, char *why, size_t why_len,
@@ -753,6 +778,8 @@ int agb_tile_dedup_prepare(const struct agb_tilemap *map, const char *map_path, 
 		rc = agb_png_read_max(p.paths[i], budget, &p.images[i], diag);
 		if (rc == AGB_LOAD_OK)
 			budget -= (uint64_t)p.images[i].width * p.images[i].height;
+		else
+			at_tileset_image(map, i, map_path, text, len, p.paths[i], diag);
 	}
 	if (rc == AGB_LOAD_OK && why[0] == '\0')
 		rc = agb_tile_ids_build(map, p.images, (const char *const *)p.paths, map_path, text,

@@ -298,7 +298,10 @@ static void bad_input(void **state)
 	assert_int_equal(prepare(0, "bad.png", AGB_DEDUP_AUTO, &map, &ids, why, sizeof why, &diag),
 			 AGB_LOAD_BAD_INPUT);
 	agb_diag_format(&diag, msg, sizeof msg);
-	snprintf(want, sizeof want, "%s: not a readable PNG image (Not a PNG file)", bad);
+	/* At the tileset's "image" in the map (line 6, the value's first column), naming both. */
+	snprintf(want, sizeof want,
+	         "%s:6:53: tileset \"t\", image %s: not a readable PNG image (Not a PNG file)",
+	         map_path, bad);
 	assert_string_equal(msg, want);
 	agb_tilemap_release(&map);
 
