@@ -8,7 +8,10 @@
    64 MiB + 2x the file (it peaked at 1.17 GiB);
  - a tileset bomb (a 1-bit 8192x4096 PNG of a few KB named by 8 tilesets): decoded once, within
    the 2^25-pixel budget of a map's images, peak within 128 MiB + 64 MiB + 2x the map
-   (decoded once per tileset: 1.04 GiB).
+   (decoded once per tileset: 1.04 GiB);
+ - a text-chunk bomb (a 64x64 PNG whose tEXt chunk declares 1 GiB and is cut at the end of the
+   file): refused with the map's FILE:LINE:COL, peak within 64 MiB (libpng allocated what the
+   chunk declared: 1.09 GB).
 Each run's peak resident memory (ru_maxrss of a child process) is printed and checked against
 its bound; nothing is timed.
 
@@ -60,25 +63,31 @@ def map_bomb(path):
                 % (side, side, layers))
 
 
-def png_1bit(path, w, h):
-    def chunk(kind, body):
-        return (struct.pack(">I", len(body)) + kind + body +
-                struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+def chunk(kind, body):
+    return (struct.pack(">I", len(body)) + kind + body +
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+
+def png_1bit(path, w, h, declared_text=0):
     raw = (b"\0" + bytes(w // 8)) * h
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0))
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0))
+        if declared_text:  # a tEXt chunk header declaring that much, then the file ends
+            f.write(b"\x89PNG\r\n\x1a\n" + ihdr + struct.pack(">I", declared_text) + b"tEXt"
+                    + b"Comment\0" + bytes(4096))
+            return
+        f.write(b"\x89PNG\r\n\x1a\n" + ihdr
                 + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
-def tileset_bomb(path, image):
-    w, h = 8192, 4096
-    png_1bit(image, w, h)
+def tileset_bomb(path, image, w=8192, h=4096, sets_n=8, declared_text=0):
+    png_1bit(image, w, h, declared_text)
     per = (w // 8) * (h // 8)
     sets = ",".join('{"firstgid":%d,"name":"s%d","image":"%s","imagewidth":%d,"imageheight":%d,'
                     '"tilewidth":8,"tileheight":8,"margin":0,"spacing":0,"columns":%d,'
                     '"tilecount":%d}' % (1 + i * per, i, os.path.basename(image), w, h, w // 8, per)
-                    for i in range(8))
-    cells = [1 + i * per + i for i in range(8)] * 8
+                    for i in range(sets_n))
+    cells = [1 + i * per + i for i in range(sets_n)] * (64 // sets_n)
     with open(path, "w") as f:
         f.write('{"type":"map","orientation":"orthogonal","infinite":false,"width":8,"height":8,'
                 '"tilewidth":8,"tileheight":8,"layers":[{"type":"tilelayer","name":"L",'
@@ -122,6 +131,12 @@ def main():
     check("tileset bomb (8 tilesets, one 8192x4096 1-bit PNG)",
           [agbsim, "convert", "--from", "tiled", path, "-o", os.path.join(work, "out.json")],
           path, 128 * MIB + 64 * MIB + 2 * os.path.getsize(path), 0)
+    path = os.path.join(work, "text-bomb.json")
+    tileset_bomb(path, os.path.join(work, "text-bomb.png"), 64, 64, 1, 1 << 30)
+    check("text-chunk bomb (a 64x64 PNG whose tEXt declares 1 GiB)",
+          [agbsim, "convert", "--from", "tiled", path, "--dedup", "-o",
+           os.path.join(work, "out.json")],
+          path, 64 * MIB, 2, "text-bomb.json:1:")
     return 0 if ok else 1
 
 
