@@ -278,7 +278,7 @@ static void timing_table(FILE *out, const struct agbsim_run *runs, size_t n)
 		"trace", "allocator", "simulated", "plain", "overhead");
 	for (size_t i = 0; i < n; i++) {
 		const struct agbsim_run *r = &runs[i];
-		char name[31], plain[16], ratio[16];
+		char name[96], plain[16], ratio[16];
 		if (r->host_ns_per_op <= 0)
 			continue;
 		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
@@ -310,7 +310,7 @@ static void model_error_table(FILE *out, const struct agbsim_run *model,
 		     "%-30s %-9s %12s %12s %8s %9s %-8s\n",
 		"trace", "allocator", "model", "mgba", "total", "worst p95", "op");
 	for (size_t i = 0; i < n; i++) {
-		char name[31];
+		char name[96];
 		double worst = 0;
 		const char *worst_op = "-";
 		if (model[i].status != AGBSIM_EXIT_OK)
@@ -408,7 +408,7 @@ static void table_for_arena(FILE *out, enum agb_arena arena, const struct agbsim
 	for (size_t i = 0; i < n; i++) {
 		const struct agbsim_run *r = &runs[i];
 		const struct agb_metrics *m = &r->metrics;
-		char name[31], a[32], f[32];
+		char name[96], a[32], f[32];
 		if (r->trace->arena != arena)
 			continue;
 		snprintf(name, sizeof name, "%s", r->trace->name ? r->trace->name : r->trace_path);
