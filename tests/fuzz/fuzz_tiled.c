@@ -26,7 +26,12 @@ static void stream(const struct agb_tilemap *map, uint8_t mode)
 	o.bpp = (mode & 0x80u) ? 8u : 4u;
 	if (agb_tilemap_stream(map, &o, &t, &ev, err, sizeof err) == 0) {
 		const struct agb_heap_core *core = agb_heap_core_default(AGB_ARENA_BG_VRAM);
-		if (t.event_count <= 20000 && core != NULL)
+		/* The checked replay walks the core's state after every event (~1 ms an event under
+		 * ASan in BG VRAM): its first 2 000 events, a prefix being a valid trace, keep a
+		 * run at tens of inputs a second. */
+		if (t.event_count > 2000u)
+			t.event_count = 2000u;
+		if (core != NULL)
 			fuzz_replay_checked(&t, core);
 	}
 	free(ev);
