@@ -19,6 +19,7 @@
 #include "cli/cli_opts.h"
 #include "cli/measure.h"
 #include "cli/options.h"
+#include "trace/elf_lines.h"
 #include "trace/elf_syms.h"
 #include "trace/json_out.h"
 #include "trace/record.h"
@@ -707,7 +708,9 @@ struct recording {
 	size_t nrefused;
 	struct agb_elf_symbols syms; /* heap mode: the game's functions, to name the sites */
 	int have_syms;
-	char site_buf[160];
+	struct agb_elf_lines lines; /* and its line tables, when it has them */
+	int have_lines;
+	char site_buf[160], line_buf[128];
 };
 
 #define MAX_REFUSED 4096u
@@ -793,14 +796,28 @@ static const char *site_name(struct recording *r, uint32_t lr)
 	return r->site_buf;
 }
 
+/* The source line of the call before return address LR, "file.c:LINE", or NULL when the ELF's
+ * line tables do not cover it. */
+static const char *site_line(struct recording *r, uint32_t lr)
+{
+	uint32_t line = 0;
+	const char *file = r->have_lines ? agb_elf_line_at(&r->lines, (lr & ~1u) - 4u, &line) : NULL;
+	if (file == NULL)
+		return NULL;
+	snprintf(r->line_buf, sizeof r->line_buf, "%.100s:%u", file, (unsigned)line);
+	return r->line_buf;
+}
+
 /* The writer's site lookup: events come in order, so a cursor walks r->sites. */
-static const char *event_site(void *ctx, uint32_t event)
+static const char *event_site(void *ctx, uint32_t event, const char **line)
 {
 	struct recording *r = ctx;
 	while (r->cursor < r->nsites && r->sites[r->cursor].event < event)
 		r->cursor++;
-	if (r->cursor < r->nsites && r->sites[r->cursor].event == event)
+	if (r->cursor < r->nsites && r->sites[r->cursor].event == event) {
+		*line = site_line(r, r->sites[r->cursor].lr);
 		return site_name(r, r->sites[r->cursor].lr);
+	}
 	return NULL;
 }
 
@@ -1089,7 +1106,7 @@ static void own_allocator_note(const struct recording *r, const struct agb_trace
 }
 
 struct site_total {
-	char name[160];
+	char name[160], line[128]; /* line: "file.c:LINE", "" when unknown */
 	uint64_t bytes;
 	uint32_t calls, live, live_bytes;
 };
@@ -1123,12 +1140,13 @@ static void print_sites(const char *what, struct site_total *s, size_t n,
 	for (size_t i = 0; i < n && shown < 5u; i++) {
 		if (live ? s[i].live == 0 : s[i].calls == 0)
 			continue; /* a free's site; nothing live */
+		const char *sep = s[i].line[0] != '\0' ? ", " : "";
 		if (live)
-			fprintf(stderr, "%s %s (%u blocks, %u bytes)", shown ? ";" : "", s[i].name,
-			        (unsigned)s[i].live, (unsigned)s[i].live_bytes);
+			fprintf(stderr, "%s %s (%u blocks, %u bytes%s%s)", shown ? ";" : "", s[i].name,
+			        (unsigned)s[i].live, (unsigned)s[i].live_bytes, sep, s[i].line);
 		else
-			fprintf(stderr, "%s %s (%u calls, %llu bytes)", shown ? ";" : "", s[i].name,
-			        (unsigned)s[i].calls, (unsigned long long)s[i].bytes);
+			fprintf(stderr, "%s %s (%u calls, %llu bytes%s%s)", shown ? ";" : "", s[i].name,
+			        (unsigned)s[i].calls, (unsigned long long)s[i].bytes, sep, s[i].line);
 		shown++;
 	}
 	fprintf(stderr, "%s\n", shown ? "" : " none");
@@ -1158,6 +1176,8 @@ static void site_report(struct recording *r, const struct agb_trace *t)
 				cap *= 2u;
 			}
 			memset(&s[n], 0, sizeof s[n]);
+			const char *line = site_line(r, r->sites[k].lr);
+			snprintf(s[n].line, sizeof s[0].line, "%s", line != NULL ? line : "");
 			snprintf(s[n++].name, sizeof s[0].name, "%s", name);
 		}
 		if (e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC) {
@@ -1306,6 +1326,9 @@ static int record(const struct record_args *a)
 				char err[128];
 				r.have_syms = agb_elf_symbols_load(a->game, &r.syms, err,
 				                                   sizeof err) == 0;
+				r.have_lines = agb_elf_lines_load(a->game, &r.lines, err,
+				                                  sizeof err) == 0 &&
+				               r.lines.count != 0;
 			}
 		}
 	} else if (a->mode == MODE_OBJ) {
@@ -1332,6 +1355,7 @@ static int record(const struct record_args *a)
 	free(r.refused);
 	if (r.have_syms)
 		agb_elf_symbols_release(&r.syms);
+	agb_elf_lines_release(&r.lines); /* zeroed when never loaded */
 	if (r.obj != NULL)
 		agb_rec_events_release(&r.obj->out);
 	free(r.obj);

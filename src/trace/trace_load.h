@@ -137,9 +137,11 @@ int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
 			      void (*meta)(struct agbsim_json *w, void *ctx), void *ctx);
 
 /* agb_trace_write_json_meta that also ends event I with the options object {"site": S} when
- * SITE (may be NULL) returns a string S for it: the event's call site (docs/trace-format.md). */
+ * SITE (may be NULL) returns a string S for it: the event's call site; with "line": L in it
+ * when SITE also sets *line to a string L, its source line (docs/trace-format.md). */
 int agb_trace_write_json_sites(FILE *out, const struct agb_trace *t,
 			       void (*meta)(struct agbsim_json *w, void *ctx),
-			       const char *(*site)(void *ctx, uint32_t event), void *ctx);
+			       const char *(*site)(void *ctx, uint32_t event, const char **line),
+			       void *ctx);
 
 #endif

@@ -9,9 +9,11 @@
 
 #include "trace/json_out.h"
 
-/* One event as its compact array, with {"site": SITE} at its end when SITE is not NULL.
- * Returns 0, or -1 for an op this format does not have. */
-static int write_event(struct agbsim_json *w, const struct agb_event *e, const char *site)
+/* One event as its compact array, with {"site": SITE} at its end when SITE is not NULL (and
+ * "line": LINE in it when LINE is not NULL). Returns 0, or -1 for an op this format does not
+ * have. */
+static int write_event(struct agbsim_json *w, const struct agb_event *e, const char *site,
+		       const char *line)
 {
 	enum agb_op op = (enum agb_op)e->op;
 	if (op >= AGB_OP_COUNT)
@@ -65,6 +67,8 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e, const c
 	if (site != NULL) {
 		agbsim_json_object(w, AGBSIM_JSON_COMPACT);
 		agbsim_json_member_string(w, "site", site);
+		if (line != NULL)
+			agbsim_json_member_string(w, "line", line);
 		agbsim_json_end(w);
 	}
 	agbsim_json_end(w);
@@ -84,7 +88,8 @@ int agb_trace_write_json_meta(FILE *out, const struct agb_trace *t,
 
 int agb_trace_write_json_sites(FILE *out, const struct agb_trace *t,
 			       void (*meta)(struct agbsim_json *w, void *ctx),
-			       const char *(*site)(void *ctx, uint32_t event), void *ctx)
+			       const char *(*site)(void *ctx, uint32_t event, const char **line),
+			       void *ctx)
 {
 	struct agbsim_json w;
 	int bad = 0;
@@ -103,8 +108,11 @@ int agb_trace_write_json_sites(FILE *out, const struct agb_trace *t,
 		meta(&w, ctx);
 	agbsim_json_key(&w, "events");
 	agbsim_json_array(&w, AGBSIM_JSON_ROWS);
-	for (uint32_t i = 0; i < t->event_count; i++)
-		bad |= write_event(&w, &t->events[i], site != NULL ? site(ctx, i) : NULL) != 0;
+	for (uint32_t i = 0; i < t->event_count; i++) {
+		const char *line = NULL;
+		const char *at = site != NULL ? site(ctx, i, &line) : NULL;
+		bad |= write_event(&w, &t->events[i], at, at != NULL ? line : NULL) != 0;
+	}
 	agbsim_json_end(&w);
 	agbsim_json_end(&w);
 	agbsim_json_finish(&w);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/elf_lines.h"
 #include "trace/elf_syms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -44,5 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	agb_elf_symbols_release(&s);
+	/* The line tables of the same file: rows sorted, each naming a file it has. */
+	struct agb_elf_lines l;
+	if (agb_elf_lines_load(path, &l, err, sizeof err) != 0) {
+		if (err[0] == '\0' || l.rows != NULL || l.files != NULL)
+			abort();
+		return 0;
+	}
+	for (size_t i = 0; i < l.count; i++) {
+		uint32_t line = 0;
+		if ((i > 0 && l.rows[i - 1].addr > l.rows[i].addr) || l.rows[i].file >= l.n_files)
+			abort();
+		(void)strlen(l.files[l.rows[i].file]);
+		(void)agb_elf_line_at(&l, l.rows[i].addr, &line);
+	}
+	agb_elf_lines_release(&l);
 	return 0;
 }

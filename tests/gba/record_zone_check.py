@@ -9,11 +9,15 @@ and at the out-of-memory error how many zone allocations and frees the game made
   frame, every gameplay block in a gameplay frame;
 - call sites: each allocation names its caller (load_level's two calls, spawn, main), and the
   summary lists the top sites and the blocks live at exit by site;
+- source lines: every event's site has the line of its call from the ELF's line tables
+  ("line": "record_zone.c:N", N a line of src/gba/roms/record_zone.c holding that call, LTO
+  and -O3 notwithstanding), and the summary prints them;
 - the stop: both traces say "stopped", in Z_Error, the frame after the error path was entered;
 - the own allocator: the newlib recording's summary says the refused requests look like a retry
   loop and names Z_Malloc as a candidate.
 """
 import json
+import os
 import re
 import sys
 
@@ -82,6 +86,23 @@ def main():
             not re.search(r"top call sites by calls: spawn\+", err):
         fail("the summary lacks the call sites:\n" + err)
 
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "gba",
+                            "roms", "record_zone.c")).read().splitlines()
+    lines = 0
+    for name, call in (("zone-symbols", r"\bZ_(Malloc|Free)\("), ("zone-newlib", r"\b(malloc|free)\(")):
+        for x in json.load(open("%s/%s.json" % (out, name)))["events"]:
+            o = x[-1] if isinstance(x[-1], dict) else {}
+            if "site" not in o:
+                continue
+            m = re.fullmatch(r"record_zone\.c:(\d+)", o.get("line", ""))
+            if not m or not 0 < int(m.group(1)) <= len(src) or \
+                    not re.search(call, src[int(m.group(1)) - 1]):
+                fail("%s: %s at %s, not a line of record_zone.c with its call" % (name, x, o.get("line")))
+            lines += 1
+    if not re.search(r"top call sites by calls: spawn\+0x[0-9a-f]+ \(\d+ calls, \d+ bytes, "
+                     r"record_zone\.c:\d+\)", err):
+        fail("the summary's call sites lack their source lines:\n" + err)
+
     bad = open(out + "/zone-bad.err").read()
     if "no function 'Z_Maloc'" not in bad or "near: Z_Malloc" not in bad:
         fail("the misspelt name lists no near match:\n" + bad)
@@ -106,8 +127,8 @@ def main():
     if not any(x[0] == "alloc" and block <= x[2] < block + 8 for x in tn["events"]):
         fail("the newlib trace lacks the %d-byte block" % block)
     print("record_zone_check: clones, %d allocs %d frees, 8 level blocks in loading frames, "
-          "%d gameplay blocks, %d call sites, the stop in Z_Error at frame %d, %d refused in a retry loop: ok"
-          % (allocs, frees, play, len(sites), s["frame"], refused))
+          "%d gameplay blocks, %d call sites (%d events at their source line), the stop in Z_Error at frame %d, %d refused in a retry loop: ok"
+          % (allocs, frees, play, len(sites), lines, s["frame"], refused))
 
 
 main()
