@@ -125,18 +125,23 @@ else
 	AS=none
 fi
 if [ "$AS" != none ]; then
-	mkdir -p "$W/locked" && cp "$W/m.json" "$W/locked/out.json"
-	chmod 666 "$W/locked/out.json" && chmod 755 "$W/locked" && chmod 755 "$W" "$W/.."
-	if [ "$(id -u)" = 0 ]; then chown 0:0 "$W/locked"; fi
-	$AS "$A" gen rpg --frames 80 -o "$W/locked/out.json" 2>"$W/err"
+	# In a fresh directory under the system's temporary one, with a copy of agbsim: the build
+	# tree may sit below a directory the unprivileged user cannot enter (a mktemp -d clone).
+	U=$(mktemp -d "${TMPDIR:-/tmp}/agbsim-outputs.XXXXXX") || exit 1
+	chmod 755 "$U" && cp "$A" "$U/agbsim" && chmod 755 "$U/agbsim"
+	mkdir -p "$U/locked" && cp "$W/m.json" "$U/locked/out.json"
+	chmod 666 "$U/locked/out.json" && chmod 755 "$U/locked"
+	if [ "$(id -u)" = 0 ]; then chown 0:0 "$U/locked"; fi
+	$AS "$U/agbsim" gen rpg --frames 80 -o "$U/locked/out.json" 2>"$W/err"
 	expect 0 $? "$W/err" "" "gen -o into a directory where only OUT is writable"
-	valid_json "$W/locked/out.json" || fail "locked directory: OUT is not the new trace"
+	valid_json "$U/locked/out.json" || fail "locked directory: OUT is not the new trace"
 	"$A" gen rpg --frames 80 -o "$W/want80.json" 2>/dev/null
-	cmp -s "$W/locked/out.json" "$W/want80.json" || fail "locked directory: OUT differs"
+	cmp -s "$U/locked/out.json" "$W/want80.json" || fail "locked directory: OUT differs"
 	# ... and a read-only OUT is refused by an ordinary user too.
-	chmod 644 "$W/locked/out.json"
-	$AS "$A" gen rpg --frames 50 -o "$W/locked/out.json" 2>"$W/err"
+	chmod 644 "$U/locked/out.json"
+	$AS "$U/agbsim" gen rpg --frames 50 -o "$U/locked/out.json" 2>"$W/err"
 	expect 3 $? "$W/err" "Permission denied" "an unprivileged user, a read-only OUT"
+	rm -rf "$U"
 fi
 
 # Two runs writing one OUT: every time, OUT is whole and one of the two outputs.
