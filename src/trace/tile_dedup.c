@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* stat */
 #include "trace/tile_dedup.h"
 #include "trace/tiled_build.h"
+#include "trace/trace_load.h"
 #include "trace/json_util.h"
 
 #include <cjson/cJSON.h>
@@ -125,22 +126,6 @@ static int keep_pixel_chunks(unsigned char *buf, size_t *n, char *why, size_t wh
 	return 0;
 }
 
-/* The file's bytes (at most MAX_IMAGE_FILE, already checked), or NULL with *err_no set. */
-static unsigned char *read_file_bytes(const char *path, size_t size, int *err_no)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = f != NULL ? malloc(size > 0 ? size : 1) : NULL;
-	*err_no = f == NULL ? errno : ENOMEM;
-	if (buf != NULL && fread(buf, 1, size, f) != size) {
-		*err_no = EIO;
-		free(buf);
-		buf = NULL;
-	}
-	if (f != NULL)
-		fclose(f);
-	return buf;
-}
-
 int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *img,
 		     struct agb_diag *diag)
 {
@@ -159,12 +144,11 @@ int agb_png_read_max(const char *path, uint64_t max_pixels, struct agb_image *im
 		return diag_set(diag, path, "not a regular file");
 	if (st.st_size > MAX_IMAGE_FILE)
 		return diag_set(diag, path, "PNG file larger than %ld MiB", MAX_IMAGE_FILE >> 20);
-	int err_no;
-	size_t bytes = (size_t)st.st_size;
-	unsigned char *file = read_file_bytes(path, bytes, &err_no);
-	if (file == NULL)
-		return err_no == ENOMEM ? oom(diag, path)
-		                        : diag_set(diag, path, "cannot read: %s", strerror(err_no));
+	char *text = NULL;
+	size_t bytes = 0;
+	if (agb_read_regular_file(path, (size_t)MAX_IMAGE_FILE, &text, &bytes) != 0)
+		return diag_set(diag, path, "cannot read the file");
+	unsigned char *file = (unsigned char *)text;
 	char why[96];
 	if (keep_pixel_chunks(file, &bytes, why, sizeof why) != 0) {
 		free(file);
