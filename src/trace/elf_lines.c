@@ -288,7 +288,8 @@ static int run_program(struct builder *b, struct cursor *prog, const struct head
 		if (!emit || prog->bad)
 			continue;
 		long f = file < n_files ? files[file] : -1;
-		if (end || f >= 0)
+		/* An end row needs some file to index; with none interned there is no row to end. */
+		if ((end && b->out->n_files > 0) || f >= 0)
 			if (add_row(b, addr, end ? 0u : line, f >= 0 ? (uint32_t)f : 0u) != 0)
 				return -1;
 		if (end) {
