@@ -285,7 +285,7 @@ static void read_markers(struct measure *s)
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint8_t op = s->t->events[i].op;
 		int passive = op == AGB_OP_FRAME || op == AGB_OP_SPR_SHOW || op == AGB_OP_SPR_Z ||
-			      op == AGB_OP_SPR_HIDE || op == AGB_OP_SYNC;
+			      op == AGB_OP_SPR_HIDE || op == AGB_OP_SYNC || op == AGB_OP_REFUSED;
 		if ((s->host.d[i].info & 0xFFu) == AGB_OUTCOME_SKIPPED ||
 		    (passive && s->host.model[i] == 0))
 			s->mgba[i] = 0;
@@ -478,6 +478,8 @@ static void usage(FILE *out)
 		"                       inputs of the core calls inside, [calls, bus_cycles,\n"
 		"                       accesses, stores, rom_reads, work])\n"
 		"  --png=FILE           save the ROM's last frame (memory map and figures) as PNG\n"
+		"  --pool=N             pool size instead of the trace's arena_bytes\n"
+		"                       (--arena-bytes=N: the same)\n"
 		"  --no-min-arena       skip the min_arena_bytes search (host side)\n"
 		"  -h, --help           show this help\n\n"
 		"The ROMs are looked up in $AGBSIM_GBA_DIR, then gba/ beside this program, then the\n"
@@ -511,6 +513,8 @@ static int measure_option(void *ctx, int opt, const char *arg)
 	case 'm':
 		a->options &= ~(unsigned)RUN_MIN_ARENA;
 		return AGBSIM_EXIT_OK;
+	case AGBSIM_OPT_ARENA_BYTES: /* --pool, as replay's: the ROM gets the run's config */
+		return agbsim_replay_option("measure", opt, arg, &a->run.cfg);
 	default:
 		return AGBSIM_CLI_UNKNOWN;
 	}
@@ -522,6 +526,8 @@ static int parse_args(struct measure_args *a, int argc, char **argv)
 		{"allocator", required_argument, NULL, 'a'}, {"format", required_argument, NULL, 'f'},
 		{"events-out", required_argument, NULL, 'e'}, {"placement", required_argument, NULL, 'p'},
 		{"png", required_argument, NULL, 'P'},        {"no-min-arena", no_argument, NULL, 'm'},
+		{"pool", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},
+		{"arena-bytes", required_argument, NULL, AGBSIM_OPT_ARENA_BYTES},
 		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
 	};
 	static const struct agbsim_cli_text texts[] = {
@@ -611,7 +617,11 @@ int agbsim_cmd_measure(int argc, char **argv)
 	a.run.trace = &loaded.trace;
 	a.run.core = agb_reference_core_find(a.allocator);
 	rc = a.run.core != NULL ? AGBSIM_EXIT_OK
-				: agbsim_pick_core(a.allocator, a.run.trace, &a.run.core);
+				: agbsim_pick_run_core("measure", a.allocator, &a.run);
+	if (rc == AGBSIM_EXIT_OK && a.run.cfg.arena_bytes > agb_arena_region_bytes(a.run.trace->arena))
+		rc = agbsim_usage_error("measure", "--pool %u is larger than %s (%u bytes)",
+					a.run.cfg.arena_bytes, agb_arena_name(a.run.trace->arena),
+					agb_arena_region_bytes(a.run.trace->arena));
 	if (rc == AGBSIM_EXIT_OK)
 		rc = measure_with_events(&a, &pe);
 	if (rc == AGBSIM_EXIT_OK) {

@@ -19,6 +19,7 @@
 #include "cli/cli_opts.h"
 #include "cli/measure.h"
 #include "cli/options.h"
+#include "trace/elf_image.h"
 #include "trace/elf_lines.h"
 #include "trace/elf_syms.h"
 #include "trace/json_out.h"
@@ -700,20 +701,13 @@ struct recording {
 		uint32_t event, lr;
 	} *sites;
 	size_t nsites, capsites, cursor;
-	/* Requests the game was refused: (events before it, size, return address), the first
-	 * MAX_REFUSED of them. */
-	struct refusal {
-		uint32_t event, size, lr;
-	} *refused;
-	size_t nrefused;
 	struct agb_elf_symbols syms; /* heap mode: the game's functions, to name the sites */
 	int have_syms;
 	struct agb_elf_lines lines; /* and its line tables, when it has them */
 	int have_lines;
 	char site_buf[160], line_buf[128];
+	const char *pool_from; /* where arena_bytes came from, when not the inferred span */
 };
-
-#define MAX_REFUSED 4096u
 
 /* A game is stopped when its VBlank went untaken (IF's bit still set at line 0) for this many
  * frames up to the recording's end: half a second of no frame handled. */
@@ -750,21 +744,7 @@ static void on_call(void *ctx, const struct agb_rec_call *c)
 	const struct fnspec *f = &r->fns.f[c->tag];
 	uint32_t x = c->args[f->arg], y = f->arg < 3u ? c->args[f->arg + 1u] : 0u;
 	size_t before = r->heap.out.n;
-	uint64_t failed = r->heap.failed;
 	agb_rec_heap_call(&r->heap, f->fn, x, y, c->result);
-	if (r->heap.failed != failed && r->nrefused < MAX_REFUSED) {
-		if (r->refused == NULL)
-			r->refused = malloc(MAX_REFUSED * sizeof *r->refused);
-		if (r->refused == NULL) {
-			r->heap.out.oom = 1;
-			return;
-		}
-		uint64_t size = f->fn == AGB_REC_CALLOC ? (uint64_t)x * y
-		                : f->fn == AGB_REC_MALLOC ? x
-		                                          : y; /* realloc, memalign: the size */
-		r->refused[r->nrefused++] = (struct refusal){
-		        (uint32_t)before, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size, c->lr};
-	}
 	for (size_t k = before; k < r->heap.out.n; k++) {
 		if (r->nsites == r->capsites) {
 			size_t cap = r->capsites ? r->capsites * 2u : 1024u;
@@ -920,19 +900,6 @@ static void trace_meta(struct agbsim_json *w, void *ctx)
 	char in[128], why[256];
 	if (r->a->mode == MODE_BG)
 		bg_meta(w, (void *)&r->bg);
-	if (r->nrefused != 0) {
-		struct recording *rw = (struct recording *)r;
-		agbsim_json_key(w, "refused");
-		agbsim_json_array(w, AGBSIM_JSON_ROWS);
-		for (size_t i = 0; i < r->nrefused; i++) {
-			agbsim_json_array(w, AGBSIM_JSON_COMPACT);
-			agbsim_json_u32(w, r->refused[i].event);
-			agbsim_json_u32(w, r->refused[i].size);
-			agbsim_json_string(w, site_name(rw, r->refused[i].lr));
-			agbsim_json_end(w);
-		}
-		agbsim_json_end(w);
-	}
 	if (!stopped(r))
 		return;
 	agbsim_json_key(w, "stopped");
@@ -1027,7 +994,28 @@ static void default_name(const struct record_args *a, char *buf, size_t n)
 	snprintf(buf, n, "%s-%s-%uf%s", game, what, (unsigned)a->frames, input);
 }
 
-/* The trace's arena: the inferred one, or --pool's size checked against the region. */
+/* newlib's pool when its _sbrk ran dry: the most it ever got (__malloc_max_sbrked_mem, read
+ * from the game's RAM at the end), once the game was refused a request — then that is all the
+ * heap newlib had. 0 when the game does not use newlib's malloc, or was never refused. */
+static uint32_t newlib_pool(const struct recording *r)
+{
+	struct agb_elf_image img;
+	char err[128];
+	uint32_t pool = 0;
+	if (r->a->symbols != NULL || r->heap.failed == 0 ||
+	    agb_elf_image_load(r->a->game, &img, err, sizeof err) != 0)
+		return 0;
+	const struct agb_elf_symbol *s = agb_elf_image_symbol(&img, "__malloc_max_sbrked_mem");
+	if (s != NULL && ((s->value >= 0x02000000u && s->value < 0x02040000u) || /* EWRAM, IWRAM */
+	                  (s->value >= 0x03000000u && s->value < 0x03008000u)))
+		pool = agb_rec_read32(r->rec, s->value);
+	agb_elf_image_release(&img);
+	pool = (pool + 15u) & ~15u;
+	return pool <= agb_arena_region_bytes(AGB_ARENA_EWRAM) ? pool : 0u;
+}
+
+/* The trace's arena: newlib's pool when it ran dry, else the inferred one; or --pool's size
+ * checked against the region. */
 static int pick_arena(struct recording *r, struct agb_trace *t)
 {
 	char why[256];
@@ -1040,6 +1028,16 @@ static int pick_arena(struct recording *r, struct agb_trace *t)
 	} else if (agb_rec_heap_arena(&r->heap, &t->arena, &t->arena_bytes, why, sizeof why) != 0) {
 		agbsim_error("%s: %s", r->a->game, why);
 		return AGBSIM_EXIT_USAGE;
+	} else if (t->arena == AGB_ARENA_EWRAM && r->a->arena_bytes == 0) {
+		uint32_t pool = newlib_pool(r);
+		uint32_t big = 0;
+		for (size_t i = 0; i < r->heap.out.n; i++)
+			if (r->heap.out.ev[i].op == AGB_OP_ALLOC || r->heap.out.ev[i].op == AGB_OP_REALLOC)
+				big = r->heap.out.ev[i].size > big ? r->heap.out.ev[i].size : big;
+		if (pool != 0u && pool >= big) { /* (every block newlib granted fits) */
+			t->arena_bytes = pool;
+			r->pool_from = "newlib's pool when its _sbrk refused more (__malloc_max_sbrked_mem)";
+		}
 	}
 	if (r->a->arena_bytes != 0) {
 		if (r->a->arena_bytes > agb_arena_region_bytes(t->arena))
@@ -1221,6 +1219,8 @@ static void summary(const struct recording *r, const struct agb_trace *t)
 		return;
 	fprintf(stderr, "agbsim: record: %u frames, %zu events, arena %s %u bytes", r->a->frames,
 	        e->n, agb_arena_name(t->arena), t->arena_bytes);
+	if (r->pool_from != NULL)
+		fprintf(stderr, " (%s)", r->pool_from);
 	if (r->a->mode == MODE_HEAP)
 		fprintf(stderr,
 		        "; %llu calls (%llu inside other calls), %llu refused by the game, "
@@ -1352,7 +1352,6 @@ static int record(const struct record_args *a)
 	agb_rec_close(r.rec);
 	agb_rec_heap_release(&r.heap);
 	free(r.sites);
-	free(r.refused);
 	if (r.have_syms)
 		agb_elf_symbols_release(&r.syms);
 	agb_elf_lines_release(&r.lines); /* zeroed when never loaded */

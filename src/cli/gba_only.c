@@ -358,14 +358,17 @@ static void fill_metrics(struct agbsim_run *run, const struct gba_run *g, uint32
 		const struct agb_event *e = &t->events[i];
 		const struct agbsim_rom_event *ge = &g->ev[i];
 		struct agb_replay_obs o = {0};
+		/* (A refused request's probe is not the game's work: unpriced, as on the host.) */
 		int passive = e->op == AGB_OP_FRAME || e->op == AGB_OP_SPR_SHOW ||
-			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE || e->op == AGB_OP_SYNC;
+			      e->op == AGB_OP_SPR_Z || e->op == AGB_OP_SPR_HIDE || e->op == AGB_OP_SYNC ||
+			      e->op == AGB_OP_REFUSED;
 		o.index = i;
 		o.op = e->op;
 		o.outcome = (uint8_t)(ge->info & 0xFFu);
 		o.result = ge->info >> 8;
 		o.id = e->id;
-		o.requested = e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC || e->op == AGB_OP_FRAME
+		o.requested = e->op == AGB_OP_ALLOC || e->op == AGB_OP_REALLOC || e->op == AGB_OP_FRAME ||
+				      e->op == AGB_OP_REFUSED
 				      ? e->size
 				      : 0u;
 		o.addr = ge->addr;
@@ -418,7 +421,8 @@ static int check_applicable(struct agbsim_run *run, const struct agbsim_measure_
 		/* newlib has no verbs: the engine would stop at the first op it cannot serve. */
 		uint8_t op = t->events[i].op;
 		if (op != AGB_OP_ALLOC && op != AGB_OP_FREE && op != AGB_OP_REALLOC &&
-		    op != AGB_OP_FRAME && (op < AGB_OP_SPR_SHOW || op > AGB_OP_SPR_HIDE))
+		    op != AGB_OP_FRAME && op != AGB_OP_REFUSED &&
+		    (op < AGB_OP_SPR_SHOW || op > AGB_OP_SPR_HIDE))
 			return fail(run, AGBSIM_EXIT_USAGE,
 				    "%s: event %u (%s): core '%s': this core cannot serve this op",
 				    run->trace_path, i, agb_op_name(op), run->core->name);

@@ -29,6 +29,7 @@ const char *agb_op_name(enum agb_op op)
 							"spr_show", "spr_z", "spr_hide",
 							"mark",  "reset",    "side",
 						"pal_load", "pal_free", "pal_push",
-						"pal_pop", "sync", "lock", "unlock", "touch"};
+						"pal_pop", "sync", "lock", "unlock", "touch",
+						"refused"};
 	return (unsigned)op < AGB_OP_COUNT ? names[op] : "?";
 }

@@ -47,9 +47,10 @@ void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
 	acc->cycles = cycles;
 	for (uint32_t i = 0; i < t->event_count; i++)
 		counts[t->events[i].op]++;
-	/* Group samples by op with frames last, so all non-frame ops form one prefix. */
+	/* Group samples by op with frames and refused requests last, so the ops all_ops sums (the
+	 * game's calls that were served or priced) form one prefix. */
 	for (unsigned op = 0; op < AGB_OP_COUNT; op++) {
-		if (op == AGB_OP_FRAME)
+		if (op == AGB_OP_FRAME || op == AGB_OP_REFUSED)
 			continue;
 		acc->start[op] = at;
 		acc->cursor[op] = at;
@@ -57,6 +58,9 @@ void agb_metrics_begin(struct agb_metrics_acc *acc, struct agb_metrics *out,
 	}
 	acc->start[AGB_OP_FRAME] = at;
 	acc->cursor[AGB_OP_FRAME] = at;
+	at += counts[AGB_OP_FRAME];
+	acc->start[AGB_OP_REFUSED] = at;
+	acc->cursor[AGB_OP_REFUSED] = at;
 	out->thrash_window = AGB_THRASH_WINDOW;
 	out->load_cost_milli = AGB_LOAD_COST_COPY_MILLI;
 }
@@ -279,7 +283,8 @@ static void observe_failure(struct agb_metrics_acc *acc, const struct agb_replay
 		o->first_failure_event = obs->index;
 		o->live_bytes_at_first_failure = obs->live_bytes;
 	}
-	if ((obs->op == AGB_OP_ALLOC || obs->op == AGB_OP_REALLOC) && obs->sampled) {
+	if ((obs->op == AGB_OP_ALLOC || obs->op == AGB_OP_REALLOC || obs->op == AGB_OP_REFUSED) &&
+	    obs->sampled) {
 		uint64_t need = ((uint64_t)obs->requested + acc->unit - 1u) / acc->unit * acc->unit;
 		if (obs->stats.free_bytes >= need)
 			o->frag_failures++;
@@ -338,6 +343,10 @@ void agb_metrics_observe(void *ctx, const struct agb_replay_obs *obs)
 	case AGB_OP_LOCK:
 	case AGB_OP_TOUCH:
 		observe_cache(acc, obs);
+		break;
+	case AGB_OP_REFUSED:
+		o->refused++;
+		o->refused_served += obs->outcome == AGB_OUTCOME_OK;
 		break;
 	default:
 		break;

@@ -289,6 +289,31 @@ static int op_alloc(struct run *r, const struct agb_event *ev, struct agb_replay
 	return AGB_REPLAY_OK;
 }
 
+/* ["refused", size]: a request the recorded allocator refused. The core is asked the same: if it
+ * has no room either, that is its failure too (the recording's end, often); if it serves the
+ * request, the block is freed at once (the game, given NULL, never held it) and the outcome is
+ * OK: this core would have served what the recorded one did not. */
+static int op_refused(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
+{
+	if (r->core->alloc == NULL)
+		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not allocate blocks");
+	o->requested = ev->size;
+	if (ev->size <= r->out->arena_bytes) { /* more than the pool: no core is asked */
+		OP_BEGIN(o->index);
+		o->addr = r->core->alloc(r->st, ev->size, ev->align, &o->granted);
+		OP_END(o->index, o->addr);
+	}
+	if (o->addr == AGB_NULL) {
+		o->outcome = AGB_OUTCOME_FAILED;
+		o->granted = 0;
+		r->out->failures++;
+		return AGB_REPLAY_OK;
+	}
+	if (r->core->free != NULL) /* a linear core keeps it until its reset, as it would have */
+		r->core->free(r->st, o->addr);
+	return AGB_REPLAY_OK;
+}
+
 static int op_free(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
 {
 	struct slot *s = &r->slots[ev->slot];
@@ -703,6 +728,7 @@ static const op_handler op_handlers[AGB_OP_COUNT] = {
 	[AGB_OP_LOCK] = op_cache_use,
 	[AGB_OP_UNLOCK] = op_cache_unlock,
 	[AGB_OP_TOUCH] = op_cache_use,
+	[AGB_OP_REFUSED] = op_refused,
 };
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -741,7 +767,8 @@ static void observe_cost(const struct run *r, const struct agb_cycle_model *fit,
 			}
 	}
 #endif
-	if (o->outcome == AGB_OUTCOME_SKIPPED ||
+	/* A refused request's probe (alloc, then free) is not the game's work: not priced. */
+	if (o->outcome == AGB_OUTCOME_SKIPPED || ev->op == AGB_OP_REFUSED ||
 	    ((ev->op == AGB_OP_FRAME || ev->op >= AGB_OP_SPR_SHOW) && o->accesses == 0)) {
 		o->cycles = 0;
 		return;

@@ -271,6 +271,11 @@ int agb_rec_in_call(const struct agb_rec *r)
 	return r->in_call;
 }
 
+uint32_t agb_rec_read32(const struct agb_rec *r, uint32_t addr)
+{
+	return r->core->rawRead32(r->core, addr, -1);
+}
+
 int agb_rec_oom(const struct agb_rec *r)
 {
 	return r->oom;

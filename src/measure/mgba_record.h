@@ -75,6 +75,9 @@ const struct agb_rec_video *agb_rec_video(const struct agb_rec *r);
 uint64_t agb_rec_nested(const struct agb_rec *r);
 int agb_rec_in_call(const struct agb_rec *r);
 
+/* The 32-bit word at ADDR on the GBA's bus now (the recording's state is not changed). */
+uint32_t agb_rec_read32(const struct agb_rec *r, uint32_t addr);
+
 /* 1 when a finished call could not be kept (out of memory): the recording is incomplete. */
 int agb_rec_oom(const struct agb_rec *r);
 

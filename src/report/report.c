@@ -127,6 +127,10 @@ static void json_run_header(struct agbsim_json *w, const struct agbsim_run *r)
 	json_u32_row(w, live,
 		     (const uint32_t[]){m->peak_live_bytes, m->internal_bytes, m->live_bytes_end}, 3);
 	json_u32_row(w, fails, (const uint32_t[]){m->failures, m->frag_failures, m->skipped}, 3);
+	if (m->refused != 0) { /* a recording with refused requests (["refused", ...] events) */
+		agbsim_json_member_u32(w, "refused", m->refused);
+		agbsim_json_member_u32(w, "refused_served", m->refused_served);
+	}
 }
 
 /* The resource cache's figures (lock/unlock/touch traces). */
@@ -374,6 +378,11 @@ static void report_table_one(FILE *out, const struct agbsim_run *r)
 		if (m->first_failure_event >= 0)
 			fprintf(out, " with %u bytes live", m->live_bytes_at_first_failure);
 		fprintf(out, "\n");
+		if (m->refused != 0)
+			fprintf(out,
+				"refused      %u requests the recorded allocator refused: %u failed here "
+				"too (among the failures), %u served\n",
+				m->refused, m->refused - m->refused_served, m->refused_served);
 		fprintf(out, "min arena    %s bytes (smallest pool with no failures, %u-byte steps)\n",
 			minar, agbsim_min_arena_step(r->trace->arena));
 		fprintf(out, "fragmentation  external mean %.4f max %.4f final %.4f | umm mean %.4f max "

@@ -162,17 +162,28 @@ static void heap_alloc(struct agb_rec_heap *h, uint32_t size, uint32_t align, ui
 	put(h, result, id, size);
 }
 
+/* A request the game's allocator refused (it got NULL): an event, so a replay asks each core
+ * the same (docs/trace-format.md, "refused"). */
+#define AGB_REC_MAX_ALIGN 4096u /* a larger alignment is written as 1: the trace's pool may be small */
+
+static void heap_refused(struct agb_rec_heap *h, uint64_t size, uint32_t align)
+{
+	h->failed++;
+	push(&h->out, AGB_OP_REFUSED, 0, size == 0 ? 1u : size > UINT32_MAX ? UINT32_MAX : (uint32_t)size,
+	     align > 1u && (align & (align - 1u)) == 0 && align <= AGB_REC_MAX_ALIGN ? align : 1u);
+}
+
 static void heap_realloc(struct agb_rec_heap *h, uint32_t old, uint32_t size, uint32_t result)
 {
 	if (old == 0) { /* realloc(NULL, n) is malloc(n) */
 		if (result != 0)
 			heap_alloc(h, size, 1u, result);
 		else
-			h->failed++;
+			heap_refused(h, size, 1u);
 		return;
 	}
 	if (result == 0 && size != 0) {
-		h->failed++; /* refused: the old block stays as it was */
+		heap_refused(h, size, 1u); /* the old block stays as it was */
 		return;
 	}
 	uint32_t id = take(h, old);
@@ -201,8 +212,10 @@ void agb_rec_heap_call(struct agb_rec_heap *h, enum agb_rec_fn fn, uint32_t a, u
 		uint64_t size = fn == AGB_REC_MALLOC   ? a
 		                : fn == AGB_REC_CALLOC ? (uint64_t)a * b
 		                                       : b;
-		if (result == 0 || size > UINT32_MAX)
-			h->failed++;
+		if (result == 0)
+			heap_refused(h, size, fn == AGB_REC_MEMALIGN ? a : 1u);
+		else if (size > UINT32_MAX)
+			h->failed++; /* a block for a size that wrapped: not a request a trace can hold */
 		else
 			heap_alloc(h, (uint32_t)size, fn == AGB_REC_MEMALIGN ? a : 1u, result);
 		break;

@@ -52,7 +52,8 @@ enum arg_kind {
 	ARG_SIDE,   /* stack2 side: 0 (low, grows up) or 1 (high, grows down); palette side */
 	ARG_KEY,    /* palette colour key: 0 .. 2^31-1 */
 	ARG_COLORS, /* palette colours: 1 .. 256 */
-	ARG_FRAME   /* frame kind: the string "load" (a loading frame), stored as AGB_FRAME_LOAD */
+	ARG_FRAME,  /* frame kind: the string "load" (a loading frame), stored as AGB_FRAME_LOAD */
+	ARG_REQUEST /* a refused request's size: 1 .. 2^32-1 (a game may ask for more than any pool) */
 };
 
 #define ARENAS_HEAP (AGB_ARENA_BIT(AGB_ARENA_EWRAM) | AGB_ARENA_BIT(AGB_ARENA_OBJ_VRAM))
@@ -101,6 +102,9 @@ static const struct op_spec op_table[] = {
 	{"lock", AGB_OP_LOCK, 2, 2, ARENAS_HEAP, "[\"lock\", key, size]", {ARG_ID, ARG_SIZE}},
 	{"unlock", AGB_OP_UNLOCK, 1, 1, ARENAS_HEAP, "[\"unlock\", key]", {ARG_ID}},
 	{"touch", AGB_OP_TOUCH, 2, 2, ARENAS_HEAP, "[\"touch\", key, size]", {ARG_ID, ARG_SIZE}},
+	/* Refused-request extension (a recording's NULL returns; docs/trace-format.md). */
+	{"refused", AGB_OP_REFUSED, 1, 2, ARENAS_HEAP,
+	 "[\"refused\", size] or [\"refused\", size, align]", {ARG_REQUEST, ARG_ALIGN}},
 };
 #define OP_TABLE_LEN (sizeof op_table / sizeof op_table[0])
 
@@ -898,7 +902,8 @@ static const char *check_uint(const cJSON *v, uint32_t lo, uint32_t hi, uint32_t
 }
 
 static const char *const arg_names[] = {"id",     "size", "align", "rom_tile", "bpp",
-					"z",      "marker", "side", "key",   "colors", "frame kind"};
+					"z",      "marker", "side", "key",   "colors", "frame kind",
+					"size"};
 
 /* Checks argument EL of event EV against its kind; stores the value in *OUT. */
 static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum arg_kind kind,
@@ -931,6 +936,9 @@ static int get_arg(struct loader *L, const cJSON *v, size_t ev, long el, enum ar
 	} else if (kind == ARG_COLORS) {
 		lo = 1;
 		hi = 256;
+	} else if (kind == ARG_REQUEST) {
+		lo = 1;
+		hi = UINT32_MAX;
 	}
 	const char *why = check_uint(v, lo, hi, out);
 	if (why == NULL) {
@@ -1346,7 +1354,8 @@ static int event_shape(struct loader *L, const cJSON *e, size_t n, const struct 
 		return fail_event(L, n, 0,
 				  "unknown op \"%.48s\" (version 1 has alloc, free, realloc, frame, ref, "
 				  "unref; extensions spr_show, spr_z, spr_hide, mark, reset, side, "
-				  "pal_load, pal_free, pal_push, pal_pop, sync, lock, unlock, touch)",
+				  "pal_load, pal_free, pal_push, pal_pop, sync, lock, unlock, touch, "
+				  "refused)",
 				  op->valuestring);
 	if ((sp->arenas & AGB_ARENA_BIT(L->arena)) == 0)
 		return arena_error(L, n, sp);
@@ -1702,6 +1711,11 @@ static int load_event(struct loader *L, const cJSON *e, size_t n, struct agb_loa
 	case AGB_OP_UNLOCK:
 	case AGB_OP_TOUCH:
 		return apply_cache(L, n, spec->op, v, out, lf);
+	case AGB_OP_REFUSED:
+		/* No id: nothing becomes live (the game got NULL). */
+		out->events[n].size = v[0];
+		out->events[n].align = v[1] != 0 ? v[1] : 1u;
+		return AGB_LOAD_OK;
 	case AGB_OP_MARK:
 		if (map_get(&lf->marks, v[0] + 1u, 1u) == NULL)
 			return AGB_LOAD_IO_ERROR;

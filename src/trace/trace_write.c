@@ -27,6 +27,11 @@ static int write_event(struct agbsim_json *w, const struct agb_event *e, const c
 		if (e->align > 1)
 			agbsim_json_u32(w, e->align);
 		break;
+	case AGB_OP_REFUSED:
+		agbsim_json_u32(w, e->size);
+		if (e->align > 1)
+			agbsim_json_u32(w, e->align);
+		break;
 	case AGB_OP_REALLOC:
 	case AGB_OP_LOCK:
 	case AGB_OP_TOUCH:

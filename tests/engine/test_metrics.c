@@ -155,6 +155,45 @@ static void run(struct agb_metrics *out, uint32_t flags)
 	agb_metrics_end(&acc, &res);
 }
 
+/* ["refused", size]: the core is asked the same. One it cannot serve is its failure (one larger
+ * than the pool fails without asking); one it serves is freed at once, leaving the pool as it
+ * was (the next alloc fits where the probe was) and no live bytes. */
+static void refused_requests_are_asked_of_the_core(void **state)
+{
+	static const struct agb_event ev[] = {
+		EV(AGB_OP_ALLOC, 1, 0, 96),     /* units 0-11 */
+		EV(AGB_OP_REFUSED, 0, 0, 64),   /* 32 bytes free: fails here too */
+		EV(AGB_OP_REFUSED, 0, 0, 16),   /* served, freed */
+		EV(AGB_OP_REFUSED, 0, 0, 1000), /* more than the pool */
+		EV(AGB_OP_ALLOC, 2, 1, 32),     /* units 12-15: the probe gave them back */
+		EV(AGB_OP_FREE, 1, 0, 0),
+		EV(AGB_OP_FREE, 2, 1, 0),
+	};
+	static agb_machine machine;
+	static uint8_t ws[4096] __attribute__((aligned(8)));
+	static uint32_t cycles[sizeof ev / sizeof ev[0]];
+	struct agb_trace t = {AGB_ARENA_EWRAM, UNITS * UNIT, sizeof ev / sizeof ev[0], 2, 0, ev, "refused", NULL};
+	struct agb_replay_config cfg = {&fake_core, 0, AGB_META_DEFAULT, 0, AGB_REPLAY_CHECK};
+	struct agb_replay_result res;
+	struct agb_metrics_acc acc;
+	struct agb_metrics m;
+	(void)state;
+	agb_machine_init(&machine, AGB_WAITCNT_DEFAULT);
+	agb_metrics_begin(&acc, &m, &t, fake_core.unit, cycles);
+	assert_int_equal(agb_replay_run(&t, &cfg, &machine, ws, sizeof ws, agb_metrics_observe, &acc, &res),
+			 AGB_REPLAY_OK);
+	agb_metrics_end(&acc, &res);
+	assert_int_equal(m.refused, 3);
+	assert_int_equal(m.refused_served, 1);
+	assert_int_equal(m.failures, 2);
+	assert_int_equal(m.first_failure_event, 1);
+	assert_int_equal(m.allocs, 2);
+	assert_int_equal(m.peak_live_bytes, 128);
+	assert_int_equal(m.live_bytes_end, 0);
+	assert_int_equal(m.cycles[AGB_OP_REFUSED].max, 0); /* not the game's work: not priced */
+	assert_int_equal(m.all_ops.count, 4);               /* the two allocs and two frees */
+}
+
 static void counts_and_live_bytes(void **state)
 {
 	struct agb_metrics m;
@@ -322,6 +361,7 @@ int main(void)
 		cmocka_unit_test(modelled_cycles_per_op_and_frame),
 		cmocka_unit_test(loading_frames_are_kept_out_of_the_budget),
 		cmocka_unit_test(sections_are_judged_at_their_doors),
+		cmocka_unit_test(refused_requests_are_asked_of_the_core),
 	};
 	return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

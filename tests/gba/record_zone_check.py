@@ -14,7 +14,9 @@ and at the out-of-memory error how many zone allocations and frees the game made
   and -O3 notwithstanding), and the summary prints them;
 - the stop: both traces say "stopped", in Z_Error, the frame after the error path was entered;
 - the own allocator: the newlib recording's summary says the refused requests look like a retry
-  loop and names Z_Malloc as a candidate.
+  loop and names Z_Malloc as a candidate; the trace holds each as a ["refused", size] event
+  from main; the pool is newlib's own (64 KiB, read from __malloc_max_sbrked_mem), where
+  newlib's core, measured in mGBA, fails every one of them as the game's newlib did.
 """
 import json
 import os
@@ -120,10 +122,17 @@ def main():
             not re.search(r"candidates: .*Z_Malloc", nerr):
         fail("the newlib summary does not point at the zone allocator:\n" + nerr)
     tn = json.load(open(out + "/zone-newlib.json"))
-    rf = tn.get("refused", [])
+    rf = [x for x in tn["events"] if x[0] == "refused"]
     if len(rf) != refused or any(b[1] != a[1] - 4 for a, b in zip(rf, rf[1:])) or \
-            not all(x[2].startswith("main+") for x in rf):
+            not all(x[-1].get("site", "").startswith("main+") for x in rf):
         fail("the trace's refused requests are not the game's %d retries: %s" % (refused, rf[:3]))
+    rep = open(out + "/zone-newlib-replay.txt").read()
+    # The pool is newlib's (its _sbrk stops at 64 KiB): there newlib fails every request the
+    # game was refused, as in the game.
+    if tn["arena_bytes"] != 65536 or "__malloc_max_sbrked_mem" not in nerr:
+        fail("the newlib trace's pool is not newlib's 64 KiB: %d" % tn["arena_bytes"])
+    if not re.search(r"refused +%d requests the recorded allocator refused: %d failed here too" % (refused, refused), rep):
+        fail("the replay on newlib does not fail the refused requests:\n" + rep)
     if not any(x[0] == "alloc" and block <= x[2] < block + 8 for x in tn["events"]):
         fail("the newlib trace lacks the %d-byte block" % block)
     print("record_zone_check: clones, %d allocs %d frees, 8 level blocks in loading frames, "

@@ -29,4 +29,6 @@ grep -q '"arena_bytes":65536' "$out/zone-pool.json" || { echo "record --pool not
 "$agbsim" replay "$out/zone-symbols.json" --html="$out/zone.html" > /dev/null
 grep -q '<td>load_level+0x[0-9a-f]*</td>' "$out/zone.html" ||
 	{ echo "the HTML report names no call site"; exit 1; }
+# The refused requests are asked of the core the trace is replayed on (newlib's, on the GBA).
+"$agbsim" measure "$out/zone-newlib.json" --allocator=newlib --no-min-arena > "$out/zone-newlib-replay.txt"
 "$python" "$check" "$out"

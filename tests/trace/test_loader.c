@@ -221,6 +221,27 @@ static void sync_needs_a_mark(void **state)
 	agb_trace_release(&t);
 }
 
+/* ["refused", size(, align)]: a recording's NULL return. Any size a game may ask (above the
+ * pool too); no id, nothing live after it. */
+static void refused_requests(void **state)
+{
+	(void)state;
+	struct agb_loaded_trace t;
+	check_bad(HEAP "[\"refused\",\n0]]}", 3, 1, "size must be >= 1");
+	check_bad(HEAP "[\"refused\",16,\n3]]}", 3, 1, "align must be a power of two");
+	check_bad(TILES "[\"refused\",16]]}", 2, 2, "\"refused\"");
+	load_ok(HEAP "[\"refused\",300000,{\"site\":\"main+0x4\"}],[\"alloc\",1,64],[\"refused\",8,16]]}", &t);
+	assert_int_equal(t.trace.event_count, 3);
+	assert_int_equal(t.trace.events[0].op, AGB_OP_REFUSED);
+	assert_int_equal(t.trace.events[0].size, 300000);
+	assert_int_equal(t.trace.events[0].align, 1);
+	assert_int_equal(t.trace.events[2].size, 8);
+	assert_int_equal(t.trace.events[2].align, 16);
+	assert_int_equal(t.trace.slots, 1);
+	assert_string_equal(agb_trace_event_site(&t.trace, 0), "main+0x4");
+	agb_trace_release(&t);
+}
+
 /* lock/unlock/touch: keys get dense handles in order of first use; an unlock needs a lock still
  * held (locks nest), and a key keeps its size. */
 static void cache_ops(void **state)
@@ -819,6 +840,7 @@ int main(void)
 		cmocka_unit_test(op_not_a_string),
 		cmocka_unit_test(unknown_op_is_rejected),
 		cmocka_unit_test(wrong_arity), cmocka_unit_test(sync_needs_a_mark),
+		cmocka_unit_test(refused_requests),
 		cmocka_unit_test(fractional_numbers_are_not_integers),
 		cmocka_unit_test(numbers_out_of_range),
 		cmocka_unit_test(huge_exponents_overflow_but_exact_exponents_are_integers),

@@ -100,7 +100,8 @@ static void test_heap_calls(void **state)
 	agb_rec_heap_release(&h);
 }
 
-/* What did not change the game's heap is counted, never an event. */
+/* What did not change the game's heap is counted, never an event, but for a refused request:
+ * the game asked, and a replay asks each core the same (["refused", size]). */
 static void test_heap_not_events(void **state)
 {
 	struct agb_rec_heap h;
@@ -113,9 +114,11 @@ static void test_heap_not_events(void **state)
 	agb_rec_heap_call(&h, AGB_REC_MALLOC, 16, 0, EW + 0x20);
 	agb_rec_heap_call(&h, AGB_REC_REALLOC, EW + 0x20, 5000, 0); /* refused: stays */
 	agb_rec_heap_call(&h, AGB_REC_FREE, EW + 0x20, 0, 0);
-	assert_int_equal(h.out.n, 2);
-	assert_event(&h.out, 0, AGB_OP_ALLOC, 1, 16, 1);
-	assert_event(&h.out, 1, AGB_OP_FREE, 1, 0, 0);
+	assert_int_equal(h.out.n, 4);
+	assert_event(&h.out, 0, AGB_OP_REFUSED, 0, 1000000, 1);
+	assert_event(&h.out, 1, AGB_OP_ALLOC, 1, 16, 1);
+	assert_event(&h.out, 2, AGB_OP_REFUSED, 0, 5000, 1);
+	assert_event(&h.out, 3, AGB_OP_FREE, 1, 0, 0);
 	assert_int_equal(h.failed, 3);
 	assert_int_equal(h.free_null, 1);
 	assert_int_equal(h.unknown, 1);

@@ -26,6 +26,9 @@ struct agb_metrics {
 	uint32_t peak_live_bytes;
 	uint32_t internal_bytes; /* granted - requested, at peak live (0 if requested is more) */
 	uint32_t failures, frag_failures, skipped;
+	/* ["refused", ...] events: requests the recorded allocator refused, and how many of them
+	 * this core served (the rest are among its failures). */
+	uint32_t refused, refused_served;
 	int64_t first_failure_event; /* -1: none */
 	uint32_t live_bytes_at_first_failure;
 	struct agb_frag_stats frag_external, frag_umm;

@@ -43,6 +43,10 @@ enum agb_op {
 	AGB_OP_LOCK,
 	AGB_OP_UNLOCK,
 	AGB_OP_TOUCH,
+	/* Refused-request extension (docs/trace-format.md): a request the recorded allocator
+	 * refused (the game got NULL). size and align as alloc's; id and slot unused. The engine
+	 * asks the core the same: a core that cannot serve it fails as the recording did. */
+	AGB_OP_REFUSED,
 	AGB_OP_COUNT
 };
 
