@@ -267,20 +267,31 @@ struct run {
 
 typedef int (*op_handler)(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o);
 
+/* The core's alloc of ev's size and alignment, timed, into o (unless !ASK: a failure without a
+ * call); a failure counted. Returns whether it served. */
+static int ask_alloc(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o, int ask)
+{
+	o->requested = ev->size;
+	if (ask) {
+		OP_BEGIN(o->index);
+		o->addr = r->core->alloc(r->st, ev->size, ev->align, &o->granted);
+		OP_END(o->index, o->addr);
+	}
+	if (o->addr != AGB_NULL)
+		return 1;
+	o->outcome = AGB_OUTCOME_FAILED;
+	o->granted = 0;
+	r->out->failures++;
+	return 0;
+}
+
 static int op_alloc(struct run *r, const struct agb_event *ev, struct agb_replay_obs *o)
 {
 	struct slot *s = &r->slots[ev->slot];
 	if (r->core->alloc == NULL)
 		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not allocate blocks");
-	o->requested = ev->size;
-	OP_BEGIN(o->index);
-	o->addr = r->core->alloc(r->st, ev->size, ev->align, &o->granted);
-	OP_END(o->index, o->addr);
-	if (o->addr == AGB_NULL) {
-		o->outcome = AGB_OUTCOME_FAILED;
-		o->granted = 0;
+	if (!ask_alloc(r, ev, o, 1)) {
 		s->state = SLOT_FAILED;
-		r->out->failures++;
 		return AGB_REPLAY_OK;
 	}
 	*s = (struct slot){o->addr, ev->size, o->granted, SLOT_LIVE, ev->id};
@@ -297,19 +308,9 @@ static int op_refused(struct run *r, const struct agb_event *ev, struct agb_repl
 {
 	if (r->core->alloc == NULL)
 		return stop(r->out, AGB_REPLAY_UNSUPPORTED, o->index, "this core does not allocate blocks");
-	o->requested = ev->size;
-	if (ev->size <= r->out->arena_bytes) { /* more than the pool: no core is asked */
-		OP_BEGIN(o->index);
-		o->addr = r->core->alloc(r->st, ev->size, ev->align, &o->granted);
-		OP_END(o->index, o->addr);
-	}
-	if (o->addr == AGB_NULL) {
-		o->outcome = AGB_OUTCOME_FAILED;
-		o->granted = 0;
-		r->out->failures++;
-		return AGB_REPLAY_OK;
-	}
-	if (r->core->free != NULL) /* a linear core keeps it until its reset, as it would have */
+	/* (A refused request may be any size: one above the pool is not asked.) */
+	if (ask_alloc(r, ev, o, ev->size <= r->out->arena_bytes) &&
+	    r->core->free != NULL) /* a linear core keeps it until its reset */
 		r->core->free(r->st, o->addr);
 	return AGB_REPLAY_OK;
 }
