@@ -137,22 +137,29 @@ static const struct agb_event events[] = {
 	EV(AGB_OP_FREE, 4, 1, 0), /* its alloc failed: skipped */
 };
 
-static void run(struct agb_metrics *out, uint32_t flags)
+/* Replays EV[0..N) (SLOTS slots, FRAMES frames) on the fake core into *OUT. */
+static void run_events(const struct agb_event *ev, uint32_t n, uint32_t slots, uint32_t frames,
+		       uint32_t flags, struct agb_metrics *out)
 {
 	static agb_machine machine;
 	static uint8_t ws[4096] __attribute__((aligned(8)));
-	static uint32_t cycles[sizeof events / sizeof events[0]];
-	struct agb_trace t = {AGB_ARENA_EWRAM, UNITS * UNIT, sizeof events / sizeof events[0], 4, 1,
-			      events, "hand", NULL};
+	static uint32_t cycles[64];
+	struct agb_trace t = {AGB_ARENA_EWRAM, UNITS * UNIT, n, slots, frames, ev, "hand", NULL};
 	struct agb_replay_config cfg = {&fake_core, 0, AGB_META_DEFAULT, 0, flags};
 	struct agb_replay_result res;
 	struct agb_metrics_acc acc;
+	assert_true(n <= sizeof cycles / sizeof cycles[0]);
 	agb_machine_init(&machine, AGB_WAITCNT_DEFAULT);
 	agb_metrics_begin(&acc, out, &t, fake_core.unit, cycles);
 	assert_int_equal(agb_replay_run(&t, &cfg, &machine, ws, sizeof ws, agb_metrics_observe, &acc,
 					&res),
 			 AGB_REPLAY_OK);
 	agb_metrics_end(&acc, &res);
+}
+
+static void run(struct agb_metrics *out, uint32_t flags)
+{
+	run_events(events, sizeof events / sizeof events[0], 4, 1, flags, out);
 }
 
 /* ["refused", size]: the core is asked the same. One it cannot serve is its failure (one larger
@@ -169,20 +176,9 @@ static void refused_requests_are_asked_of_the_core(void **state)
 		EV(AGB_OP_FREE, 1, 0, 0),
 		EV(AGB_OP_FREE, 2, 1, 0),
 	};
-	static agb_machine machine;
-	static uint8_t ws[4096] __attribute__((aligned(8)));
-	static uint32_t cycles[sizeof ev / sizeof ev[0]];
-	struct agb_trace t = {AGB_ARENA_EWRAM, UNITS * UNIT, sizeof ev / sizeof ev[0], 2, 0, ev, "refused", NULL};
-	struct agb_replay_config cfg = {&fake_core, 0, AGB_META_DEFAULT, 0, AGB_REPLAY_CHECK};
-	struct agb_replay_result res;
-	struct agb_metrics_acc acc;
 	struct agb_metrics m;
 	(void)state;
-	agb_machine_init(&machine, AGB_WAITCNT_DEFAULT);
-	agb_metrics_begin(&acc, &m, &t, fake_core.unit, cycles);
-	assert_int_equal(agb_replay_run(&t, &cfg, &machine, ws, sizeof ws, agb_metrics_observe, &acc, &res),
-			 AGB_REPLAY_OK);
-	agb_metrics_end(&acc, &res);
+	run_events(ev, sizeof ev / sizeof ev[0], 2, 0, AGB_REPLAY_CHECK, &m);
 	assert_int_equal(m.refused, 3);
 	assert_int_equal(m.refused_served, 1);
 	assert_int_equal(m.failures, 2);
